@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import os from "node:os";
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on every Linux we run on). */
+const TICKS_PER_SECOND = 100;
+
+export interface ProcessSample {
+  /** User + system CPU time so far, in seconds. */
+  cpuSeconds: number;
+  /** Resident set size now, in MB. */
+  rssMb: number;
+  /** Peak resident set size over the process's life (VmHWM), in MB. */
+  hwmMb: number;
+}
+
+/** CPU time and memory of a process (and its threads), from /proc. Linux only. */
+export function sampleProcess(pid: number): ProcessSample {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return {
+    cpuSeconds: (utime + stime) / TICKS_PER_SECOND,
+    rssMb: Math.round(kb("VmRSS") / 1024),
+    hwmMb: Math.round(kb("VmHWM") / 1024),
+  };
+}
+
+export interface ProcessWindow {
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+/**
+ * Watches processes over a window: CPU seconds spent in it and the peak RSS seen (sampled every
+ * `intervalMs`; VmHWM covers the whole life, so the window's own peak comes from sampling).
+ */
+export function watchProcesses(pids: Map<string, number>, intervalMs = 200) {
+  const start = new Map<string, ProcessSample>();
+  const peak = new Map<string, number>();
+  const sample = () => {
+    for (const [name, pid] of pids) {
+      try {
+        const now = sampleProcess(pid);
+        peak.set(name, Math.max(peak.get(name) ?? 0, now.rssMb));
+      } catch {
+        // The process ended; its last samples stand.
+      }
+    }
+  };
+  for (const [name, pid] of pids) {
+    const first = sampleProcess(pid);
+    start.set(name, first);
+    peak.set(name, first.rssMb);
+  }
+  const timer = setInterval(sample, intervalMs);
+  timer.unref();
+  return {
+    stop(): Map<string, ProcessWindow> {
+      clearInterval(timer);
+      sample();
+      const result = new Map<string, ProcessWindow>();
+      for (const [name, pid] of pids) {
+        let cpuSeconds = 0;
+        try {
+          cpuSeconds = sampleProcess(pid).cpuSeconds - start.get(name)!.cpuSeconds;
+        } catch {
+          cpuSeconds = Number.NaN;
+        }
+        result.set(name, { cpuSeconds: Math.round(cpuSeconds * 100) / 100, peakRssMb: peak.get(name)! });
+      }
+      return result;
+    },
+  };
+}
+
+/** CPU seconds this process (the load generator) has used so far. */
+export const selfCpuSeconds = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+};
+
+export function machineFacts() {
+  const cpus = os.cpus();
+  return {
+    cores: cpus.length,
+    cpu: cpus[0]?.model ?? "unknown",
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
+}
+
+export const loadAverage = () => os.loadavg().map((value) => Math.round(value * 100) / 100);

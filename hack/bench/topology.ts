@@ -1,0 +1,239 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { developmentSecrets } from "../../services/all-in-one/src/dev-secrets.js";
+import { buildServiceEnv, type Env, planAddresses } from "../../services/all-in-one/src/service-env.js";
+import { platformServices } from "../../services/all-in-one/src/services.js";
+import { waitForHealth } from "../../services/all-in-one/src/wait-for-health.js";
+import { PgCounter } from "./pg-counter.js";
+
+export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The services on the measured paths, in the launcher's start order; the holder joins when its
+ * flows run. The scheduler (asynchronous notarization) is on none of them. Services not started
+ * still get URLs in the bench's port range, so nothing reaches a developer's instance.
+ */
+export const BENCH_SERVICES = [
+  "ledger",
+  "schema-registry",
+  "trust-registry",
+  "auth-server",
+  "credential-issuer",
+  "verifier",
+  "holder",
+] as const;
+export type BenchService = (typeof BENCH_SERVICES)[number];
+
+export interface ServiceUrls {
+  publicUrl: string;
+  internalUrl: string;
+}
+
+export interface RunningPlatform {
+  topology: "separate processes" | "all-in-one";
+  urls: Record<BenchService, ServiceUrls>;
+  /** Process id per service (the same pid for every service in all-in-one mode, keyed "all-in-one"). */
+  processes: Map<string, number>;
+  serviceAuthSecret: string;
+  /** Where --cpu-prof wrote its profiles (when profiling). */
+  profileDir: string | undefined;
+  /** Per process (as in `processes`): what it asked PostgreSQL (with `countQueries` only). */
+  counters: Map<string, PgCounter>;
+  stop(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  allInOne: boolean;
+  databaseUrl: string;
+  portOffset: number;
+  logLevel: string;
+  /** Services to run under `node --cpu-prof` (all-in-one: any non-empty list profiles the one process). */
+  profile: string[];
+  /** Unique per run: prefix of every schema. */
+  schemaPrefix: string;
+  /** The services to start (in BENCH_SERVICES order). */
+  services: BenchService[];
+  /** Put a counting proxy between every process and PostgreSQL (adds a hop: not for timed runs). */
+  countQueries: boolean;
+}
+
+const prefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
+const schemaOf = (prefix: string, service: string) => `${prefix}_${service.replace(/-/g, "_")}`;
+
+/** A child process with its output kept (the tail is shown when it fails). */
+function startChild(name: string, args: string[], env: Env) {
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const append = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-20_000);
+  };
+  child.stdout!.on("data", append);
+  child.stderr!.on("data", append);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { name, child, exited, output: () => output };
+}
+
+type Child = ReturnType<typeof startChild>;
+
+async function stopChild(child: Child, timeoutMs = 30_000): Promise<void> {
+  if (child.child.exitCode !== null || child.child.signalCode !== null) return;
+  child.child.kill("SIGTERM");
+  const timer = setTimeout(() => child.child.kill("SIGKILL"), timeoutMs);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+async function waitHealthy(child: Child, targets: Array<{ service: string; url: string }>, timeoutMs: number) {
+  const failed = child.exited.then((code) => {
+    throw new Error(`${child.name} exited with ${code} while starting:\n${child.output()}`);
+  });
+  try {
+    await Promise.race([waitForHealth(targets, { timeoutMs }), failed]);
+  } catch (error) {
+    child.child.kill("SIGKILL");
+    throw new Error(`${(error as Error).message}\n--- ${child.name} output ---\n${child.output()}`);
+  }
+  failed.catch(() => {});
+}
+
+/**
+ * Starts the platform the way production runs it: one `node --import tsx services/<svc>/src/main.ts`
+ * per service, each with the environment the all-in-one launcher would build (service-env.ts,
+ * dev-secrets.ts), on PostgreSQL with fresh schemas. With `allInOne`, the same services run in one
+ * process through the launcher's startPlatform (bench-all-in-one.ts).
+ */
+export async function startBenchPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+  const dataDir = mkdtempSync(join(tmpdir(), "attesto-bench-"));
+  const profileDir = options.profile.length > 0 ? join(repoRoot, "bench-profiles") : undefined;
+  if (profileDir) {
+    rmSync(profileDir, { recursive: true, force: true });
+    mkdirSync(profileDir, { recursive: true });
+  }
+  const serviceAuthSecret = randomBytes(32).toString("base64url");
+  const inherited: Env = { ...process.env };
+  for (const name of ["DATABASE_URL", "SERVICE_AUTH_SECRET", "PORT_OFFSET", "ATTESTO_DATA_DIR"]) delete inherited[name];
+  for (const module of platformServices) {
+    inherited[`${prefixOf(module.definition.name)}_DATABASE_SCHEMA`] = schemaOf(
+      options.schemaPrefix,
+      module.definition.name,
+    );
+  }
+  const secrets = developmentSecrets(dataDir, inherited);
+  const env: Env = { ...inherited, ...secrets.values };
+  // The launcher's development secrets do not include the holder's token secret yet (reported): supply one.
+  if (!env.HOLDER_TOKEN_SECRET && !env.HOLDER_HOLDER_TOKEN_SECRET) {
+    env.HOLDER_HOLDER_TOKEN_SECRET = randomBytes(32).toString("base64url");
+  }
+  const started = BENCH_SERVICES.filter((name) => options.services.includes(name));
+  const addresses = planAddresses(platformServices, { host: "127.0.0.1", portOffset: options.portOffset }, env);
+  const urlsOf = (name: string): ServiceUrls => {
+    const address = addresses.find((a) => a.name === name)!;
+    return { publicUrl: address.publicUrl, internalUrl: address.internalUrl };
+  };
+  const urls = Object.fromEntries(BENCH_SERVICES.map((name) => [name, urlsOf(name)])) as Record<
+    BenchService,
+    ServiceUrls
+  >;
+  const children: Child[] = [];
+  const counters = new Map<string, PgCounter>();
+  /** The database URL one process gets: PostgreSQL itself, or its own counting proxy. */
+  const databaseUrlFor = async (name: string) => {
+    if (!options.countQueries) return options.databaseUrl;
+    const url = new URL(options.databaseUrl);
+    const counter = new PgCounter({ host: url.hostname, port: Number(url.port || 5432) });
+    url.hostname = "127.0.0.1";
+    url.port = String(await counter.listen());
+    counters.set(name, counter);
+    return url.toString();
+  };
+  const profileArgs = (name: string) =>
+    profileDir && options.profile.includes(name)
+      ? // One folder per service: every thread (main, and tsx's module-hooks thread) writes its own profile.
+        ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`]
+      : [];
+  const stop = async () => {
+    for (const child of [...children].reverse()) await stopChild(child);
+    for (const counter of counters.values()) await counter.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    if (options.allInOne) {
+      const launcherEnv: Env = {
+        ...env,
+        DATABASE_URL: await databaseUrlFor("all-in-one"),
+        PORT_OFFSET: String(options.portOffset),
+        ATTESTO_DATA_DIR: dataDir,
+        SERVICE_AUTH_SECRET: serviceAuthSecret,
+        LOG_LEVEL: options.logLevel,
+        BENCH_SERVICES: started.join(","),
+      };
+      const child = startChild(
+        "all-in-one",
+        [
+          ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, "all-in-one")}`] : []),
+          "--import",
+          "tsx",
+          "hack/bench/all-in-one.ts",
+        ],
+        launcherEnv,
+      );
+      children.push(child);
+      const targets = started.flatMap((name) => [
+        { service: name, url: `${urls[name].publicUrl}/health` },
+        { service: name, url: `${urls[name].internalUrl}/health` },
+      ]);
+      await waitHealthy(child, targets, 180_000);
+      return {
+        topology: "all-in-one",
+        urls,
+        processes: new Map([["all-in-one", child.child.pid!]]),
+        serviceAuthSecret,
+        profileDir,
+        counters,
+        stop,
+      };
+    }
+
+    const processes = new Map<string, number>();
+    for (const name of started) {
+      const index = platformServices.findIndex((module) => module.definition.name === name);
+      const address = addresses[index]!;
+      const serviceEnv = buildServiceEnv({
+        address,
+        addresses,
+        env,
+        logLevel: options.logLevel,
+        databaseUrl: await databaseUrlFor(name),
+        serviceAuthSecret,
+      });
+      const child = startChild(
+        name,
+        [...profileArgs(name), "--import", "tsx", `services/${name}/src/main.ts`],
+        serviceEnv,
+      );
+      children.push(child);
+      await waitHealthy(
+        child,
+        [
+          { service: name, url: address.healthUrls.public },
+          { service: name, url: address.healthUrls.internal },
+        ],
+        120_000,
+      );
+      processes.set(name, child.child.pid!);
+    }
+    return { topology: "separate processes", urls, processes, serviceAuthSecret, profileDir, counters, stop };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}
+
+/** Every schema the run created, for dropping afterwards. */
+export const benchSchemas = (schemaPrefix: string) =>
+  platformServices.map((module) => schemaOf(schemaPrefix, module.definition.name));

@@ -1,0 +1,141 @@
+import { type KubeClient, KubeConflictError, type Lease, microTime } from "./kube-client.js";
+
+export interface LeaderElectionOptions {
+  kube: KubeClient;
+  namespace: string;
+  name: string;
+  /** This replica's identity (the pod name). */
+  identity: string;
+  /** How long a lease holds without renewal before another replica may take it. */
+  leaseDurationSeconds?: number;
+  /** How often the holder renews and the others try. */
+  retryPeriodMs?: number;
+  now?: () => Date;
+  onStartedLeading(): void;
+  onStoppedLeading(): void;
+  onError?(error: unknown): void;
+}
+
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it: the
+ * holder renews `renewTime` every retry period; another replica takes the Lease only once
+ * `renewTime + leaseDurationSeconds` has passed. Every write carries the resourceVersion it read, so
+ * two replicas racing for an expired Lease cannot both win (the loser gets a conflict).
+ */
+export class LeaderElector {
+  private leading = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly leaseDurationSeconds: number;
+  private readonly retryPeriodMs: number;
+  private readonly now: () => Date;
+  /** When this replica last renewed successfully (it steps down when it cannot renew in time). */
+  private lastRenewal = 0;
+
+  constructor(private readonly options: LeaderElectionOptions) {
+    this.leaseDurationSeconds = options.leaseDurationSeconds ?? 15;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.tick();
+  }
+
+  /** Stops campaigning; a leader releases the Lease so that another replica takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.leading) {
+      await this.release().catch((error: unknown) => this.options.onError?.(error));
+      this.setLeading(false);
+    }
+  }
+
+  /** One attempt to acquire or renew; exposed for tests. */
+  async tryAcquireOrRenew(): Promise<boolean> {
+    const { kube, namespace, name, identity } = this.options;
+    const now = this.now();
+    const existing = await kube.getLease(namespace, name);
+    if (!existing) {
+      await kube.createLease({
+        metadata: { name, namespace },
+        spec: {
+          holderIdentity: identity,
+          leaseDurationSeconds: this.leaseDurationSeconds,
+          acquireTime: microTime(now),
+          renewTime: microTime(now),
+          leaseTransitions: 0,
+        },
+      });
+      return true;
+    }
+    const spec = existing.spec ?? {};
+    const holder = spec.holderIdentity ?? "";
+    if (holder === identity) {
+      await kube.replaceLease(this.withSpec(existing, { ...spec, renewTime: microTime(now) }));
+      return true;
+    }
+    const renewedAt = spec.renewTime ? Date.parse(spec.renewTime) : 0;
+    const duration = (spec.leaseDurationSeconds ?? this.leaseDurationSeconds) * 1000;
+    if (holder !== "" && renewedAt + duration > now.getTime()) return false;
+    await kube.replaceLease(
+      this.withSpec(existing, {
+        holderIdentity: identity,
+        leaseDurationSeconds: this.leaseDurationSeconds,
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: (spec.leaseTransitions ?? 0) + 1,
+      }),
+    );
+    return true;
+  }
+
+  private withSpec(lease: Lease, spec: Lease["spec"]): Lease {
+    return { metadata: { ...lease.metadata }, spec };
+  }
+
+  private async tick() {
+    if (this.stopped) return;
+    try {
+      const leading = await this.tryAcquireOrRenew();
+      if (leading) this.lastRenewal = this.now().getTime();
+      this.setLeading(leading);
+    } catch (error) {
+      if (!(error instanceof KubeConflictError)) this.options.onError?.(error);
+      // Could not renew: step down before the Lease can expire under us and another replica leads.
+      const deadline = this.lastRenewal + this.leaseDurationSeconds * 1000 - this.retryPeriodMs;
+      if (this.leading && this.now().getTime() >= deadline) this.setLeading(false);
+    }
+    if (!this.stopped) {
+      this.timer = setTimeout(() => void this.tick(), this.retryPeriodMs);
+      this.timer.unref();
+    }
+  }
+
+  private setLeading(leading: boolean) {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    if (leading) this.options.onStartedLeading();
+    else this.options.onStoppedLeading();
+  }
+
+  private async release() {
+    const { kube, namespace, name, identity } = this.options;
+    const existing = await kube.getLease(namespace, name);
+    if (!existing || existing.spec?.holderIdentity !== identity) return;
+    await kube.replaceLease(
+      this.withSpec(existing, {
+        ...existing.spec,
+        holderIdentity: "",
+        // An expired renewTime lets the next replica take the Lease on its next try.
+        renewTime: microTime(new Date(0)),
+      }),
+    );
+  }
+}

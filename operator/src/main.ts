@@ -1,0 +1,3 @@
+import { runOperatorMain } from "./run-operator-main.js";
+
+await runOperatorMain(process.env);

@@ -1,0 +1,82 @@
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { envPrefixOf } from "@attesto/runtime";
+import type { Env } from "./service-env.js";
+import { StartupError } from "./startup-error.js";
+
+interface DevelopmentSecret {
+  variable: string;
+  /** The one service that reads it (it then reaches only that service), or every service. */
+  service?: string;
+  generate(): string;
+}
+
+const randomSecret = () => randomBytes(32).toString("base64url");
+
+/**
+ * Secrets services require that a developer should not have to invent for `npm start`. Generated
+ * once and kept in the data folder, because what they protect must stay valid after a restart
+ * (private keys encrypted under the key-encryption key, issued tokens). Production sets them.
+ * When a service makes another secret mandatory, add it here (the e2e test fails until then).
+ */
+const DEVELOPMENT_SECRETS: DevelopmentSecret[] = [
+  { variable: "KEY_ENCRYPTION_KEYS", generate: () => `dev1:${randomSecret()}` },
+  { variable: "LOGIN_TOKEN_SECRET", service: "trust-registry", generate: randomSecret },
+  { variable: "NONCE_SECRET", service: "credential-issuer", generate: randomSecret },
+  { variable: "DPOP_NONCE_SECRET", service: "auth-server", generate: randomSecret },
+  { variable: "HOLDER_TOKEN_SECRET", service: "holder", generate: randomSecret },
+  {
+    variable: "ACCESS_TOKEN_SIGNING_KEY",
+    service: "auth-server",
+    generate: () => {
+      const { kty, crv, x, y, d } = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({
+        format: "jwk",
+      });
+      return JSON.stringify({ kty, crv, x, y, d });
+    },
+  },
+];
+
+export const SECRETS_FILE = "secrets.json";
+
+/** The variable a secret is handed over as: `<PREFIX>_<VARIABLE>` for one service, else `<VARIABLE>`. */
+const envNameOf = (secret: DevelopmentSecret) =>
+  secret.service ? `${envPrefixOf(secret.service)}_${secret.variable}` : secret.variable;
+
+function readSecrets(path: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
+    return Object.fromEntries(
+      Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new StartupError(`${path} is unreadable; fix or delete it (data encrypted under its keys is then lost)`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The development secrets the environment does not set (neither as `<VARIABLE>` nor as
+ * `<PREFIX>_<VARIABLE>`), as environment variables, from `<dataDir>/secrets.json` (created with
+ * mode 0600 on first use). Also names those generated just now.
+ */
+export function developmentSecrets(dataDir: string, env: Env): { values: Record<string, string>; generated: string[] } {
+  const missing = DEVELOPMENT_SECRETS.filter((secret) => !env[secret.variable] && !env[envNameOf(secret)]);
+  if (missing.length === 0) return { values: {}, generated: [] };
+  const path = join(dataDir, SECRETS_FILE);
+  const stored = readSecrets(path);
+  const generated = missing.filter((secret) => !stored[envNameOf(secret)]);
+  if (generated.length > 0) {
+    for (const secret of generated) stored[envNameOf(secret)] = secret.generate();
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(path, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+  }
+  return {
+    values: Object.fromEntries(missing.map((secret) => [envNameOf(secret), stored[envNameOf(secret)]!])),
+    generated: generated.map(envNameOf),
+  };
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { formatReadyReport } from "./print-ready.js";
+
+describe("formatReadyReport", () => {
+  it("lists services by port and ends with the ready line", () => {
+    const text = formatReadyReport({
+      services: [
+        { name: "ledger", port: 8088, publicUrl: "http://localhost:8088", internalUrl: "http://localhost:9088" },
+        { name: "auth-server", port: 8081, publicUrl: "http://localhost:8081", internalUrl: "http://localhost:9081" },
+      ],
+      elapsedMs: 5234,
+      database: {
+        description: "embedded PGlite at .attesto/pgdata",
+        url: "postgres://postgres@127.0.0.1:5/postgres",
+        embedded: true,
+      },
+    });
+    expect(text).toBe(
+      [
+        "",
+        "  service      public URL             internal URL",
+        "  -----------  ---------------------  ------------",
+        "  auth-server  http://localhost:8081  http://localhost:9081",
+        "  ledger       http://localhost:8088  http://localhost:9088",
+        "",
+        "  database URL (psql): postgres://postgres@127.0.0.1:5/postgres",
+        "",
+        "Attesto ready in 5.2 s (database: embedded PGlite at .attesto/pgdata)",
+        "",
+      ].join("\n"),
+    );
+  });
+});

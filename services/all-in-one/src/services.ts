@@ -1,0 +1,24 @@
+import { authServer } from "@attesto/auth-server";
+import { credentialIssuer } from "@attesto/credential-issuer";
+import { holder } from "@attesto/holder";
+import { ledger } from "@attesto/ledger";
+import type { BaseConfig, ServiceModule } from "@attesto/runtime";
+import { scheduler } from "@attesto/scheduler";
+import { schemaRegistry } from "@attesto/schema-registry";
+import { trustRegistry } from "@attesto/trust-registry";
+import { verifier } from "@attesto/verifier";
+
+/**
+ * Every service of the platform, in start order: a service comes after the ones it may call while
+ * starting (the trust registry reads credential types, the scheduler reaches the ledger).
+ */
+export const platformServices: ReadonlyArray<ServiceModule<BaseConfig>> = [
+  ledger,
+  schemaRegistry,
+  trustRegistry,
+  authServer,
+  credentialIssuer,
+  verifier,
+  holder,
+  scheduler,
+];

@@ -1,0 +1,19 @@
+import type { GrantRedeemer } from "../grant.js";
+import type { BrowserSessionRepository } from "../session/browser-session.js";
+import type { AuthorizationCodeRepository } from "./authorization-code.js";
+import type { AuthorizationRequestRepository } from "./authorization-request.js";
+import type { IssuerDisplaySource } from "./issuer-display.js";
+
+/** What the browser step (GET /v1/authorize, POST /v1/authorize/submit) needs. */
+export interface AuthorizationStepDeps {
+  requests: AuthorizationRequestRepository;
+  codes: Pick<AuthorizationCodeRepository, "insert">;
+  sessions: BrowserSessionRepository;
+  grants: Pick<GrantRedeemer, "redeemIssuerState">;
+  issuerDisplay: IssuerDisplaySource;
+  /** The authorization server's issuer identifier (the `iss` response parameter, RFC 9207). */
+  issuer: string;
+  /** How long a shown consent page may be answered. */
+  consentTtlSeconds: number;
+  now: () => Date;
+}

@@ -1,0 +1,19 @@
+/** What the consent page shows about a tenant's credentials, from its credential issuer metadata. */
+export interface IssuerDisplay {
+  /** The tenant's display name (metadata `display[].name`). */
+  name: string | undefined;
+  configurations: Record<string, CredentialDisplay>;
+}
+
+export interface CredentialDisplay {
+  name: string | undefined;
+  description: string | undefined;
+  /** Human labels of the claims the credential carries (or their paths). */
+  claims: string[];
+}
+
+/** The credential issuer metadata of tenants, as far as the consent page needs it. */
+export interface IssuerDisplaySource {
+  /** Undefined when the metadata cannot be had (the page then shows identifiers). */
+  describe(tenant: string): Promise<IssuerDisplay | undefined>;
+}

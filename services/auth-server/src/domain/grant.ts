@@ -1,0 +1,23 @@
+/** What a redeemed grant entitles the token holder to (from the credential issuer's GrantService). */
+export interface Grant {
+  offerId: string;
+  /** Tenant identifier; the credential issuer identifier is `<issuer URL>/<tenant>`. */
+  tenant: string;
+  credentialConfigurationIds: string[];
+  /** X.509 / HAIP path: the credential endpoint requires a DPoP-bound token. */
+  dpopRequired: boolean;
+}
+
+/**
+ * The credential issuer as the authorization server sees it. Implementations throw `InvalidGrant`
+ * when a grant cannot be redeemed (unknown, used, expired, wrong tx_code) and `Unavailable` (503)
+ * when the issuer is unreachable.
+ */
+export interface GrantRedeemer {
+  /** Consumes a pre-authorized code: of concurrent redemptions exactly one succeeds. */
+  redeemPreAuthorizedCode(request: { preAuthorizedCode: string; txCode: string | undefined }): Promise<Grant>;
+  /** The live authorization-code offer of an `issuer_state` (not consumed); undefined when unknown or expired. */
+  resolveIssuerState(issuerState: string): Promise<Grant | undefined>;
+  /** Consumes an `issuer_state` once the person approved: of concurrent redemptions exactly one succeeds. */
+  redeemIssuerState(issuerState: string): Promise<Grant>;
+}

@@ -1,0 +1,20 @@
+import { InvalidRequest } from "../oauth-errors.js";
+
+/** A form-encoded token request: a parameter sent twice arrives as an array. */
+export type TokenParameters = Record<string, string | string[] | undefined>;
+
+/**
+ * The value of one parameter; undefined when absent or empty. RFC 6749 §3.2: parameters must
+ * not be repeated. Unknown parameters are never looked at (wallets send `resource`, `client_id`, ...).
+ */
+export function optionalParameter(parameters: TokenParameters, name: string): string | undefined {
+  const value = parameters[name];
+  if (Array.isArray(value)) throw new InvalidRequest(`${name} must not be repeated`);
+  return value === undefined || value === "" ? undefined : value;
+}
+
+export function requiredParameter(parameters: TokenParameters, name: string): string {
+  const value = optionalParameter(parameters, name);
+  if (value === undefined) throw new InvalidRequest(`${name} is required`);
+  return value;
+}

@@ -1,0 +1,4 @@
+import { runServiceMain } from "@attesto/runtime";
+import { authServer } from "./service.js";
+
+await runServiceMain(authServer);

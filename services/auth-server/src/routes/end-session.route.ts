@@ -1,0 +1,47 @@
+import type { App } from "@attesto/runtime";
+import { z } from "zod";
+import type { BrowserSessionRepository } from "../domain/session/browser-session.js";
+import { endBrowserSession } from "../domain/session/end-browser-session.js";
+import { signedOutPage } from "../pages/message-pages.js";
+import {
+  browserErrorHandler,
+  clearSessionCookie,
+  cookieOf,
+  SESSION_COOKIE,
+  type SessionCookieOptions,
+  sendPage,
+  singleValue,
+} from "./browser-pages.js";
+
+const zQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/**
+ * `GET /end_session`: ends the browser session (server-side row and cookie), then redirects to a
+ * registered `post_logout_redirect_uri` (POST_LOGOUT_REDIRECT_URIS) or shows the signed-out page.
+ */
+export function registerEndSessionRoute(
+  app: App,
+  deps: { sessions: BrowserSessionRepository; postLogoutRedirectUris: readonly string[] },
+  cookie: SessionCookieOptions,
+): void {
+  app.get(
+    "/end_session",
+    // No HEAD twin: a HEAD (link previews) would consume the single-use request_uri or end the session.
+    { schema: { querystring: zQuery }, errorHandler: browserErrorHandler, exposeHeadRoute: false },
+    async (request, reply) => {
+      const result = await endBrowserSession(
+        {
+          browserSessionId: cookieOf(request, SESSION_COOKIE),
+          postLogoutRedirectUri: singleValue(request.query.post_logout_redirect_uri),
+          state: singleValue(request.query.state),
+        },
+        deps,
+      );
+      clearSessionCookie(reply, cookie);
+      if (result.kind === "redirect") {
+        return reply.code(303).header("Cache-Control", "no-store").header("Location", result.location).send();
+      }
+      return sendPage(reply, signedOutPage());
+    },
+  );
+}

@@ -1,0 +1,14 @@
+import type { App } from "@attesto/runtime";
+import {
+  type AuthorizationServerMetadata,
+  zAuthorizationServerMetadata,
+} from "../domain/create-authorization-server-metadata.js";
+
+/** `GET /.well-known/oauth-authorization-server` (RFC 8414, spec §4.1). */
+export function registerGetAuthorizationServerMetadataRoute(app: App, metadata: AuthorizationServerMetadata): void {
+  app.get(
+    "/.well-known/oauth-authorization-server",
+    { schema: { response: { 200: zAuthorizationServerMetadata } } },
+    async () => metadata,
+  );
+}

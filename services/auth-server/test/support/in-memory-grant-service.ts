@@ -1,0 +1,97 @@
+import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { issuanceV1 } from "@attesto/proto";
+import { OAuthError } from "@attesto/runtime";
+import type { ConnectRouter } from "@connectrpc/connect";
+
+type TestGrant = { offerId: string; tenant: string; credentialConfigurationIds: string[]; dpopRequired: boolean };
+
+interface StoredOffer {
+  grant: TestGrant;
+  txCode?: string;
+  expiresAt: Date;
+  redeemed: boolean;
+}
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
+const invalidGrant = (message: string) => new OAuthError(400, "invalid_grant", message);
+const notFound = (message: string) => new OAuthError(404, "not_found", message);
+
+/**
+ * The credential issuer's GrantService as the auth server sees it over Connect: codes stored as
+ * SHA-256, single use (of concurrent redemptions exactly one wins), expiry, tx_code. Records
+ * every request so tests can see what the token endpoint passed through.
+ */
+export class InMemoryGrantService {
+  readonly requests: Array<{ preAuthorizedCode: string; txCode: string }> = [];
+  /** ResolveIssuerState / RedeemIssuerState calls, in order. */
+  readonly issuerStateRequests: Array<{ rpc: "resolve" | "redeem"; issuerState: string }> = [];
+  private readonly offers = new Map<string, StoredOffer>();
+  /** Authorization-code offers by issuer_state (as the issuer keeps them: lowercase UUIDs). */
+  private readonly issuerStates = new Map<string, StoredOffer>();
+  /** Simulated latency of a redemption, so concurrent requests really overlap. */
+  latencyMs = 5;
+  now: () => Date = () => new Date();
+
+  addOffer(
+    code: string,
+    grant: Partial<StoredOffer["grant"]> & { offerId: string },
+    options: { txCode?: string; expiresAt?: Date } = {},
+  ): void {
+    this.offers.set(sha256(code), {
+      grant: { tenant: "acme", credentialConfigurationIds: ["diploma_v1"], dpopRequired: false, ...grant },
+      ...(options.txCode === undefined ? {} : { txCode: options.txCode }),
+      expiresAt: options.expiresAt ?? new Date(this.now().getTime() + 3_600_000),
+      redeemed: false,
+    });
+  }
+
+  /** An authorization-code offer whose `grants.authorization_code.issuer_state` is `issuerState`. */
+  addAuthorizationCodeOffer(
+    issuerState: string,
+    grant: Partial<TestGrant> & { offerId: string },
+    options: { expiresAt?: Date } = {},
+  ): void {
+    this.issuerStates.set(issuerState.toLowerCase(), {
+      grant: { tenant: "acme", credentialConfigurationIds: ["diploma_v1"], dpopRequired: false, ...grant },
+      expiresAt: options.expiresAt ?? new Date(this.now().getTime() + 3_600_000),
+      redeemed: false,
+    });
+  }
+
+  readonly routes = (router: ConnectRouter) => {
+    router.service(issuanceV1.GrantService, {
+      redeemPreAuthorizedCode: async (request) => {
+        this.requests.push({ preAuthorizedCode: request.preAuthorizedCode, txCode: request.txCode });
+        await sleep(this.latencyMs);
+        // From here to the update nothing awaits: the check-and-set is atomic, as a row lock makes it.
+        const offer = this.offers.get(sha256(request.preAuthorizedCode));
+        if (!offer) throw invalidGrant("pre-authorized code is unknown");
+        if (offer.redeemed) throw invalidGrant("pre-authorized code has already been used");
+        if (offer.expiresAt <= this.now()) throw invalidGrant("pre-authorized code has expired");
+        if (offer.txCode !== undefined && offer.txCode !== request.txCode)
+          throw invalidGrant("tx_code is wrong or missing");
+        offer.redeemed = true;
+        return { grant: offer.grant };
+      },
+      resolveIssuerState: async (request) => {
+        this.issuerStateRequests.push({ rpc: "resolve", issuerState: request.issuerState });
+        const offer = this.issuerStates.get(request.issuerState);
+        if (!offer || offer.redeemed || offer.expiresAt <= this.now()) {
+          throw notFound("issuer_state is unknown, used or expired");
+        }
+        return { grant: offer.grant };
+      },
+      redeemIssuerState: async (request) => {
+        this.issuerStateRequests.push({ rpc: "redeem", issuerState: request.issuerState });
+        await sleep(this.latencyMs);
+        const offer = this.issuerStates.get(request.issuerState);
+        if (!offer) throw invalidGrant("issuer_state is invalid");
+        if (offer.redeemed) throw invalidGrant("issuer_state has already been used");
+        if (offer.expiresAt <= this.now()) throw invalidGrant("issuer_state has expired");
+        offer.redeemed = true;
+        return { grant: offer.grant };
+      },
+    });
+  };
+}

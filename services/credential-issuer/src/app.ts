@@ -1,0 +1,40 @@
+import { credentialStatusV1, issuanceV1 } from "@attesto/proto";
+import { type App, acceptEmptyJsonBody, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { CredentialIssuerConfig } from "./config.js";
+import { createIssuerDeps } from "./create-dependencies.js";
+import type { IssuerDependencies } from "./domain/dependencies.js";
+import { createIssuerMetrics } from "./issuer-metrics.js";
+import { registerCreateNonceRoute } from "./routes/create-nonce.route.js";
+import { registerCreateOfferRoute } from "./routes/create-offer.route.js";
+import { registerCredentialRoute } from "./routes/credential.route.js";
+import { registerGetOfferRoute } from "./routes/get-offer.route.js";
+import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js";
+import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
+import { CredentialStatusServiceRpc } from "./rpc/credential-status-service.rpc.js";
+import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
+
+/** The credential issuer's public API: offers, nonces, the credential endpoint and issuer metadata. */
+export async function buildApp(
+  context: ServiceContext<CredentialIssuerConfig>,
+  deps: IssuerDependencies = createIssuerDeps(context),
+): Promise<App> {
+  const app = await createServiceApp(context);
+  registerCreateOfferRoute(app, deps);
+  registerGetOfferRoute(app, deps);
+  // Wallet endpoints: an empty JSON body is a valid request here.
+  await app.register(async (scope: App) => {
+    acceptEmptyJsonBody(scope);
+    registerCreateNonceRoute(scope, deps);
+    registerCredentialRoute(scope, deps, createIssuerMetrics(context.metrics.registry));
+  });
+  registerIssuerMetadataRoutes(app, deps);
+  registerTenantLandingRoute(app, deps);
+  return app;
+}
+
+/** The internal API: GrantService (for the authorization server) and CredentialStatusService (for the verifier). */
+export function registerIssuerRpc(router: ConnectRouter, deps: IssuerDependencies): void {
+  router.service(issuanceV1.GrantService, new GrantServiceRpc(deps));
+  router.service(credentialStatusV1.CredentialStatusService, new CredentialStatusServiceRpc(deps));
+}

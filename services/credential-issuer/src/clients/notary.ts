@@ -1,0 +1,26 @@
+import type { notaryV1 } from "@attesto/proto";
+import { fromRpcError } from "@attesto/runtime";
+import type { Client } from "@connectrpc/connect";
+import type { Notary } from "../domain/ports.js";
+
+/**
+ * NotaryService (scheduler): enqueue a credential's salted digest for anchoring. The ledger is
+ * probed first, so `is_on_chain: true` answers 503 while it is unreachable and nothing is queued.
+ */
+export function createNotary(client: Client<typeof notaryV1.NotaryService>): Notary {
+  return {
+    async enqueue({ tenant, credentialId, digest }) {
+      try {
+        const response = await client.enqueueNotarization({
+          tenant,
+          credentialId,
+          digest,
+          requireLedgerReachable: true,
+        });
+        return { chain: response.chain, objectId: response.objectId };
+      } catch (error) {
+        throw fromRpcError(error, "Ledger");
+      }
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { schemaV1 } from "@attesto/proto";
+import { fromRpcError } from "@attesto/runtime";
+import { type Client, Code, ConnectError } from "@connectrpc/connect";
+import type { CredentialTypeCatalog, CredentialTypeInfo } from "../domain/ports.js";
+import { createTtlCache } from "./ttl-cache.js";
+
+/** How long a credential type (schema, display) is reused before asking the schema registry again. */
+const TYPE_CACHE_TTL_MS = 60_000;
+
+/** Credential types from SchemaService.GetCredentialType by vct (schema registry). */
+export function createSchemaRegistryTypes(client: Client<typeof schemaV1.SchemaService>): CredentialTypeCatalog {
+  const cache = createTtlCache<CredentialTypeInfo | undefined>({ ttlMs: TYPE_CACHE_TTL_MS });
+  const load = async (vct: string): Promise<CredentialTypeInfo | undefined> => {
+    try {
+      const { credentialType } = await client.getCredentialType({ selector: { case: "vct", value: vct } });
+      if (!credentialType) return undefined;
+      return {
+        vct: credentialType.vct,
+        name: credentialType.name,
+        schema: credentialType.schema ?? {},
+        metadata: credentialType.metadata ?? {},
+      };
+    } catch (error) {
+      if (ConnectError.from(error).code === Code.NotFound) return undefined;
+      throw fromRpcError(error, "Schema registry");
+    }
+  };
+  return { findByVct: (vct) => cache.get(vct, () => load(vct)) };
+}

@@ -1,0 +1,58 @@
+import { baseConfigShape, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
+import { z } from "zod";
+
+export const credentialIssuerPorts = { public: 8082, internal: 9082 };
+
+const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
+const url = (fallback: string) =>
+  z
+    .url()
+    .default(fallback)
+    .transform((value) => value.replace(/\/+$/, ""));
+
+export const credentialIssuerConfigSchema = z
+  .object({
+    ...baseConfigShape({
+      port: credentialIssuerPorts.public,
+      internalPort: credentialIssuerPorts.internal,
+      databaseSchema: "credential_issuer",
+    }),
+    /** Public URL of the authorization server: `authorization_servers` in metadata, the `iss` of access tokens. */
+    AUTH_SERVER_URL: url("http://localhost:8081"),
+    /** Where the authorization server publishes its access-token keys; `${AUTH_SERVER_URL}/.well-known/jwks.json` when unset. */
+    AUTH_SERVER_JWKS_URL: z.url().optional(),
+    /** Internal (Connect) URLs of the services the issuer calls. */
+    TRUST_REGISTRY_INTERNAL_URL: url("http://localhost:9085"),
+    SCHEMA_REGISTRY_INTERNAL_URL: url("http://localhost:9086"),
+    LEDGER_INTERNAL_URL: url("http://localhost:9088"),
+    SCHEDULER_INTERNAL_URL: url("http://localhost:9087"),
+    /** Public URLs, only for the links on a tenant's landing page. */
+    TRUST_REGISTRY_URL: url("http://localhost:8085"),
+    SCHEMA_REGISTRY_URL: url("http://localhost:8086"),
+    /** HMAC secret of c_nonces (stateless, validated without a database lookup); at least 32 characters. */
+    NONCE_SECRET: z.string().min(32, "NONCE_SECRET must be at least 32 characters"),
+    C_NONCE_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+    /**
+     * HMAC secret of the DPoP nonces the credential endpoint hands out; at least 32 characters.
+     * When unset, a key derived from NONCE_SECRET (under its own label) is used.
+     */
+    DPOP_NONCE_SECRET: z.string().min(32, "DPOP_NONCE_SECRET must be at least 32 characters").optional(),
+    /** Key-encryption keys for issuer private keys kept with offers (AES-256-GCM envelopes). */
+    KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,
+    /** Validity of issued credentials (`exp` - `iat`). */
+    CREDENTIAL_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(10 * ONE_YEAR_SECONDS)
+      .default(ONE_YEAR_SECONDS),
+  })
+  .transform((config) => ({
+    ...config,
+    AUTH_SERVER_JWKS_URL: config.AUTH_SERVER_JWKS_URL ?? `${config.AUTH_SERVER_URL}/.well-known/jwks.json`,
+  }));
+
+export type CredentialIssuerConfig = z.infer<typeof credentialIssuerConfigSchema>;
+
+export const loadCredentialIssuerConfig = (env: Record<string, string | undefined>): CredentialIssuerConfig =>
+  loadConfig(credentialIssuerConfigSchema, env);

@@ -1,0 +1,90 @@
+import { createHmac } from "node:crypto";
+import { keysV1, ledgerV1, notaryV1, schemaV1, tenantV1 } from "@attesto/proto";
+import { createAccessTokenVerifier, createCNonces, createDpopNonces } from "@attesto/protocol";
+import { createApiKeyAuthenticator, createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import type { JSONWebKeySet } from "jose";
+import { createKeyCustodySigners } from "./clients/key-custody-signers.js";
+import { createLedger } from "./clients/ledger.js";
+import { createNotary } from "./clients/notary.js";
+import { createSchemaRegistryTypes } from "./clients/schema-registry-types.js";
+import { createTrustRegistryTenants } from "./clients/trust-registry-tenants.js";
+import type { CredentialIssuerConfig } from "./config.js";
+import { createClaimsValidators } from "./domain/claims-validators.js";
+import type { IssuerDependencies } from "./domain/dependencies.js";
+import { createCredentialStore } from "./store/credential.store.js";
+import { createOfferStore } from "./store/offer.store.js";
+
+export interface IssuerDependencyOptions {
+  /** The authorization server's keys; fetched from AUTH_SERVER_JWKS_URL when omitted. */
+  accessTokenJwks?: JSONWebKeySet;
+  /** Clock (tests move it). */
+  now?: () => Date;
+}
+
+/** The DPoP nonce key: DPOP_NONCE_SECRET, else one derived from NONCE_SECRET under its own label. */
+function dpopNonceSecretOf(config: CredentialIssuerConfig): string {
+  return (
+    config.DPOP_NONCE_SECRET ??
+    createHmac("sha256", config.NONCE_SECRET).update("attesto credential-issuer dpop nonces").digest("base64url")
+  );
+}
+
+const cache = new WeakMap<ServiceContext<CredentialIssuerConfig>, IssuerDependencies>();
+
+/**
+ * The issuer's dependencies from its service context: stores, RPC clients of the trust registry
+ * (tenants, API keys, key custody), schema registry and ledger, token and nonce verifiers. Without
+ * options, one instance per context is shared by the public app and the internal RPC services.
+ */
+export function createIssuerDeps(
+  context: ServiceContext<CredentialIssuerConfig>,
+  options: IssuerDependencyOptions = {},
+): IssuerDependencies {
+  const shared = Object.keys(options).length === 0;
+  const cached = shared ? cache.get(context) : undefined;
+  if (cached) return cached;
+  const { config } = context;
+  const now = options.now ?? (() => new Date());
+  const trustRegistry = { baseUrl: config.TRUST_REGISTRY_INTERNAL_URL, audience: "trust-registry" };
+  const tenantClient = context.rpcClient(tenantV1.TenantService, trustRegistry);
+  const deps: IssuerDependencies = {
+    issuerUrl: context.publicUrl,
+    authorizationServerUrl: config.AUTH_SERVER_URL,
+    links: { schemaRegistryUrl: config.SCHEMA_REGISTRY_URL, trustRegistryUrl: config.TRUST_REGISTRY_URL },
+    tenants: createTrustRegistryTenants(tenantClient),
+    apiKeys: createApiKeyAuthenticator(tenantClient),
+    credentialTypes: createSchemaRegistryTypes(
+      context.rpcClient(schemaV1.SchemaService, {
+        baseUrl: config.SCHEMA_REGISTRY_INTERNAL_URL,
+        audience: "schema-registry",
+      }),
+    ),
+    claimsValidators: createClaimsValidators(),
+    ledger: createLedger(
+      context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
+    ),
+    notary: createNotary(
+      context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),
+    ),
+    x509Signers: createKeyCustodySigners(context.rpcClient(keysV1.KeyCustodyService, trustRegistry)),
+    accessTokens: createAccessTokenVerifier({
+      jwks: options.accessTokenJwks ?? new URL(config.AUTH_SERVER_JWKS_URL),
+      issuer: config.AUTH_SERVER_URL,
+      now,
+    }),
+    sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
+    offers: createOfferStore(context.db),
+    credentials: createCredentialStore(context.db),
+    cNonces: createCNonces({
+      secret: config.NONCE_SECRET,
+      ttlSeconds: config.C_NONCE_TTL_SECONDS,
+      now: () => now().getTime(),
+    }),
+    dpopNonces: createDpopNonces({ secret: dpopNonceSecretOf(config), now }),
+    replay: context.replayGuard,
+    credentialTtlSeconds: config.CREDENTIAL_TTL_SECONDS,
+    now,
+  };
+  if (shared) cache.set(context, deps);
+  return deps;
+}

@@ -1,0 +1,60 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import ajvFormats from "ajv-formats";
+import type { JsonObject } from "./ports.js";
+
+/**
+ * Compiled JSON Schema (2020-12) validators of credential types, one per vct. A type whose schema
+ * changed in the registry is compiled again; schemas come from the schema registry, which already
+ * compiled them strictly, so unknown keywords are tolerated here.
+ */
+export interface ClaimsValidators {
+  /** The first violation, described with the failing claim's name (e.g. `credential.claims.birth_date must ...`). */
+  check(vct: string, schema: JsonObject, claims: unknown): string | undefined;
+}
+
+/** Bound on cached validators (types in a deployment number in the tens). */
+const MAX_CACHED = 500;
+
+/** JSON Pointer segments -> `.name` / `[index]`. */
+function claimPath(instancePath: string): string {
+  return instancePath
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((segment) => (/^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`))
+    .join("");
+}
+
+function describe(error: ErrorObject, prefix: string): string {
+  const at = `${prefix}${claimPath(error.instancePath)}`;
+  if (error.keyword === "required") return `${at}.${String(error.params.missingProperty)} is required`;
+  if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties") {
+    const name = String(error.params.additionalProperty ?? error.params.unevaluatedProperty);
+    return `${at}.${name} is not a claim of this credential type`;
+  }
+  return `${at} ${error.message ?? "is invalid"}`;
+}
+
+export function createClaimsValidators(options: { prefix?: string } = {}): ClaimsValidators {
+  const prefix = options.prefix ?? "credential.claims";
+  const cache = new Map<string, { fingerprint: string; validate: ValidateFunction }>();
+  const compile = (schema: JsonObject) => {
+    const ajv = new Ajv2020({ strict: false, allErrors: false, allowUnionTypes: true });
+    ajvFormats.default(ajv);
+    return ajv.compile(schema);
+  };
+  return {
+    check(vct, schema, claims) {
+      const fingerprint = JSON.stringify(schema);
+      let entry = cache.get(vct);
+      if (!entry || entry.fingerprint !== fingerprint) {
+        if (cache.size >= MAX_CACHED) cache.clear();
+        entry = { fingerprint, validate: compile(schema) };
+        cache.set(vct, entry);
+      }
+      if (entry.validate(claims)) return undefined;
+      const first = entry.validate.errors?.[0];
+      return first ? describe(first, prefix) : `${prefix} do not conform to the credential type`;
+    },
+  };
+}

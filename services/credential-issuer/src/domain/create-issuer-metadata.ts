@@ -1,0 +1,154 @@
+import { notFound } from "@attesto/runtime";
+import type { IssuerDependencies } from "./dependencies.js";
+import { credentialEndpointOf, issuerIdentifierOf, TENANT_PATTERN } from "./issuer-identifier.js";
+import type { CredentialConfiguration, IssuerTenant, JsonObject } from "./ports.js";
+
+/** Algorithms the issuer signs credentials with and accepts in key proofs. */
+export const SIGNING_ALGS = ["ES256", "EdDSA"];
+/** How credentials are bound to holders: a DID (`kid` in the proof) or a bare key (`jwk`). */
+export const BINDING_METHODS = ["did", "jwk"];
+/** Most key proofs (credentials) one credential request may carry. */
+export const MAX_BATCH_SIZE = 10;
+/** Locale of the issuer's display name (tenants register one name). */
+const DEFAULT_LOCALE = "en-US";
+
+/** OID4VCI 1.0 display of a credential configuration. */
+export interface CredentialDisplay {
+  name: string;
+  locale?: string;
+  description?: string;
+  background_color?: string;
+  text_color?: string;
+  logo?: { uri: string; alt_text?: string };
+  background_image?: { uri: string };
+}
+
+export interface CredentialClaimDescription {
+  path: Array<string | number | null>;
+  mandatory?: boolean;
+  display?: Array<{ name: string; locale?: string }>;
+}
+
+export interface CredentialConfigurationMetadata {
+  format: "dc+sd-jwt";
+  scope: string;
+  vct: string;
+  credential_signing_alg_values_supported: string[];
+  cryptographic_binding_methods_supported: string[];
+  proof_types_supported: { jwt: { proof_signing_alg_values_supported: string[] } };
+  credential_metadata?: { display?: CredentialDisplay[]; claims?: CredentialClaimDescription[] };
+  /** Draft-13 placement of display, kept for older wallets. */
+  display?: CredentialDisplay[];
+}
+
+export interface CredentialIssuerMetadata {
+  credential_issuer: string;
+  authorization_servers: string[];
+  credential_endpoint: string;
+  nonce_endpoint: string;
+  batch_credential_issuance: { batch_size: number };
+  display: Array<{ name: string; locale: string }>;
+  credential_configurations_supported: Record<string, CredentialConfigurationMetadata>;
+}
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const stringOf = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/** SD-JWT VC type metadata `display` (with `rendering.simple`) -> OID4VCI display entries. */
+function displayOf(metadata: JsonObject): CredentialDisplay[] {
+  const entries = Array.isArray(metadata.display) ? metadata.display.filter(isObject) : [];
+  return entries.flatMap((entry) => {
+    const name = stringOf(entry.name);
+    if (!name) return [];
+    const simple = isObject(entry.rendering) && isObject(entry.rendering.simple) ? entry.rendering.simple : {};
+    const logo = isObject(simple.logo) ? simple.logo : undefined;
+    const background = isObject(simple.background_image) ? simple.background_image : undefined;
+    const display: CredentialDisplay = { name };
+    const locale = stringOf(entry.locale);
+    const description = stringOf(entry.description);
+    if (locale) display.locale = locale;
+    if (description) display.description = description;
+    if (stringOf(simple.background_color)) display.background_color = stringOf(simple.background_color);
+    if (stringOf(simple.text_color)) display.text_color = stringOf(simple.text_color);
+    if (logo && stringOf(logo.uri)) {
+      display.logo = {
+        uri: stringOf(logo.uri)!,
+        ...(stringOf(logo.alt_text) ? { alt_text: stringOf(logo.alt_text) } : {}),
+      };
+    }
+    if (background && stringOf(background.uri)) display.background_image = { uri: stringOf(background.uri)! };
+    return [display];
+  });
+}
+
+/** Type metadata `claims` (labels per locale) -> OID4VCI claim descriptions. */
+function claimsOf(metadata: JsonObject): CredentialClaimDescription[] {
+  const claims = Array.isArray(metadata.claims) ? metadata.claims.filter(isObject) : [];
+  return claims.flatMap((claim) => {
+    if (!Array.isArray(claim.path)) return [];
+    const description: CredentialClaimDescription = { path: claim.path as Array<string | number | null> };
+    if (typeof claim.mandatory === "boolean") description.mandatory = claim.mandatory;
+    const labels = Array.isArray(claim.display) ? claim.display.filter(isObject) : [];
+    const display = labels.flatMap((label) => {
+      const name = stringOf(label.label) ?? stringOf(label.name);
+      if (!name) return [];
+      return [{ name, ...(stringOf(label.locale) ? { locale: stringOf(label.locale) } : {}) }];
+    });
+    if (display.length > 0) description.display = display;
+    return [description];
+  });
+}
+
+async function configurationMetadata(
+  deps: IssuerDependencies,
+  configuration: CredentialConfiguration,
+): Promise<CredentialConfigurationMetadata> {
+  const type = await deps.credentialTypes.findByVct(configuration.vct);
+  const entry: CredentialConfigurationMetadata = {
+    format: "dc+sd-jwt",
+    scope: configuration.id,
+    vct: configuration.vct,
+    credential_signing_alg_values_supported: [...SIGNING_ALGS],
+    cryptographic_binding_methods_supported: [...BINDING_METHODS],
+    proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...SIGNING_ALGS] } },
+  };
+  if (!type) return entry;
+  const display = displayOf(type.metadata);
+  const claims = claimsOf(type.metadata);
+  entry.credential_metadata = {
+    ...(display.length > 0 ? { display } : {}),
+    ...(claims.length > 0 ? { claims } : {}),
+  };
+  if (display.length > 0) entry.display = display;
+  return entry;
+}
+
+/** A tenant that may be addressed by URL, or 404. */
+export async function findIssuerTenant(deps: IssuerDependencies, tenant: string): Promise<IssuerTenant> {
+  const found = TENANT_PATTERN.test(tenant) ? await deps.tenants.find(tenant) : undefined;
+  if (!found) throw notFound(`Tenant '${tenant}' not found`);
+  return found;
+}
+
+/** The Credential Issuer Metadata of a tenant (spec §4.2, OID4VCI 1.0 §12.2). */
+export async function createIssuerMetadata(
+  deps: IssuerDependencies,
+  tenantId: string,
+): Promise<CredentialIssuerMetadata> {
+  const tenant = await findIssuerTenant(deps, tenantId);
+  const entries = await Promise.all(
+    tenant.configurations.map(
+      async (configuration) => [configuration.id, await configurationMetadata(deps, configuration)] as const,
+    ),
+  );
+  return {
+    credential_issuer: issuerIdentifierOf(deps.issuerUrl, tenant.tenant),
+    authorization_servers: [deps.authorizationServerUrl],
+    credential_endpoint: credentialEndpointOf(deps.issuerUrl),
+    nonce_endpoint: `${deps.issuerUrl}/v1/nonce`,
+    batch_credential_issuance: { batch_size: MAX_BATCH_SIZE },
+    display: [{ name: tenant.name, locale: DEFAULT_LOCALE }],
+    credential_configurations_supported: Object.fromEntries(entries),
+  };
+}

@@ -1,0 +1,169 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { isDid, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
+import { AppError, badRequest } from "@attesto/runtime";
+import type { IssuerDependencies } from "./dependencies.js";
+import {
+  type Offer,
+  type OfferFlow,
+  type OfferGrant,
+  type OfferSigning,
+  preAuthorizedCodeContext,
+  privateKeyContext,
+} from "./offer.js";
+import type { CredentialConfiguration } from "./ports.js";
+import { verifyIssuerKey } from "./verify-issuer-key.js";
+
+/** Offer lifetime bounds and default, in seconds (spec §8). */
+export const OFFER_TTL_SECONDS = { min: 60, max: 86_400, default: 3_600 } as const;
+
+/** Bytes of randomness in a pre-authorized code. */
+const PRE_AUTHORIZED_CODE_BYTES = 32;
+
+/** Holder DIDs whose keys a proof can be checked against. */
+const HOLDER_DID_METHODS = ["did:key:", "did:ledger:"];
+
+/** JWT claims an SD-JWT VC sets itself; a credential's claims cannot use these names. */
+const RESERVED_CLAIMS = new Set<string>(RESERVED_CLAIM_NAMES);
+
+export interface CreateOfferInput {
+  tenant: string;
+  configurationId: string;
+  claims: Record<string, unknown>;
+  flow: OfferFlow;
+  issuerDid?: string;
+  issuerPrivateKey?: string;
+  holderDid?: string;
+  expiresInSeconds: number;
+  requireTransactionCode: boolean;
+}
+
+export interface CreatedOffer {
+  offer: Offer;
+  credentialOfferUri: string;
+  deepLink: string;
+}
+
+type SigningRequest = { mode: "did"; issuerDid: string; issuerPrivateKey: string } | { mode: "x509" };
+
+export const sha256Hex = (value: string) => createHash("sha256").update(value).digest("hex");
+
+/** Spec §9.4: transaction codes are not offered yet. */
+function rejectTransactionCode(input: CreateOfferInput): void {
+  if (input.requireTransactionCode) {
+    throw badRequest("require_transaction_code: true is not supported yet; omit it or set it to false");
+  }
+}
+
+/** Both DID fields: DID path; neither: X.509 path; only one: 400 (spec §4.2). */
+function selectSigningMode(input: CreateOfferInput): SigningRequest {
+  const { issuerDid, issuerPrivateKey } = input;
+  if (issuerDid !== undefined && issuerPrivateKey !== undefined) return { mode: "did", issuerDid, issuerPrivateKey };
+  if (issuerDid === undefined && issuerPrivateKey === undefined) return { mode: "x509" };
+  throw badRequest(
+    issuerDid === undefined
+      ? "issuer_private_key requires issuer_did (give both for DID signing, or neither for X.509 signing)"
+      : "issuer_did requires issuer_private_key (give both for DID signing, or neither for X.509 signing)",
+  );
+}
+
+function checkHolderDid(holderDid: string | undefined): void {
+  if (holderDid === undefined) return;
+  if (!isDid(holderDid)) throw badRequest("holder_did is not a valid DID");
+  if (!HOLDER_DID_METHODS.some((prefix) => holderDid.startsWith(prefix))) {
+    throw badRequest("holder_did uses an unsupported DID method (did:ledger and did:key are supported)");
+  }
+}
+
+async function findConfiguration(
+  deps: IssuerDependencies,
+  tenant: string,
+  configurationId: string,
+): Promise<CredentialConfiguration> {
+  const found = await deps.tenants.find(tenant);
+  const configuration = found?.configurations.find((candidate) => candidate.id === configurationId);
+  if (!configuration) {
+    throw badRequest(
+      `credential.config_id '${configurationId}' is not a credential configuration of tenant '${tenant}'`,
+    );
+  }
+  return configuration;
+}
+
+/** Claims must conform to the JSON Schema of the configuration's credential type. */
+async function validateClaims(
+  deps: IssuerDependencies,
+  configuration: CredentialConfiguration,
+  claims: Record<string, unknown>,
+): Promise<void> {
+  const reserved = Object.keys(claims).find((name) => RESERVED_CLAIMS.has(name));
+  if (reserved) throw badRequest(`credential.claims.${reserved} is reserved by SD-JWT VC and cannot be a claim`);
+  const type = await deps.credentialTypes.findByVct(configuration.vct);
+  if (!type) {
+    throw new AppError(500, "server_error", `credential type ${configuration.vct} is unknown to the schema registry`);
+  }
+  const violation = deps.claimsValidators.check(type.vct, type.schema, claims);
+  if (violation) throw badRequest(violation);
+}
+
+async function prepareSigning(
+  deps: IssuerDependencies,
+  offerId: string,
+  request: SigningRequest,
+): Promise<OfferSigning> {
+  if (request.mode === "x509") return { mode: "x509" };
+  const key = await verifyIssuerKey(deps.ledger, request.issuerDid, request.issuerPrivateKey);
+  const sealedPrivateKey = deps.sealer.seal(
+    new TextEncoder().encode(JSON.stringify(key.privateJwk)),
+    privateKeyContext(offerId),
+  );
+  return { mode: "did", issuerDid: request.issuerDid, issuerKid: key.kid, alg: key.alg, sealedPrivateKey };
+}
+
+function createGrant(deps: IssuerDependencies, offerId: string, flow: OfferFlow): OfferGrant {
+  if (flow === "authorization-code") return { type: "authorization-code", issuerState: randomUUID() };
+  const code = randomBytes(PRE_AUTHORIZED_CODE_BYTES).toString("base64url");
+  return {
+    type: "pre-authorized",
+    codeHash: sha256Hex(code),
+    sealedCode: deps.sealer.seal(new TextEncoder().encode(code), preAuthorizedCodeContext(offerId)),
+  };
+}
+
+/** The offer's URI and its `openid-credential-offer://` deep link (spec §2.4). */
+export function offerLinksOf(issuerUrl: string, offerId: string): { credentialOfferUri: string; deepLink: string } {
+  const credentialOfferUri = `${issuerUrl}/v1/offers/${offerId}`;
+  return {
+    credentialOfferUri,
+    deepLink: `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(credentialOfferUri)}`,
+  };
+}
+
+/**
+ * POST /v1/offers (spec §4.2): checks the request rule by rule, verifies the issuer's DID key,
+ * seals the key and the code, and stores the offer.
+ */
+export async function createOffer(deps: IssuerDependencies, input: CreateOfferInput): Promise<CreatedOffer> {
+  rejectTransactionCode(input);
+  const signingRequest = selectSigningMode(input);
+  checkHolderDid(input.holderDid);
+  const configuration = await findConfiguration(deps, input.tenant, input.configurationId);
+  await validateClaims(deps, configuration, input.claims);
+  const id = randomUUID();
+  const signing = await prepareSigning(deps, id, signingRequest);
+  const now = deps.now();
+  const offer: Offer = {
+    id,
+    tenant: input.tenant,
+    credentialConfigurationId: configuration.id,
+    vct: configuration.vct,
+    claims: input.claims,
+    signing,
+    grant: createGrant(deps, id, input.flow),
+    ...(input.holderDid === undefined ? {} : { holderDid: input.holderDid }),
+    status: "offered",
+    expiresAt: new Date(now.getTime() + input.expiresInSeconds * 1000),
+    createdAt: now,
+  };
+  await deps.offers.insert(offer);
+  return { offer, ...offerLinksOf(deps.issuerUrl, id) };
+}

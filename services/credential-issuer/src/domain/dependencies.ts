@@ -1,0 +1,43 @@
+import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
+import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
+import type { ClaimsValidators } from "./claims-validators.js";
+import type { CredentialTypeCatalog, Ledger, Notary, TenantDirectory, X509Signers } from "./ports.js";
+import type { CredentialRepository, OfferRepository } from "./repositories.js";
+
+/** Server-issued DPoP nonces (RFC 9449 §8) of the credential endpoint. */
+export interface DpopNonceSource {
+  issue(): string;
+  verify(nonce: string): boolean;
+}
+
+/** Single-use values kept until they expire (c_nonces, DPoP jtis). */
+export interface ReplayStore {
+  consume(namespace: string, value: string, expiresAt: Date): Promise<boolean>;
+}
+
+/** Everything the issuer's routes, RPC handlers and use cases work with; built once per app. */
+export interface IssuerDependencies {
+  /** Public URL of the issuer, without a trailing slash. */
+  issuerUrl: string;
+  /** Public URL of the authorization server (metadata `authorization_servers`, offer documents). */
+  authorizationServerUrl: string;
+  /** Public URLs for the landing page's links. */
+  links: { schemaRegistryUrl: string; trustRegistryUrl: string };
+  tenants: TenantDirectory;
+  /** X-API-Key authentication through the trust registry (POST /v1/offers). */
+  apiKeys: ApiKeyAuthenticator;
+  credentialTypes: CredentialTypeCatalog;
+  claimsValidators: ClaimsValidators;
+  ledger: Ledger;
+  notary: Notary;
+  x509Signers: X509Signers;
+  accessTokens: AccessTokenVerifier;
+  sealer: EnvelopeSealer;
+  offers: OfferRepository;
+  credentials: CredentialRepository;
+  cNonces: CNonces;
+  dpopNonces: DpopNonceSource;
+  replay: ReplayStore;
+  credentialTtlSeconds: number;
+  now: () => Date;
+}

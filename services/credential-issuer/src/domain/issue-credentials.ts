@@ -1,0 +1,226 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import {
+  type AccessTokenClaims,
+  CredentialProofError,
+  createPrivateJwkSigner,
+  type DidDocumentResolver,
+  type IssuedSdJwtVc,
+  issueSdJwtVc,
+  type JwtSigner,
+  type PublicJwk,
+  publicJwkFromDidKey,
+  samePublicKey,
+  type VerifiedCredentialProof,
+  verificationMethodsOf,
+  verifyCredentialProof,
+} from "@attesto/protocol";
+import { OAuthError } from "@attesto/runtime";
+import { calculateJwkThumbprint } from "jose";
+import { invalidProof, unknownCredentialConfiguration } from "./credential-errors.js";
+import type { IssuerDependencies } from "./dependencies.js";
+import { issuerIdentifierOf } from "./issuer-identifier.js";
+import { isUuid, type Offer, privateKeyContext } from "./offer.js";
+import type { CredentialRequest } from "./parse-credential-request.js";
+import type { CredentialRecord } from "./repositories.js";
+
+/** Replay-store namespace of used c_nonces. */
+export const C_NONCE_NAMESPACE = "c_nonce";
+
+export interface IssuedCredential {
+  credential: string;
+  reference?: { chain: string; object_id: string };
+}
+
+export interface CredentialIssuance {
+  credentials: IssuedCredential[];
+  /** The signing path the credentials took. */
+  signing: Offer["signing"]["mode"];
+}
+
+/** The configuration asked for must be one the access token covers. */
+function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest): void {
+  if (!token.credentialConfigurationIds.includes(request.credentialConfigurationId)) {
+    throw unknownCredentialConfiguration(
+      `credential configuration '${request.credentialConfigurationId}' is not covered by the access token`,
+    );
+  }
+}
+
+/** The offer the token was issued for; a token for a vanished or unredeemed offer is not valid. */
+async function loadOffer(deps: IssuerDependencies, token: AccessTokenClaims): Promise<Offer> {
+  const offer = isUuid(token.offerId) ? await deps.offers.findById(token.offerId) : undefined;
+  if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
+    throw new OAuthError(401, "invalid_token", "access token refers to no redeemed offer", {
+      headers: { "www-authenticate": 'Bearer error="invalid_token"' },
+    });
+  }
+  return offer;
+}
+
+/** did:ledger documents through the ledger; a deactivated DID has no usable keys. */
+const ledgerDidResolver =
+  (deps: IssuerDependencies): DidDocumentResolver =>
+  async (did) => {
+    const resolved = await deps.ledger.resolveDid(did);
+    return resolved && !resolved.deactivated ? resolved.document : undefined;
+  };
+
+/** Every proof verified (typ, key, signature, aud, iat, nonce), before any nonce is consumed. */
+async function verifyProofs(
+  deps: IssuerDependencies,
+  offer: Offer,
+  jwts: string[],
+): Promise<VerifiedCredentialProof[]> {
+  const options = {
+    audience: issuerIdentifierOf(deps.issuerUrl, offer.tenant),
+    cNonces: deps.cNonces,
+    resolveDidDocument: ledgerDidResolver(deps),
+    now: () => deps.now().getTime(),
+  };
+  const verified: VerifiedCredentialProof[] = [];
+  for (const [index, jwt] of jwts.entries()) {
+    try {
+      verified.push(await verifyCredentialProof(jwt, options));
+    } catch (error) {
+      if (!(error instanceof CredentialProofError)) throw error;
+      throw invalidProof(jwts.length > 1 ? `proofs.jwt[${index}]: ${error.message}` : error.message, error);
+    }
+  }
+  return verified;
+}
+
+/** The keys of the offer's holder_did: the only keys a bound offer may issue to. */
+async function holderKeysOf(deps: IssuerDependencies, holderDid: string): Promise<PublicJwk[]> {
+  if (holderDid.startsWith("did:key:")) {
+    try {
+      return [publicJwkFromDidKey(holderDid)];
+    } catch {
+      return [];
+    }
+  }
+  const document = await ledgerDidResolver(deps)(holderDid);
+  return verificationMethodsOf(document, holderDid).map((method) => method.publicJwk);
+}
+
+/** An offer bound to a holder DID issues only to proofs made with that DID's key. */
+async function checkHolderBinding(deps: IssuerDependencies, offer: Offer, proofs: VerifiedCredentialProof[]) {
+  if (offer.holderDid === undefined) return;
+  const keys = await holderKeysOf(deps, offer.holderDid);
+  for (const proof of proofs) {
+    const bound = proof.did === undefined || proof.did === offer.holderDid;
+    if (!bound || !keys.some((key) => samePublicKey(key, proof.publicJwk))) {
+      throw invalidProof("proof key does not belong to the holder_did the offer is bound to");
+    }
+  }
+}
+
+/** Single use: each c_nonce is spent once (a batch's proofs share one nonce). */
+async function consumeNonces(deps: IssuerDependencies, proofs: VerifiedCredentialProof[]): Promise<void> {
+  const nonces = new Map(proofs.map((proof) => [proof.nonce, proof.nonceExpiresAt]));
+  for (const [nonce, expiresAt] of nonces) {
+    if (!(await deps.replay.consume(C_NONCE_NAMESPACE, nonce, expiresAt))) {
+      throw invalidProof("proof nonce already used; get a fresh c_nonce from the nonce endpoint");
+    }
+  }
+}
+
+/** DID path: the offer's sealed key with its DID URL as `kid`; X.509 path: key custody with `x5c`. */
+async function signerFor(deps: IssuerDependencies, offer: Offer): Promise<JwtSigner> {
+  if (offer.signing.mode === "x509") return deps.x509Signers.signerFor(offer.tenant);
+  const opened = deps.sealer.open(offer.signing.sealedPrivateKey, privateKeyContext(offer.id));
+  const privateJwk = JSON.parse(new TextDecoder().decode(opened)) as Record<string, string>;
+  opened.fill(0);
+  return createPrivateJwkSigner(privateJwk, { kid: offer.signing.issuerKid });
+}
+
+async function signCredentials(
+  deps: IssuerDependencies,
+  offer: Offer,
+  proofs: VerifiedCredentialProof[],
+): Promise<IssuedSdJwtVc[]> {
+  const signer = await signerFor(deps, offer);
+  const issuedAt = Math.floor(deps.now().getTime() / 1000);
+  return Promise.all(
+    proofs.map((proof) =>
+      issueSdJwtVc({
+        signer,
+        issuer: issuerIdentifierOf(deps.issuerUrl, offer.tenant),
+        vct: offer.vct,
+        claims: offer.claims,
+        holderPublicJwk: proof.publicJwk,
+        issuedAt,
+        expiresAt: issuedAt + deps.credentialTtlSeconds,
+      }),
+    ),
+  );
+}
+
+/**
+ * `is_on_chain`: the ledger gets SHA-256(salt || SHA-256(issuer JWT)), never the credential; the
+ * salt stays on the issuer's record so the issuer can later show what was notarized.
+ */
+async function notarize(deps: IssuerDependencies, tenant: string, credentialId: string, issued: IssuedSdJwtVc) {
+  const salt = randomBytes(32);
+  const digest = createHash("sha256").update(salt).update(Buffer.from(issued.issuerJwtSha256, "hex")).digest("hex");
+  const record = await deps.notary.enqueue({ tenant, credentialId, digest });
+  return { chain: record.chain, objectId: record.objectId, salt: salt.toString("hex") };
+}
+
+async function recordCredentials(
+  deps: IssuerDependencies,
+  offer: Offer,
+  proofs: VerifiedCredentialProof[],
+  issued: IssuedSdJwtVc[],
+  isOnChain: boolean,
+): Promise<CredentialRecord[]> {
+  const issuedAt = new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
+  const records = await Promise.all(
+    issued.map(async (credential, index): Promise<CredentialRecord> => {
+      const proof = proofs[index]!;
+      const id = randomUUID();
+      return {
+        id,
+        tenant: offer.tenant,
+        offerId: offer.id,
+        credentialConfigurationId: offer.credentialConfigurationId,
+        vct: offer.vct,
+        issuerJwtSha256: credential.issuerJwtSha256,
+        holderKeyThumbprint: await calculateJwkThumbprint(proof.publicJwk, "sha256"),
+        ...(proof.did === undefined ? {} : { holderDid: proof.did }),
+        status: "active",
+        issuedAt,
+        expiresAt: new Date(issuedAt.getTime() + deps.credentialTtlSeconds * 1000),
+        ...(isOnChain ? { notarization: await notarize(deps, offer.tenant, id, credential) } : {}),
+      };
+    }),
+  );
+  await deps.credentials.insertMany(records);
+  return records;
+}
+
+/**
+ * POST /credential after the access token (and its DPoP proof) passed: the configuration, the key
+ * proofs, holder binding, single-use nonces, one SD-JWT VC per proof, optional notarization, and
+ * the issuer's credential records.
+ */
+export async function issueCredentials(
+  deps: IssuerDependencies,
+  token: AccessTokenClaims,
+  request: CredentialRequest,
+): Promise<CredentialIssuance> {
+  checkConfiguration(token, request);
+  const offer = await loadOffer(deps, token);
+  const proofs = await verifyProofs(deps, offer, request.proofJwts);
+  await checkHolderBinding(deps, offer, proofs);
+  await consumeNonces(deps, proofs);
+  const issued = await signCredentials(deps, offer, proofs);
+  const records = await recordCredentials(deps, offer, proofs, issued, request.isOnChain);
+  const credentials = issued.map((credential, index) => {
+    const notarization = records[index]?.notarization;
+    return {
+      credential: credential.credential,
+      ...(notarization ? { reference: { chain: notarization.chain, object_id: notarization.objectId } } : {}),
+    };
+  });
+  return { credentials, signing: offer.signing.mode };
+}

@@ -1,0 +1,62 @@
+import type { JwtSigner } from "@attesto/protocol";
+
+/** A credential configuration the trust registry provisioned for a tenant. */
+export interface CredentialConfiguration {
+  /** credential_configuration_id, e.g. "university-diploma". */
+  id: string;
+  type: string;
+  version: string;
+  vct: string;
+}
+
+export interface IssuerTenant {
+  tenant: string;
+  name: string;
+  configurations: CredentialConfiguration[];
+}
+
+/** Tenants and their credential configurations (trust registry). */
+export interface TenantDirectory {
+  /** Undefined when no such tenant exists. */
+  find(tenant: string): Promise<IssuerTenant | undefined>;
+}
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface CredentialTypeInfo {
+  vct: string;
+  name: string;
+  /** JSON Schema (2020-12) of the claims. */
+  schema: JsonObject;
+  /** The SD-JWT VC type metadata document (display, claims). */
+  metadata: JsonObject;
+}
+
+/** Credential types (schema registry). */
+export interface CredentialTypeCatalog {
+  /** Undefined when the registry has no type with this vct. */
+  findByVct(vct: string): Promise<CredentialTypeInfo | undefined>;
+}
+
+/** The ledger: DID documents of did:ledger DIDs. Outages throw 503. */
+export interface Ledger {
+  /** Undefined when the DID does not exist (or is not a valid did:ledger DID). */
+  resolveDid(did: string): Promise<{ document: unknown; deactivated: boolean } | undefined>;
+}
+
+/**
+ * Notarization through the scheduler: the digest is anchored on the ledger asynchronously, the
+ * reference is final at once. Idempotent per credential id; 503 when the ledger is unreachable.
+ */
+export interface Notary {
+  enqueue(input: {
+    tenant: string;
+    credentialId: string;
+    digest: string;
+  }): Promise<{ chain: string; objectId: string }>;
+}
+
+/** Signers over each tenant's X.509 signing key in key custody (`x5c` header). */
+export interface X509Signers {
+  signerFor(tenant: string): Promise<JwtSigner>;
+}

@@ -1,0 +1,73 @@
+import { AppError, notFound } from "@attesto/runtime";
+import { sha256Hex } from "./create-offer.js";
+import type { IssuerDependencies } from "./dependencies.js";
+import { dpopRequiredFor, isUuid, type Offer } from "./offer.js";
+
+/** What a redeemed grant entitles the token holder to (GrantService `Grant`). */
+export interface RedeemedGrant {
+  offerId: string;
+  tenant: string;
+  credentialConfigurationIds: string[];
+  dpopRequired: boolean;
+}
+
+const invalidGrant = (message: string) => new AppError(400, "invalid_grant", message);
+
+const grantOf = (offer: Offer): RedeemedGrant => ({
+  offerId: offer.id,
+  tenant: offer.tenant,
+  credentialConfigurationIds: [offer.credentialConfigurationId],
+  dpopRequired: dpopRequiredFor(offer),
+});
+
+/** Why a redemption found nothing to redeem, told from the offer as it is now. */
+function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txCodeGiven?: boolean): AppError {
+  if (!offer) return invalidGrant(`${what} is invalid`);
+  if (offer.status === "redeemed") return invalidGrant(`${what} has already been used`);
+  if (offer.expiresAt.getTime() <= now.getTime()) return invalidGrant(`${what} has expired`);
+  if (offer.grant.type === "pre-authorized" && offer.grant.txCodeHash !== undefined) {
+    return invalidGrant(txCodeGiven ? "tx_code is wrong" : "tx_code is required");
+  }
+  return invalidGrant(`${what} cannot be redeemed`);
+}
+
+/**
+ * GrantService.RedeemPreAuthorizedCode: the code (looked up by its SHA-256 only) must belong to a
+ * live offer that was not redeemed yet; the tx_code must match when the offer requires one. Single
+ * use holds under races: the state change is one conditional UPDATE. Failures are `invalid_grant`.
+ */
+export async function redeemPreAuthorizedCode(
+  deps: IssuerDependencies,
+  input: { code: string; txCode: string },
+): Promise<RedeemedGrant> {
+  if (input.code === "") throw invalidGrant("pre-authorized_code is required");
+  const codeHash = sha256Hex(input.code);
+  const txCodeHash = input.txCode === "" ? undefined : sha256Hex(input.txCode);
+  const now = deps.now();
+  const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, now);
+  if (offer) return grantOf(offer);
+  throw whyNotRedeemable(
+    await deps.offers.findByCodeHash(codeHash),
+    now,
+    "pre-authorized code",
+    txCodeHash !== undefined,
+  );
+}
+
+/** GrantService.ResolveIssuerState: the live, unredeemed authorization-code offer of an issuer_state. */
+export async function resolveIssuerState(deps: IssuerDependencies, issuerState: string): Promise<RedeemedGrant> {
+  const offer = isUuid(issuerState) ? await deps.offers.findByIssuerState(issuerState.toLowerCase()) : undefined;
+  if (offer?.status !== "offered" || offer.expiresAt.getTime() <= deps.now().getTime()) {
+    throw notFound("issuer_state is unknown, used or expired");
+  }
+  return grantOf(offer);
+}
+
+/** GrantService.RedeemIssuerState: consumes an issuer_state once (same rules as a pre-authorized code). */
+export async function redeemIssuerState(deps: IssuerDependencies, issuerState: string): Promise<RedeemedGrant> {
+  if (!isUuid(issuerState)) throw invalidGrant("issuer_state is invalid");
+  const now = deps.now();
+  const offer = await deps.offers.redeemIssuerState(issuerState.toLowerCase(), now);
+  if (offer) return grantOf(offer);
+  throw whyNotRedeemable(await deps.offers.findByIssuerState(issuerState.toLowerCase()), now, "issuer_state");
+}

@@ -1,0 +1,44 @@
+import type { Offer } from "./offer.js";
+
+export interface OfferRepository {
+  insert(offer: Offer): Promise<void>;
+  findById(id: string): Promise<Offer | undefined>;
+  findByCodeHash(codeHash: string): Promise<Offer | undefined>;
+  findByIssuerState(issuerState: string): Promise<Offer | undefined>;
+  /**
+   * Atomically moves the live, unredeemed offer with this code hash (and transaction code hash,
+   * when it requires one) to `redeemed`. Of concurrent calls exactly one gets the offer.
+   */
+  redeemPreAuthorizedCode(codeHash: string, txCodeHash: string | undefined, now: Date): Promise<Offer | undefined>;
+  /** The same for the issuer_state of an authorization-code offer. */
+  redeemIssuerState(issuerState: string, now: Date): Promise<Offer | undefined>;
+}
+
+export type CredentialStatus = "active" | "revoked";
+
+/** The issuer's record of a credential it issued: revocation state lives here (spec §1 rule 7). */
+export interface CredentialRecord {
+  id: string;
+  tenant: string;
+  offerId: string;
+  credentialConfigurationId: string;
+  vct: string;
+  /** Lowercase hex SHA-256 of the issuer-signed JWT. */
+  issuerJwtSha256: string;
+  /** RFC 7638 thumbprint of the holder key in `cnf.jwk`. */
+  holderKeyThumbprint: string;
+  holderDid?: string;
+  status: CredentialStatus;
+  issuedAt: Date;
+  expiresAt: Date;
+  revokedAt?: Date;
+  /** Set when the credential was notarized: the salted digest's ledger record and its salt. */
+  notarization?: { chain: string; objectId: string; salt: string };
+}
+
+export interface CredentialRepository {
+  insertMany(records: CredentialRecord[]): Promise<void>;
+  findByIssuerJwtSha256(digest: string): Promise<CredentialRecord | undefined>;
+  /** Marks a credential revoked (operator action; no public endpoint exists). */
+  revoke(id: string, at: Date): Promise<boolean>;
+}

@@ -1,0 +1,84 @@
+import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime";
+import { z } from "zod";
+import { createOffer, OFFER_TTL_SECONDS } from "../domain/create-offer.js";
+import type { IssuerDependencies } from "../domain/dependencies.js";
+import { offerFlows } from "../domain/offer.js";
+
+/** Optional string fields: `null` is taken as omitted (some clients send explicit nulls). */
+const optionalString = () =>
+  z
+    .string({ error: "must be a string" })
+    .nullish()
+    .transform((value) => value ?? undefined);
+
+const zCreateOfferBody = z
+  .object(
+    {
+      credential: z
+        .object(
+          {
+            config_id: z.string({ error: "is required and must be a string" }).min(1, "must not be empty"),
+            claims: z.record(z.string(), z.unknown(), { error: "is required and must be an object" }),
+          },
+          { error: "is required and must be an object" },
+        )
+        .loose(),
+      flow: z.enum(offerFlows, { error: `is required and must be one of ${offerFlows.join(", ")}` }),
+      issuer_did: optionalString(),
+      issuer_private_key: optionalString(),
+      holder_did: optionalString(),
+      expires_in: z
+        .number({ error: "must be an integer number of seconds" })
+        .int("must be an integer number of seconds")
+        .min(OFFER_TTL_SECONDS.min, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
+        .max(OFFER_TTL_SECONDS.max, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
+        .nullish()
+        .transform((value) => value ?? OFFER_TTL_SECONDS.default),
+      require_transaction_code: z
+        .boolean({ error: "must be a boolean" })
+        .nullish()
+        .transform((value) => value ?? false),
+    },
+    { error: "request body must be a JSON object" },
+  )
+  .loose();
+
+const zCreateOfferResponse = z.object({
+  offer_id: z.string(),
+  credential_offer_uri: z.string(),
+  deep_link: z.string(),
+  expires_at: z.string(),
+});
+
+/** POST /v1/offers (API key, issuer role): creates a credential offer (spec §4.2). */
+export function registerCreateOfferRoute(app: App, deps: IssuerDependencies): void {
+  app.post(
+    "/v1/offers",
+    {
+      schema: { body: zCreateOfferBody, response: { 201: zCreateOfferResponse } },
+      // onRequest runs before body validation: a request without a valid key is 401 whatever its body.
+      onRequest: requireApiKey(deps.apiKeys, "issuer"),
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const created = await createOffer(deps, {
+        tenant: apiTenantOf(request).tenant,
+        configurationId: body.credential.config_id,
+        claims: body.credential.claims,
+        flow: body.flow,
+        issuerDid: body.issuer_did,
+        issuerPrivateKey: body.issuer_private_key,
+        holderDid: body.holder_did,
+        expiresInSeconds: body.expires_in,
+        requireTransactionCode: body.require_transaction_code,
+      });
+      reply.code(201).header("cache-control", "no-store");
+      return {
+        offer_id: created.offer.id,
+        credential_offer_uri: created.credentialOfferUri,
+        deep_link: created.deepLink,
+        expires_at: created.offer.expiresAt.toISOString(),
+      };
+    },
+  );
+}

@@ -1,0 +1,135 @@
+import { type AccessTokenClaims, AccessTokenError, DpopProofError, verifyDpopProof } from "@attesto/protocol";
+import { AppError, OAuthError } from "@attesto/runtime";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { IssuerDependencies } from "../domain/dependencies.js";
+import { credentialEndpointOf, issuerIdentifierOf } from "../domain/issuer-identifier.js";
+
+/**
+ * The access-control steps of POST /credential (RFC 6750, RFC 9449 as a resource server): read the
+ * token from the Authorization header, verify it, and enforce its DPoP binding.
+ */
+
+export type AuthScheme = "Bearer" | "DPoP";
+
+export interface PresentedToken {
+  scheme: AuthScheme;
+  token: string;
+}
+
+/** DPoP proof algorithms this resource server accepts (`algs` of its DPoP challenge). */
+const DPOP_ALGS = "ES256 EdDSA";
+
+const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
+
+/** A WWW-Authenticate challenge with an RFC 6750 / RFC 9449 error. */
+function challenge(scheme: AuthScheme, error: string, description: string): string {
+  const params = [`error=${quoted(error)}`, `error_description=${quoted(description)}`];
+  if (scheme === "DPoP") params.push(`algs=${quoted(DPOP_ALGS)}`);
+  return `${scheme} ${params.join(", ")}`;
+}
+
+/** 401 `invalid_token` with its challenge, in the scheme the client must use. */
+export function invalidToken(scheme: AuthScheme, description: string, cause?: unknown): OAuthError {
+  return new OAuthError(401, "invalid_token", description, {
+    cause,
+    headers: { "www-authenticate": challenge(scheme, "invalid_token", description) },
+  });
+}
+
+/**
+ * Step 1: `Authorization: Bearer <token>` or `Authorization: DPoP <token>` (scheme case-insensitive).
+ * Tokens in the query string or body are never accepted (RFC 9700 §2.5).
+ */
+export function readAccessToken(request: FastifyRequest): PresentedToken {
+  const header = request.headers.authorization;
+  const match = typeof header === "string" ? /^(\S+) +(\S+)$/.exec(header.trim()) : null;
+  if (!match) {
+    throw invalidToken("Bearer", "access token is required in the Authorization header (Bearer or DPoP scheme)");
+  }
+  const [, scheme, token] = match as unknown as [string, string, string];
+  if (scheme.toLowerCase() === "bearer") return { scheme: "Bearer", token };
+  if (scheme.toLowerCase() === "dpop") return { scheme: "DPoP", token };
+  throw invalidToken("Bearer", "Authorization scheme must be Bearer or DPoP");
+}
+
+/** Step 2: signature, issuer, expiry (access-token verifier), then the audience: this tenant's issuer identifier. */
+export async function verifyAccessToken(
+  deps: IssuerDependencies,
+  presented: PresentedToken,
+): Promise<AccessTokenClaims> {
+  let claims: AccessTokenClaims;
+  try {
+    claims = await deps.accessTokens.verify(presented.token);
+  } catch (error) {
+    if (error instanceof AccessTokenError && error.reason === "key_set_unavailable") {
+      throw new AppError(503, "temporarily_unavailable", error.message, { cause: error, shape: "oauth" });
+    }
+    if (error instanceof AccessTokenError) throw invalidToken(presented.scheme, error.message, error);
+    throw error;
+  }
+  if (claims.audience !== issuerIdentifierOf(deps.issuerUrl, claims.tenant)) {
+    throw invalidToken(presented.scheme, "access token is meant for another audience");
+  }
+  return claims;
+}
+
+/** use_dpop_nonce at a resource server: 401 with a DPoP challenge and a fresh `DPoP-Nonce` (RFC 9449 §9). */
+function useDpopNonce(deps: IssuerDependencies, description: string, cause: unknown): OAuthError {
+  return new OAuthError(401, "use_dpop_nonce", description, {
+    cause,
+    headers: {
+      "www-authenticate": challenge("DPoP", "use_dpop_nonce", description),
+      "dpop-nonce": deps.dpopNonces.issue(),
+    },
+  });
+}
+
+/** invalid_dpop_proof: 400 as the interface's error table says (spec §7). */
+function invalidDpopProof(description: string, cause: unknown): OAuthError {
+  return new OAuthError(400, "invalid_dpop_proof", description, {
+    cause,
+    headers: { "www-authenticate": challenge("DPoP", "invalid_dpop_proof", description) },
+  });
+}
+
+/**
+ * Step 3: DPoP. A token bound to a key (`cnf.jkt`) or issued for the X.509 / HAIP path
+ * (`dpop_required`) is only accepted with the DPoP scheme and a valid proof for this request
+ * (htm, htu, ath, jkt, server nonce, single-use jti). Successful DPoP requests get the next nonce.
+ */
+export async function verifyDpopBinding(
+  deps: IssuerDependencies,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  presented: PresentedToken,
+  claims: AccessTokenClaims,
+): Promise<void> {
+  if (presented.scheme === "Bearer") {
+    if (claims.jkt !== undefined) {
+      throw invalidToken("DPoP", "access token is DPoP-bound: send it with the DPoP scheme and a DPoP proof");
+    }
+    if (claims.dpopRequired) throw invalidToken("DPoP", "this credential requires a DPoP-bound access token");
+    return;
+  }
+  if (claims.jkt === undefined) {
+    throw invalidToken("Bearer", "access token is not DPoP-bound: send it with the Bearer scheme");
+  }
+  try {
+    await verifyDpopProof({
+      header: request.headers.dpop,
+      method: request.method,
+      url: credentialEndpointOf(deps.issuerUrl),
+      accessToken: presented.token,
+      expectedJkt: claims.jkt,
+      nonces: deps.dpopNonces,
+      replay: deps.replay,
+      now: deps.now(),
+    });
+  } catch (error) {
+    if (!(error instanceof DpopProofError)) throw error;
+    throw error.code === "use_dpop_nonce"
+      ? useDpopNonce(deps, error.message, error)
+      : invalidDpopProof(error.message, error);
+  }
+  reply.header("dpop-nonce", deps.dpopNonces.issue());
+}

@@ -1,0 +1,15 @@
+import type { App } from "@attesto/runtime";
+import { z } from "zod";
+import type { IssuerDependencies } from "../domain/dependencies.js";
+import { getOfferDocument } from "../domain/get-offer-document.js";
+
+const zOfferParams = z.object({ offerId: z.guid({ error: "must be a UUID" }) });
+
+/** GET /v1/offers/:offerId (public): the OID4VCI credential offer a wallet fetches (spec §2.4). */
+export function registerGetOfferRoute(app: App, deps: IssuerDependencies): void {
+  app.get("/v1/offers/:offerId", { schema: { params: zOfferParams } }, async (request, reply) => {
+    // The document carries the pre-authorized code: never cached by anyone.
+    reply.header("cache-control", "no-store");
+    return getOfferDocument(deps, request.params.offerId.toLowerCase());
+  });
+}

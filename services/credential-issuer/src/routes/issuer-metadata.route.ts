@@ -1,0 +1,21 @@
+import type { App } from "@attesto/runtime";
+import { z } from "zod";
+import { createIssuerMetadata } from "../domain/create-issuer-metadata.js";
+import type { IssuerDependencies } from "../domain/dependencies.js";
+
+const zTenantParams = z.object({ tenant: z.string().min(1).max(100) });
+
+/**
+ * GET /.well-known/openid-credential-issuer/:tenant (OID4VCI 1.0 places the well-known segment
+ * between host and path), and the older `/:tenant/.well-known/openid-credential-issuer` form.
+ */
+export function registerIssuerMetadataRoutes(app: App, deps: IssuerDependencies): void {
+  for (const path of [
+    "/.well-known/openid-credential-issuer/:tenant",
+    "/:tenant/.well-known/openid-credential-issuer",
+  ]) {
+    app.get(path, { schema: { params: zTenantParams } }, async (request) =>
+      createIssuerMetadata(deps, request.params.tenant),
+    );
+  }
+}

@@ -1,0 +1,7 @@
+import type { Migrations } from "@attesto/store";
+import { createOffersAndCredentials } from "./0001-offers-and-credentials.js";
+
+/** Migrations of the credential_issuer schema, applied in name order at start-up. */
+export const migrations: Migrations = {
+  "0001_offers_and_credentials": createOffersAndCredentials,
+};

@@ -1,0 +1,345 @@
+import { createHash, generateKeyPairSync } from "node:crypto";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { diplomaClaims } from "./support/credential-type.fixture.js";
+import { API_KEYS } from "./support/doubles.js";
+import { ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
+import { createOffer, didKeyOf, ed25519Key, p256Key } from "./support/wallet.js";
+
+const LEDGER_DID = "did:ledger:3mJr7AoUXx2Wqd8ZbXhpNz";
+const issuerKey = ed25519Key();
+const seedOf = (key: ReturnType<typeof ed25519Key>) => key.privateJwk.d as string;
+
+describe("POST /v1/offers", () => {
+  let issuer: TestIssuer;
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+    issuer.doubles.ledger.addDid(LEDGER_DID, issuerKey.publicJwk);
+  });
+  afterAll(async () => {
+    await issuer.close();
+  });
+
+  const expectError = async (response: Awaited<ReturnType<typeof createOffer>>, status: number, message: string) => {
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status,
+      body: {
+        error:
+          status === 400
+            ? "invalid_request"
+            : status === 401
+              ? "unauthorized"
+              : status === 403
+                ? "forbidden"
+                : "unavailable",
+        message,
+      },
+    });
+  };
+
+  describe("authentication (spec §5.1)", () => {
+    it("requires an API key", async () => {
+      const response = await issuer.app.inject({ method: "POST", url: "/v1/offers", payload: {} });
+      await expectError(response, 401, "API Key is required");
+    });
+    it("rejects unknown keys and keys of accounts not approved", async () => {
+      await expectError(await createOffer(issuer, {}, "attesto_production_unknown"), 401, "Invalid API Key");
+      await expectError(await createOffer(issuer, {}, API_KEYS.pending), 401, "Account is not approved");
+    });
+    it("forbids tenants that are not issuers", async () => {
+      await expectError(await createOffer(issuer, {}, API_KEYS.verifierOnly), 403, "Forbidden");
+    });
+  });
+
+  describe("X.509 path (no DID fields)", () => {
+    it("creates a pre-authorized offer: 201 with exactly the creation result", async () => {
+      const before = issuer.clock.now.getTime();
+      const response = await createOffer(issuer);
+      expect(response.statusCode).toBe(201);
+      expect(response.headers["cache-control"]).toBe("no-store");
+      const body = response.json();
+      expect(Object.keys(body).sort()).toEqual(["credential_offer_uri", "deep_link", "expires_at", "offer_id"]);
+      expect(body.offer_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(body.credential_offer_uri).toBe(`${ISSUER_URL}/v1/offers/${body.offer_id}`);
+      expect(body.deep_link).toBe(
+        `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(body.credential_offer_uri)}`,
+      );
+      expect(body.deep_link).toBe(
+        `openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fissuer.example%2Fv1%2Foffers%2F${body.offer_id}`,
+      );
+      expect(Date.parse(body.expires_at)).toBe(before + 3600_000);
+      expect(body.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    });
+
+    it("honours expires_in within 60–86400 seconds", async () => {
+      for (const seconds of [60, 86_400]) {
+        const response = await createOffer(issuer, { expires_in: seconds });
+        expect(response.statusCode).toBe(201);
+        expect(Date.parse(response.json().expires_at)).toBe(issuer.clock.now.getTime() + seconds * 1000);
+      }
+      for (const expires_in of [59, 86_401, 90.5, "600"]) {
+        const response = await createOffer(issuer, { expires_in });
+        expect(response.statusCode).toBe(400);
+        expect(response.json().message).toMatch(/^Invalid expires_in: must be/);
+      }
+    });
+
+    it("stores the pre-authorized code as SHA-256 and sealed, never in plaintext", async () => {
+      const response = await createOffer(issuer);
+      const offerId = response.json().offer_id;
+      const document = (await issuer.app.inject({ method: "GET", url: `/v1/offers/${offerId}` })).json();
+      const code = document.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"];
+      expect(Buffer.from(code, "base64url")).toHaveLength(32);
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`SELECT * FROM ${sql.table(`${issuer.database.schema}.offers`)} WHERE id = ${offerId}`.execute(
+        issuer.database.db,
+      );
+      const row = rows[0]!;
+      expect(row.pre_authorized_code_hash).toBe(createHash("sha256").update(code).digest("hex"));
+      expect(JSON.stringify(row)).not.toContain(code);
+      expect(row.pre_authorized_code_sealed).toMatch(/^v1\.test1\./);
+      expect(row.signing_mode).toBe("x509");
+      expect(row.issuer_key_sealed).toBeNull();
+    });
+
+    it("creates an authorization-code offer", async () => {
+      const response = await createOffer(issuer, { flow: "authorization-code" });
+      expect(response.statusCode).toBe(201);
+    });
+
+    it("accepts require_transaction_code: false and rejects true (spec §9.4)", async () => {
+      expect((await createOffer(issuer, { require_transaction_code: false })).statusCode).toBe(201);
+      await expectError(
+        await createOffer(issuer, { require_transaction_code: true }),
+        400,
+        "require_transaction_code: true is not supported yet; omit it or set it to false",
+      );
+    });
+
+    it("accepts null for optional fields and ignores unknown fields", async () => {
+      const response = await createOffer(issuer, {
+        issuer_did: null,
+        issuer_private_key: null,
+        holder_did: null,
+        extra: 1,
+      });
+      expect(response.statusCode).toBe(201);
+    });
+  });
+
+  describe("request fields", () => {
+    const post = (payload: unknown) =>
+      issuer.app.inject({
+        method: "POST",
+        url: "/v1/offers",
+        headers: { "x-api-key": API_KEYS.acme },
+        payload: payload as never,
+      });
+
+    it("names the missing or malformed field", async () => {
+      await expectError(
+        await post({ flow: "pre-authorized" }),
+        400,
+        "Invalid credential: is required and must be an object",
+      );
+      await expectError(
+        await post({ credential: { claims: diplomaClaims }, flow: "pre-authorized" }),
+        400,
+        "Invalid credential.config_id: is required and must be a string",
+      );
+      await expectError(
+        await post({ credential: { config_id: "university-diploma" }, flow: "pre-authorized" }),
+        400,
+        "Invalid credential.claims: is required and must be an object",
+      );
+      await expectError(
+        await post({ credential: { config_id: "university-diploma", claims: diplomaClaims } }),
+        400,
+        "Invalid flow: is required and must be one of pre-authorized, authorization-code",
+      );
+      await expectError(
+        await post({ credential: { config_id: "university-diploma", claims: diplomaClaims }, flow: "implicit" }),
+        400,
+        "Invalid flow: is required and must be one of pre-authorized, authorization-code",
+      );
+      await expectError(await post([1]), 400, "Invalid body: request body must be a JSON object");
+    });
+
+    it("requires a credential configuration of this tenant", async () => {
+      await expectError(
+        await createOffer(issuer, { credential: { config_id: "driving-licence", claims: {} } }),
+        400,
+        "credential.config_id 'driving-licence' is not a credential configuration of tenant 'acme'",
+      );
+    });
+
+    it("validates claims against the type's JSON Schema, naming the failing claim", async () => {
+      const withClaims = (claims: Record<string, unknown>) =>
+        createOffer(issuer, { credential: { config_id: "university-diploma", claims } });
+      await expectError(
+        await withClaims({ ...diplomaClaims, birth_date: "01.04.1990" }),
+        400,
+        'credential.claims.birth_date must match format "date"',
+      );
+      const { given_name: _, ...withoutGivenName } = diplomaClaims;
+      await expectError(await withClaims(withoutGivenName), 400, "credential.claims.given_name is required");
+      await expectError(
+        await withClaims({ ...diplomaClaims, degree: { type: "master" } }),
+        400,
+        "credential.claims.degree.name is required",
+      );
+      await expectError(
+        await withClaims({ ...diplomaClaims, degree: { type: "apprentice", name: "x" } }),
+        400,
+        "credential.claims.degree.type must be equal to one of the allowed values",
+      );
+      await expectError(
+        await withClaims({ ...diplomaClaims, courses: [{ title: "" }] }),
+        400,
+        "credential.claims.courses[0].title must NOT have fewer than 1 characters",
+      );
+      await expectError(
+        await withClaims({ ...diplomaClaims, nickname: "Eri" }),
+        400,
+        "credential.claims.nickname is not a claim of this credential type",
+      );
+      await expectError(
+        await withClaims({ ...diplomaClaims, vct: "x" }),
+        400,
+        "credential.claims.vct is reserved by SD-JWT VC and cannot be a claim",
+      );
+    });
+
+    it("checks holder_did", async () => {
+      await expectError(await createOffer(issuer, { holder_did: "not-a-did" }), 400, "holder_did is not a valid DID");
+      await expectError(
+        await createOffer(issuer, { holder_did: "did:web:example.com" }),
+        400,
+        "holder_did uses an unsupported DID method (did:ledger and did:key are supported)",
+      );
+      expect((await createOffer(issuer, { holder_did: didKeyOf(p256Key()) })).statusCode).toBe(201);
+      expect((await createOffer(issuer, { holder_did: LEDGER_DID })).statusCode).toBe(201);
+    });
+  });
+
+  describe("DID path (issuer_did + issuer_private_key)", () => {
+    it("rejects one signing field without the other", async () => {
+      await expectError(
+        await createOffer(issuer, { issuer_did: LEDGER_DID }),
+        400,
+        "issuer_did requires issuer_private_key (give both for DID signing, or neither for X.509 signing)",
+      );
+      await expectError(
+        await createOffer(issuer, { issuer_private_key: seedOf(issuerKey) }),
+        400,
+        "issuer_private_key requires issuer_did (give both for DID signing, or neither for X.509 signing)",
+      );
+    });
+
+    it("accepts a did:ledger DID whose document holds the key, and keeps the key sealed", async () => {
+      const response = await createOffer(issuer, { issuer_did: LEDGER_DID, issuer_private_key: seedOf(issuerKey) });
+      expect(response.statusCode).toBe(201);
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`SELECT * FROM ${sql.table(`${issuer.database.schema}.offers`)} WHERE id = ${response.json().offer_id}`.execute(
+        issuer.database.db,
+      );
+      expect(rows[0]).toMatchObject({
+        signing_mode: "did",
+        issuer_did: LEDGER_DID,
+        issuer_kid: `${LEDGER_DID}#key-1`,
+        issuer_key_alg: "EdDSA",
+      });
+      expect(rows[0]!.issuer_key_sealed).toMatch(/^v1\.test1\./);
+      expect(JSON.stringify(rows[0])).not.toContain(seedOf(issuerKey));
+    });
+
+    it("accepts an Ed25519 did:key and a P-256 did:key with a PKCS#8 PEM key", async () => {
+      const ed = ed25519Key();
+      expect((await createOffer(issuer, { issuer_did: didKeyOf(ed), issuer_private_key: seedOf(ed) })).statusCode).toBe(
+        201,
+      );
+      const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+      const pem = privateKey.export({ format: "pem", type: "pkcs8" }) as string;
+      const did = didKeyOf({ publicJwk: publicKey.export({ format: "jwk" }) } as never);
+      expect((await createOffer(issuer, { issuer_did: did, issuer_private_key: pem })).statusCode).toBe(201);
+    });
+
+    it("rejects DIDs of other methods or malformed DIDs", async () => {
+      for (const did of ["did:web:example.com", "ledger:abc", "did:ledger:", "did:key:"]) {
+        await expectError(
+          await createOffer(issuer, { issuer_did: did, issuer_private_key: seedOf(issuerKey) }),
+          400,
+          "issuer_did must be a did:ledger or did:key DID",
+        );
+      }
+    });
+
+    it("rejects private keys that are not a seed or a P-256 PEM", async () => {
+      await expectError(
+        await createOffer(issuer, { issuer_did: LEDGER_DID, issuer_private_key: "abc" }),
+        400,
+        "issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key: Ed25519 private key must be 32 bytes, got 2",
+      );
+      const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+        format: "pem",
+        type: "pkcs8",
+      });
+      const response = await createOffer(issuer, { issuer_did: LEDGER_DID, issuer_private_key: rsa });
+      expect(response.json().message).toBe(
+        "issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key: private key is not a P-256 key",
+      );
+    });
+
+    it("rejects a key that is not the DID's key", async () => {
+      const other = ed25519Key();
+      await expectError(
+        await createOffer(issuer, { issuer_did: LEDGER_DID, issuer_private_key: seedOf(other) }),
+        400,
+        "issuer_private_key does not match the public key of issuer_did",
+      );
+      await expectError(
+        await createOffer(issuer, { issuer_did: didKeyOf(issuerKey), issuer_private_key: seedOf(other) }),
+        400,
+        "issuer_private_key does not match the public key of issuer_did",
+      );
+      await expectError(
+        await createOffer(issuer, { issuer_did: "did:key:z6MkBad", issuer_private_key: seedOf(other) }),
+        400,
+        "issuer_did is not a valid did:key: did:key uses an unsupported key type (Ed25519 and P-256 are supported)",
+      );
+    });
+
+    it("rejects did:ledger DIDs that do not resolve or are deactivated", async () => {
+      await expectError(
+        await createOffer(issuer, { issuer_did: "did:ledger:unknown", issuer_private_key: seedOf(issuerKey) }),
+        400,
+        "issuer_did 'did:ledger:unknown' does not resolve on the ledger",
+      );
+      const deactivated = "did:ledger:Deactivated1";
+      issuer.doubles.ledger.addDid(deactivated, issuerKey.publicJwk, true);
+      await expectError(
+        await createOffer(issuer, { issuer_did: deactivated, issuer_private_key: seedOf(issuerKey) }),
+        400,
+        "issuer_did 'did:ledger:Deactivated1' is deactivated",
+      );
+    });
+
+    it("answers 503 when the ledger is unreachable", async () => {
+      issuer.doubles.ledger.available = false;
+      try {
+        const response = await createOffer(issuer, { issuer_did: LEDGER_DID, issuer_private_key: seedOf(issuerKey) });
+        expect(response.statusCode).toBe(503);
+        expect(response.json()).toEqual({ error: "unavailable", message: "Ledger is unavailable" });
+        // did:key needs no ledger.
+        const ed = ed25519Key();
+        expect(
+          (await createOffer(issuer, { issuer_did: didKeyOf(ed), issuer_private_key: seedOf(ed) })).statusCode,
+        ).toBe(201);
+      } finally {
+        issuer.doubles.ledger.available = true;
+      }
+    });
+  });
+});

@@ -1,0 +1,28 @@
+import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { HolderConfig } from "./config.js";
+import { createHolderDeps } from "./create-dependencies.js";
+import type { HolderDependencies } from "./domain/dependencies.js";
+import { registerDidRoutes } from "./routes/did.routes.js";
+import { requireHolderToken } from "./routes/holder-auth.js";
+import { registerOid4vciRoutes } from "./routes/oid4vci.routes.js";
+import { registerOid4vpRoutes } from "./routes/oid4vp.routes.js";
+import { registerUserRoutes } from "./routes/user.routes.js";
+import { registerVcRoutes } from "./routes/vc.routes.js";
+
+/** The holder's public API (spec §4.4). Tests pass their own `deps` (ledger double, clock). */
+export async function buildApp(
+  context: ServiceContext<HolderConfig>,
+  deps: HolderDependencies = createHolderDeps(context),
+): Promise<App> {
+  const app = await createServiceApp(context);
+  registerUserRoutes(app, deps, context.rateLimits);
+  // Everything else needs the holder's login token and sees only that holder's data.
+  await app.register(async (scope: App) => {
+    requireHolderToken(scope, deps);
+    registerDidRoutes(scope, deps);
+    registerVcRoutes(scope, deps);
+    registerOid4vciRoutes(scope, deps);
+    registerOid4vpRoutes(scope, deps);
+  });
+  return app;
+}

@@ -1,0 +1,37 @@
+import { baseConfigShape, booleanFlag, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
+import { z } from "zod";
+
+export const holderPorts = { public: 8084, internal: 9084 };
+
+/** Every variable is documented in README.md. */
+export const holderConfigSchema = z.object({
+  ...baseConfigShape({ port: holderPorts.public, internalPort: holderPorts.internal, databaseSchema: "holder" }),
+  /** HS256 secret signing holder login tokens (at least 32 characters). Required. */
+  HOLDER_TOKEN_SECRET: z
+    .string({ error: "HOLDER_TOKEN_SECRET is required (at least 32 characters)" })
+    .min(32, "HOLDER_TOKEN_SECRET must be at least 32 characters"),
+  /** Lifetime of a login token, also the login response's `expires_in` (spec §8: 86400). */
+  HOLDER_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
+  /** Key-encryption keys sealing stored credentials (raw SD-JWT and claims) at rest. Required. */
+  KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,
+  /** LedgerService: did:ledger creation and resolution, reachability before notarized issuance. */
+  LEDGER_INTERNAL_URL: z.url().default("http://localhost:9088"),
+  /** Deadline of one request to an issuer, authorization server or verifier. */
+  OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Largest response body accepted from an issuer, authorization server or verifier. */
+  OUTBOUND_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
+  /** Refuse plain http:// URLs in offers, metadata and authorization requests (set true in production). */
+  OUTBOUND_HTTPS_ONLY: booleanFlag.default(false),
+  /** Tolerance on credential and request-object time claims. */
+  CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
+});
+
+export type HolderConfig = z.infer<typeof holderConfigSchema>;
+
+export const loadHolderConfig = (env: Record<string, string | undefined>): HolderConfig =>
+  loadConfig(holderConfigSchema, env);

@@ -1,0 +1,58 @@
+import { ledgerV1 } from "@attesto/proto";
+import { createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import { createLedger } from "./clients/ledger.js";
+import { createOutboundHttp } from "./clients/outbound-http.js";
+import type { HolderConfig } from "./config.js";
+import { createArgon2PasswordHasher } from "./crypto/argon2-password-hasher.js";
+import { createHolderTokens } from "./domain/accounts/holder-token.js";
+import type { HolderDependencies } from "./domain/dependencies.js";
+import type { Ledger, OutboundHttp } from "./domain/ports.js";
+import { createCredentialStore } from "./store/credential.store.js";
+import { createDidStore } from "./store/did.store.js";
+import { createUserStore } from "./store/user.store.js";
+
+export interface HolderDependencyOptions {
+  /** Replaces LedgerService over Connect (tests). */
+  ledger?: Ledger;
+  /** Replaces outbound HTTP (tests). */
+  http?: OutboundHttp;
+  /** Clock (tests move it). */
+  now?: () => Date;
+}
+
+/** The holder's dependencies from its service context: stores, ledger client, outbound HTTP, tokens. */
+export function createHolderDeps(
+  context: ServiceContext<HolderConfig>,
+  options: HolderDependencyOptions = {},
+): HolderDependencies {
+  const { config } = context;
+  const now = options.now ?? (() => new Date());
+  const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
+  return {
+    users: createUserStore(context.db),
+    dids: createDidStore(context.db),
+    credentials: createCredentialStore(context.db, sealer),
+    passwords: createArgon2PasswordHasher(),
+    tokens: createHolderTokens({
+      secret: config.HOLDER_TOKEN_SECRET,
+      issuer: context.publicUrl,
+      ttlSeconds: config.HOLDER_TOKEN_TTL_SECONDS,
+      now,
+    }),
+    ledger:
+      options.ledger ??
+      createLedger(
+        context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
+      ),
+    http:
+      options.http ??
+      createOutboundHttp({
+        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+        maxResponseBytes: config.OUTBOUND_MAX_RESPONSE_BYTES,
+        httpsOnly: config.OUTBOUND_HTTPS_ONLY,
+      }),
+    sealer,
+    clockSkewSeconds: config.CLOCK_SKEW_SECONDS,
+    now,
+  };
+}

@@ -1,0 +1,25 @@
+import type { EnvelopeSealer } from "@attesto/runtime";
+import type { HolderTokens } from "./accounts/holder-token.js";
+import type {
+  CredentialRepository,
+  DidRepository,
+  Ledger,
+  OutboundHttp,
+  PasswordHasher,
+  UserRepository,
+} from "./ports.js";
+
+/** Everything the holder's use cases need, passed explicitly (tests pass doubles). */
+export interface HolderDependencies {
+  users: UserRepository;
+  dids: DidRepository;
+  credentials: CredentialRepository;
+  passwords: PasswordHasher;
+  tokens: HolderTokens;
+  ledger: Ledger;
+  http: OutboundHttp;
+  sealer: EnvelopeSealer;
+  /** Tolerance on time claims of credentials and request objects. */
+  clockSkewSeconds: number;
+  now: () => Date;
+}

@@ -1,0 +1,58 @@
+import type { Ed25519PublicJwk } from "@attesto/protocol";
+
+/** A holder account (spec §2.3). */
+export interface User {
+  uuid: string;
+  name: string | null;
+  /** argon2id PHC string. */
+  passwordHash: string;
+  createdAt: Date;
+}
+
+/** The only DID method a holder creates or imports (spec §2.7). */
+export const LEDGER_DID_METHOD = "LEDGER";
+export const LEDGER_DID_PREFIX = "did:ledger:";
+
+/** A did:ledger DID in a holder's wallet: who holds it and which key it names. Never a private key. */
+export interface HolderDid {
+  userUuid: string;
+  did: string;
+  method: typeof LEDGER_DID_METHOD;
+  /** DID URL of the verification method the holder's key is (e.g. `did:ledger:...#key-1`). */
+  keyId: string;
+  publicJwk: Ed25519PublicJwk;
+  source: "created" | "imported";
+  status: "active";
+  createdAt: Date;
+}
+
+/** Where a notarized credential is on the ledger (from the credential response's `reference`). */
+export interface LedgerReference {
+  chain: string;
+  objectId: string;
+}
+
+/** What the listing shows of a stored credential (spec §2.6 without claims, raw and reference). */
+export interface CredentialSummary {
+  id: string;
+  userUuid: string;
+  format: string;
+  vct: string;
+  issuerDid: string;
+  credentialIssuer: string;
+  credentialConfigurationId: string;
+  holderDid: string;
+  issuedAt: Date | null;
+  expiresAt: Date | null;
+  status: "active";
+  createdAt: Date;
+}
+
+/** A stored credential with its contents (kept sealed at rest). */
+export interface StoredCredential extends CredentialSummary {
+  /** The SD-JWT VC as issued: issuer-signed JWT and every disclosure. */
+  raw: string;
+  /** Every claim, decoded (disclosures applied), without the SD-JWT VC's own claims. */
+  claims: Record<string, unknown>;
+  reference: LedgerReference | undefined;
+}

@@ -1,0 +1,103 @@
+import type { App } from "@attesto/runtime";
+import { z } from "zod";
+import type { HolderDependencies } from "../domain/dependencies.js";
+import { describeAuthorizationRequest } from "../domain/oid4vp/describe-authorization-request.js";
+import { presentCredentials } from "../domain/oid4vp/present-credentials.js";
+import { userOf } from "./holder-auth.js";
+
+const LINK_MAX_LENGTH = 16_384;
+const MAX_SELECTED = 20;
+
+const requiredString = (field: string, max = 4096) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .min(1, `${field} is required`)
+    .max(max, `${field} must be at most ${max} characters`);
+
+const zRequestDetailsBody = z.object(
+  { authorization_request_uri: requiredString("authorization_request_uri", LINK_MAX_LENGTH) },
+  { error: "request body must be a JSON object" },
+);
+
+const zRequestDetails = z.object({
+  client_id: z.string(),
+  client_metadata: z.record(z.string(), z.unknown()),
+  dcql_query: z.record(z.string(), z.unknown()),
+  matching_credentials: z.array(
+    z.object({
+      credential_id: z.string(),
+      query_id: z.string(),
+      vct: z.string(),
+      claims: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  nonce: z.string(),
+  state: z.string().nullable(),
+  response_mode: z.string(),
+  response_uri: z.string(),
+  expires_at: z.string(),
+});
+
+const zPresentationBody = z.object(
+  {
+    authorization_request_uri: requiredString("authorization_request_uri", LINK_MAX_LENGTH),
+    selected_credentials: z
+      .array(
+        z.object(
+          {
+            credential_id: z.uuid({ error: "selected_credentials[].credential_id must be a UUID" }),
+            query_id: requiredString("selected_credentials[].query_id", 256),
+            disclosed_claims: z
+              .array(z.string().min(1).max(1024), { error: "disclosed_claims must be an array of strings" })
+              .max(500)
+              .nullish()
+              .transform((value) => value ?? undefined),
+          },
+          { error: "selected_credentials[] must be objects" },
+        ),
+        {
+          error: (issue) =>
+            issue.input === undefined ? "selected_credentials is required" : "selected_credentials must be an array",
+        },
+      )
+      .min(1, "selected_credentials must not be empty")
+      .max(MAX_SELECTED, `selected_credentials must have at most ${MAX_SELECTED} entries`),
+    holder_did: requiredString("holder_did", 2048),
+    private_key: requiredString("private_key", 8192),
+  },
+  { error: "request body must be a JSON object" },
+);
+
+const zPresented = z.object({ success: z.boolean(), redirect_uri: z.string().optional() });
+
+/** POST /v1/oid4vp/request-details and /v1/oid4vp/presentation (Bearer): the wallet side of OID4VP. */
+export function registerOid4vpRoutes(scope: App, deps: HolderDependencies): void {
+  scope.post(
+    "/v1/oid4vp/request-details",
+    { schema: { body: zRequestDetailsBody, response: { 200: zRequestDetails } } },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return describeAuthorizationRequest(deps, userOf(request), request.body.authorization_request_uri);
+    },
+  );
+
+  scope.post(
+    "/v1/oid4vp/presentation",
+    { schema: { body: zPresentationBody, response: { 200: zPresented } } },
+    async (request, reply) => {
+      const { body } = request;
+      const outcome = await presentCredentials(deps, userOf(request), {
+        authorizationRequestUri: body.authorization_request_uri,
+        selected: body.selected_credentials.map((selection) => ({
+          credentialId: selection.credential_id.toLowerCase(),
+          queryId: selection.query_id,
+          disclosedClaims: selection.disclosed_claims,
+        })),
+        holderDid: body.holder_did,
+        privateKey: body.private_key,
+      });
+      reply.header("cache-control", "no-store");
+      return { success: outcome.success, ...(outcome.redirectUri ? { redirect_uri: outcome.redirectUri } : {}) };
+    },
+  );
+}

@@ -1,0 +1,79 @@
+import type { App } from "@attesto/runtime";
+import { z } from "zod";
+import { deleteCredential, getCredential, listCredentials } from "../domain/credentials/credentials.js";
+import type { HolderDependencies } from "../domain/dependencies.js";
+import type { CredentialSummary } from "../domain/model.js";
+import { userOf } from "./holder-auth.js";
+
+const zSummary = z.object({
+  id: z.string(),
+  vct: z.string(),
+  issuer_did: z.string(),
+  holder_did: z.string(),
+  issued_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  created_at: z.string(),
+  status: z.literal("active"),
+});
+
+const zDetail = zSummary.extend({
+  claims: z.record(z.string(), z.unknown()),
+  raw_credential: z.string(),
+  reference: z.object({ block_chain: z.string(), object_id: z.string() }).optional(),
+});
+
+/** `id` must be a UUID: anything else is 400 (spec §4.4: `id` UUID); an unknown UUID is 404. */
+const zIdParams = z.object({ id: z.uuid({ error: "id must be a UUID" }) });
+
+function summaryOf(credential: CredentialSummary): z.infer<typeof zSummary> {
+  return {
+    id: credential.id,
+    vct: credential.vct,
+    issuer_did: credential.issuerDid,
+    holder_did: credential.holderDid,
+    issued_at: credential.issuedAt?.toISOString() ?? null,
+    expires_at: credential.expiresAt?.toISOString() ?? null,
+    created_at: credential.createdAt.toISOString(),
+    status: credential.status,
+  };
+}
+
+/**
+ * `reference.block_chain`: the spec's holder-side value is upper case (`LEDGER`, as the DID
+ * method), the issuer's `chain` lower case (`ledger`).
+ */
+export const blockChainOf = (chain: string) => chain.toUpperCase();
+
+/** The holder's credentials (Bearer): list, detail, soft delete. */
+export function registerVcRoutes(scope: App, deps: HolderDependencies): void {
+  scope.get(
+    "/v1/vc",
+    { schema: { response: { 200: z.object({ credentials: z.array(zSummary) }) } } },
+    async (request) => ({
+      credentials: (await listCredentials(deps, userOf(request))).map(summaryOf),
+    }),
+  );
+
+  scope.get("/v1/vc/:id", { schema: { params: zIdParams, response: { 200: zDetail } } }, async (request, reply) => {
+    const credential = await getCredential(deps, userOf(request), request.params.id.toLowerCase());
+    reply.header("cache-control", "no-store");
+    return {
+      ...summaryOf(credential),
+      claims: credential.claims,
+      raw_credential: credential.raw,
+      ...(credential.reference
+        ? {
+            reference: {
+              block_chain: blockChainOf(credential.reference.chain),
+              object_id: credential.reference.objectId,
+            },
+          }
+        : {}),
+    };
+  });
+
+  scope.delete("/v1/vc/:id", { schema: { params: zIdParams } }, async (request, reply) => {
+    await deleteCredential(deps, userOf(request), request.params.id.toLowerCase());
+    return reply.code(204).send();
+  });
+}

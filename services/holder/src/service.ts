@@ -1,0 +1,15 @@
+import { readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import { buildApp } from "./app.js";
+import { type HolderConfig, holderPorts, loadHolderConfig } from "./config.js";
+import { migrations } from "./store/migrations/index.js";
+
+export const holder: ServiceModule<HolderConfig> = {
+  definition: {
+    name: "holder",
+    version: readPackageVersion(import.meta.url),
+    migrations,
+    buildApp: (context) => buildApp(context),
+  },
+  loadConfig: loadHolderConfig,
+  ports: holderPorts,
+};

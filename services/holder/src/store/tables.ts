@@ -1,0 +1,57 @@
+import type { ColumnType, Generated } from "kysely";
+
+/** A holder account. Set at registration, never changed. */
+export interface UsersTable {
+  uuid: string;
+  name: string | null;
+  /** argon2id PHC string. */
+  password_hash: string;
+  created_at: Generated<Date>;
+}
+
+/** A DID a holder created (POST /v1/did) or imported (POST /v1/did/import). No private key is kept. */
+export interface HolderDidsTable {
+  user_uuid: string;
+  did: string;
+  /** `LEDGER`. */
+  method: string;
+  /** DID URL of the holder's verification method: the `kid` of proofs signed for this DID. */
+  key_id: string;
+  /** Public key of `key_id` (kty, crv, x): what a `private_key` sent later must match. */
+  public_jwk: ColumnType<{ kty: string; crv: string; x: string }, string, string>;
+  source: "created" | "imported";
+  status: "active";
+  created_at: Generated<Date>;
+}
+
+/** A credential received through OID4VCI. Contents are sealed; listing fields are in clear. */
+export interface CredentialsTable {
+  id: string;
+  user_uuid: string;
+  /** `dc+sd-jwt`. */
+  format: string;
+  vct: string;
+  /** The DID of the issuer's signing key, or the credential's `iss` when it was signed with x5c. */
+  issuer_did: string;
+  /** The OID4VCI credential issuer identifier the credential came from. */
+  credential_issuer: string;
+  credential_configuration_id: string;
+  holder_did: string;
+  issued_at: Date | null;
+  expires_at: Date | null;
+  status: "active";
+  /** `reference` of the credential response (is_on_chain): chain and object id. */
+  reference_chain: string | null;
+  reference_object_id: string | null;
+  /** Envelope (AAD `credential:<id>`) of JSON `{raw, claims}`. */
+  sealed_content: string;
+  created_at: Generated<Date>;
+  /** Soft delete: set by DELETE /v1/vc/:id; the row and its sealed content stay. */
+  deleted_at: Date | null;
+}
+
+export interface HolderTables {
+  users: UsersTable;
+  holder_dids: HolderDidsTable;
+  credentials: CredentialsTable;
+}

@@ -1,0 +1,215 @@
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { authServer } from "@attesto/auth-server";
+import { credentialIssuer } from "@attesto/credential-issuer";
+import { ledger } from "@attesto/ledger";
+import { type BaseConfig, launchService, type RunningService, type ServiceModule } from "@attesto/runtime";
+import { scheduler } from "@attesto/scheduler";
+import { schemaRegistry } from "@attesto/schema-registry";
+import { createTestDatabase, type TestDatabase } from "@attesto/store";
+import { trustRegistry } from "@attesto/trust-registry";
+import { verifier } from "@attesto/verifier";
+import { holder } from "../../src/service.js";
+import { freePort } from "./listen.js";
+
+/**
+ * The platform in-process for flow tests: ledger, schema registry, trust registry, scheduler, auth
+ * server, credential issuer, verifier and holder, each started with `launchService(module.definition,
+ * config)` on its own free ports and its own database schema, wired by their configs as the
+ * all-in-one launcher wires them (services/all-in-one/src/service-env.ts). Written to move to
+ * test/e2e unchanged.
+ */
+
+type ServiceName =
+  | "ledger"
+  | "schema-registry"
+  | "trust-registry"
+  | "scheduler"
+  | "auth-server"
+  | "credential-issuer"
+  | "verifier"
+  | "holder";
+
+const modules: Record<ServiceName, ServiceModule<BaseConfig>> = {
+  ledger: ledger as unknown as ServiceModule<BaseConfig>,
+  "schema-registry": schemaRegistry as unknown as ServiceModule<BaseConfig>,
+  "trust-registry": trustRegistry as unknown as ServiceModule<BaseConfig>,
+  scheduler: scheduler as unknown as ServiceModule<BaseConfig>,
+  "auth-server": authServer as unknown as ServiceModule<BaseConfig>,
+  "credential-issuer": credentialIssuer as unknown as ServiceModule<BaseConfig>,
+  verifier: verifier as unknown as ServiceModule<BaseConfig>,
+  holder: holder as unknown as ServiceModule<BaseConfig>,
+};
+
+/** Start order: a service after those it calls while starting. */
+const START_ORDER: ServiceName[] = [
+  "ledger",
+  "schema-registry",
+  "trust-registry",
+  "scheduler",
+  "auth-server",
+  "credential-issuer",
+  "verifier",
+  "holder",
+];
+
+interface Address {
+  port: number;
+  internalPort: number;
+  url: string;
+  internalUrl: string;
+}
+
+export interface Platform {
+  urls: Record<ServiceName, string>;
+  /** Stops the ledger (its ports stay reserved for `startLedger`). */
+  stopLedger(): Promise<void>;
+  startLedger(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const secret = () => randomBytes(32).toString("base64url");
+
+/** The variables each service needs beyond the base ones (what dev-secrets.ts and service-env.ts give). */
+function serviceEnv(
+  name: ServiceName,
+  a: Record<ServiceName, Address>,
+  secrets: Record<string, string>,
+): Record<string, string> {
+  switch (name) {
+    case "ledger":
+      return { KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS! };
+    case "schema-registry":
+      return {};
+    case "trust-registry":
+      return {
+        SCHEMA_REGISTRY_INTERNAL_URL: a["schema-registry"].internalUrl,
+        LEDGER_INTERNAL_URL: a.ledger.internalUrl,
+        CREDENTIAL_ISSUER_URL: a["credential-issuer"].url,
+        LOGIN_TOKEN_SECRET: secrets.LOGIN_TOKEN_SECRET!,
+        KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,
+      };
+    case "scheduler":
+      return {
+        LEDGER_INTERNAL_URL: a.ledger.internalUrl,
+        TRUST_REGISTRY_INTERNAL_URL: a["trust-registry"].internalUrl,
+        NOTARY_BATCH_INTERVAL_MS: "200",
+      };
+    case "auth-server":
+      return {
+        CREDENTIAL_ISSUER_URL: a["credential-issuer"].url,
+        CREDENTIAL_ISSUER_INTERNAL_URL: a["credential-issuer"].internalUrl,
+        ACCESS_TOKEN_SIGNING_KEY: secrets.ACCESS_TOKEN_SIGNING_KEY!,
+        DPOP_NONCE_SECRET: secrets.DPOP_NONCE_SECRET!,
+      };
+    case "credential-issuer":
+      return {
+        AUTH_SERVER_URL: a["auth-server"].url,
+        TRUST_REGISTRY_INTERNAL_URL: a["trust-registry"].internalUrl,
+        SCHEMA_REGISTRY_INTERNAL_URL: a["schema-registry"].internalUrl,
+        LEDGER_INTERNAL_URL: a.ledger.internalUrl,
+        SCHEDULER_INTERNAL_URL: a.scheduler.internalUrl,
+        TRUST_REGISTRY_URL: a["trust-registry"].url,
+        SCHEMA_REGISTRY_URL: a["schema-registry"].url,
+        NONCE_SECRET: secrets.NONCE_SECRET!,
+        KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,
+      };
+    case "verifier":
+      return {
+        TRUST_REGISTRY_INTERNAL_URL: a["trust-registry"].internalUrl,
+        LEDGER_INTERNAL_URL: a.ledger.internalUrl,
+        CREDENTIAL_ISSUER_INTERNAL_URL: a["credential-issuer"].internalUrl,
+        KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,
+      };
+    case "holder":
+      return {
+        LEDGER_INTERNAL_URL: a.ledger.internalUrl,
+        HOLDER_TOKEN_SECRET: secrets.HOLDER_TOKEN_SECRET!,
+        KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,
+      };
+  }
+}
+
+export async function startPlatform(): Promise<Platform> {
+  const { kty, crv, x, y, d } = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" });
+  const secrets: Record<string, string> = {
+    SERVICE_AUTH_SECRET: secret(),
+    KEY_ENCRYPTION_KEYS: `k1:${secret()}`,
+    LOGIN_TOKEN_SECRET: secret(),
+    NONCE_SECRET: secret(),
+    DPOP_NONCE_SECRET: secret(),
+    HOLDER_TOKEN_SECRET: secret(),
+    ACCESS_TOKEN_SIGNING_KEY: JSON.stringify({ kty, crv, x, y, d }),
+  };
+  const addresses = {} as Record<ServiceName, Address>;
+  for (const name of START_ORDER) {
+    const [port, internalPort] = [await freePort(), await freePort()];
+    addresses[name] = {
+      port,
+      internalPort,
+      url: `http://127.0.0.1:${port}`,
+      internalUrl: `http://127.0.0.1:${internalPort}`,
+    };
+  }
+  const databases: TestDatabase<unknown>[] = [];
+  const running = new Map<ServiceName, RunningService>();
+  const configs = new Map<ServiceName, BaseConfig>();
+
+  const start = async (name: ServiceName) => {
+    const module = modules[name];
+    let config = configs.get(name);
+    if (!config) {
+      const database = await createTestDatabase<unknown>({ prefix: `p_${name.replace(/-/g, "_")}` });
+      databases.push(database);
+      config = module.loadConfig({
+        DATABASE_URL: database.url,
+        DATABASE_SCHEMA: database.schema,
+        HOST: "127.0.0.1",
+        PORT: String(addresses[name].port),
+        INTERNAL_PORT: String(addresses[name].internalPort),
+        PUBLIC_URL: addresses[name].url,
+        // PLATFORM_LOG_LEVEL=error shows the services' failures when a flow test breaks.
+        LOG_LEVEL: process.env.PLATFORM_LOG_LEVEL ?? "silent",
+        SERVICE_AUTH_SECRET: secrets.SERVICE_AUTH_SECRET!,
+        // Test files run in parallel on one embedded database: internal calls get time to answer.
+        RPC_TIMEOUT_MS: "30000",
+        ...(name === "scheduler" ? { JOB_QUEUE_SCHEMA: `${database.schema}_boss` } : {}),
+        ...serviceEnv(name, addresses, secrets),
+      });
+      configs.set(name, config);
+    }
+    running.set(name, await launchService(module.definition, config));
+  };
+
+  const close = async () => {
+    for (const name of [...START_ORDER].reverse())
+      await running
+        .get(name)
+        ?.close()
+        .catch(() => {});
+    running.clear();
+    for (const database of databases) {
+      // The scheduler's job queue lives in its own schema beside the service's.
+      await database.pool.query(`DROP SCHEMA IF EXISTS "${database.schema}_boss" CASCADE`).catch(() => {});
+      await database.drop().catch(() => {});
+    }
+  };
+
+  try {
+    for (const name of START_ORDER) await start(name);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  return {
+    urls: Object.fromEntries(START_ORDER.map((name) => [name, addresses[name].url])) as Record<ServiceName, string>,
+    async stopLedger() {
+      await running.get("ledger")?.close();
+      running.delete("ledger");
+    },
+    async startLedger() {
+      if (!running.has("ledger")) await start("ledger");
+    },
+    close,
+  };
+}

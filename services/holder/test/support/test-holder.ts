@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { type App, createServiceContext } from "@attesto/runtime";
+import { createTestDatabase, type TestDatabase } from "@attesto/store";
+import { buildApp } from "../../src/app.js";
+import { loadHolderConfig } from "../../src/config.js";
+import { createHolderDeps } from "../../src/create-dependencies.js";
+import type { HolderDependencies } from "../../src/domain/dependencies.js";
+import type { OutboundHttp } from "../../src/domain/ports.js";
+import { holder } from "../../src/service.js";
+import { migrations } from "../../src/store/migrations/index.js";
+import { InMemoryLedger } from "./in-memory-ledger.js";
+
+export const HOLDER_URL = "https://holder.example";
+export const HOLDER_TOKEN_SECRET = "h".repeat(40);
+
+export interface Account {
+  uuid: string;
+  name: string | null;
+  password: string;
+  token: string;
+  headers: { authorization: string };
+}
+
+export interface TestHolder {
+  app: App;
+  deps: HolderDependencies;
+  database: TestDatabase<unknown>;
+  ledger: InMemoryLedger;
+  clock: { now: Date; advance(seconds: number): void };
+  /** Registers an account and logs it in. */
+  account(name?: string): Promise<Account>;
+  close(): Promise<void>;
+}
+
+/**
+ * The holder app on its own schema, with the ledger as an in-memory double and the real outbound
+ * HTTP client (tests host the issuers and verifiers it talks to) unless `http` replaces it.
+ */
+export async function startTestHolder(
+  options: { http?: OutboundHttp; env?: Record<string, string> } = {},
+): Promise<TestHolder> {
+  const database = await createTestDatabase<unknown>({ prefix: "holder", migrations });
+  const config = loadHolderConfig({
+    DATABASE_URL: database.url,
+    DATABASE_SCHEMA: database.schema,
+    SERVICE_AUTH_SECRET: "s".repeat(32),
+    PUBLIC_URL: HOLDER_URL,
+    LOG_LEVEL: "silent",
+    HOLDER_TOKEN_SECRET,
+    KEY_ENCRYPTION_KEYS: `test1:${randomBytes(32).toString("base64url")}`,
+    ...options.env,
+  });
+  const ledger = new InMemoryLedger();
+  const clock = {
+    now: new Date(),
+    advance(seconds: number) {
+      this.now = new Date(this.now.getTime() + seconds * 1000);
+    },
+  };
+  const context = createServiceContext(holder.definition, config, database.db);
+  const deps = createHolderDeps(context, {
+    ledger: ledger.client(),
+    now: () => clock.now,
+    ...(options.http ? { http: options.http } : {}),
+  });
+  const app = await buildApp(context, deps);
+  let counter = 0;
+  return {
+    app,
+    deps,
+    database,
+    ledger,
+    clock,
+    async account(name) {
+      const password = `password-${++counter}-${randomBytes(4).toString("hex")}`;
+      const registered = await app.inject({
+        method: "POST",
+        url: "/v1/user/register",
+        payload: { password, ...(name === undefined ? {} : { name }) },
+      });
+      if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.body}`);
+      const { uuid } = registered.json() as { uuid: string };
+      const login = await app.inject({ method: "POST", url: "/v1/user/login", payload: { uuid, password } });
+      if (login.statusCode !== 200) throw new Error(`login failed: ${login.body}`);
+      const token = login.json().access_token as string;
+      return { uuid, name: name ?? null, password, token, headers: { authorization: `Bearer ${token}` } };
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

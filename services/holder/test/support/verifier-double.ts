@@ -1,0 +1,241 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import {
+  createResponseEncryptionKey,
+  decryptAuthorizationResponse,
+  didKeyFromPublicJwk,
+  ed25519PublicJwk,
+  generateEd25519Jwk,
+  holderJwkOf,
+  parseSdJwtPresentation,
+  type ResponseEncryptionKey,
+  verifyKeyBindingJwt,
+} from "@attesto/protocol";
+import type { App } from "@attesto/runtime";
+import { importJWK, SignJWT } from "jose";
+import type { InMemoryLedger } from "./in-memory-ledger.js";
+import { createDoubleApp, listen } from "./listen.js";
+import { createTestChain, type TestChain } from "./x509-chain.js";
+
+export type ClientIdKind = "did:key" | "did:ledger" | "x509_san_dns" | "x509_hash";
+
+export interface RequestOptions {
+  dcqlQuery: Record<string, unknown>;
+  responseMode?: "direct_post" | "direct_post.jwt";
+  clientIdKind?: ClientIdKind;
+  redirectUri?: string;
+  /** One fault in the request object. */
+  tamper?: "signature" | "typ" | "aud" | "client_id" | "expired" | "response_mode" | "no_dcql" | "kid";
+  /** The request URI answers this status instead of the JWT. */
+  requestStatus?: number;
+  /** The response endpoint refuses (400 invalid_request), as for an expired session. */
+  refuseResponse?: boolean;
+  encValues?: string[];
+  /** Put `request_uri_method=post` in the link. */
+  requestUriMethod?: "post";
+}
+
+export interface Submission {
+  requestId: string;
+  mode: string;
+  state: unknown;
+  /** Per query id, the presentations' disclosed claims (processed payloads). */
+  claims: Record<string, Array<Record<string, unknown>>>;
+  /** Per query id, the raw presentations. */
+  presentations: Record<string, string[]>;
+  /** Problems found while verifying the KB-JWTs (empty when all verified). */
+  problems: string[];
+  enc?: string;
+}
+
+interface RequestRecord {
+  id: string;
+  options: RequestOptions;
+  clientId: string;
+  nonce: string;
+  state: string;
+  encryptionKey?: ResponseEncryptionKey;
+}
+
+export interface VerifierDouble {
+  baseUrl: string;
+  submissions: Submission[];
+  fetches: string[];
+  createRequest(options: RequestOptions): { link: string; id: string; clientId: string; nonce: string; state: string };
+  close(): Promise<void>;
+}
+
+/**
+ * A hand-written OID4VP 1.0 verifier that is not Attesto's: signed request objects (EdDSA for
+ * did:key / did:ledger client ids, ES256 with x5c for x509_san_dns / x509_hash), direct_post and
+ * direct_post.jwt responses, and a check of every presentation's KB-JWT (aud, nonce, sd_hash, iat).
+ */
+export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<VerifierDouble> {
+  const app: App = await createDoubleApp("verifier-double");
+  let baseUrl = "";
+  const requests = new Map<string, RequestRecord>();
+  const submissions: Submission[] = [];
+  const fetches: string[] = [];
+  const key = generateEd25519Jwk();
+  const didKey = didKeyFromPublicJwk(ed25519PublicJwk(key));
+  const ledgerIdentity = ledger?.anchor(ed25519PublicJwk(key));
+  let chain: TestChain | undefined;
+
+  const clientIdFor = (kind: ClientIdKind): { clientId: string; kid?: string; x5c?: string[] } => {
+    if (kind === "did:ledger") {
+      if (!ledgerIdentity) throw new Error("no ledger given to the verifier double");
+      return { clientId: `decentralized_identifier:${ledgerIdentity.did}`, kid: ledgerIdentity.keyId };
+    }
+    if (kind === "x509_san_dns") return { clientId: "x509_san_dns:localhost", x5c: chain!.x5c };
+    if (kind === "x509_hash") {
+      const hash = createHash("sha256").update(Buffer.from(chain!.leaf.rawData)).digest("base64url");
+      return { clientId: `x509_hash:${hash}`, x5c: chain!.x5c };
+    }
+    return { clientId: `decentralized_identifier:${didKey}`, kid: `${didKey}#${didKey.slice("did:key:".length)}` };
+  };
+
+  async function requestObject(record: RequestRecord, walletNonce?: string): Promise<string> {
+    const { options } = record;
+    const kind = options.clientIdKind ?? "did:key";
+    const identity = clientIdFor(kind);
+    const now = Math.floor(Date.now() / 1000);
+    const mode = options.responseMode ?? "direct_post";
+    const claims: Record<string, unknown> = {
+      iss: identity.clientId.replace(/^decentralized_identifier:/, ""),
+      aud: options.tamper === "aud" ? "https://verifier.example" : "https://self-issued.me/v2",
+      client_id: options.tamper === "client_id" ? "decentralized_identifier:did:key:zOther" : record.clientId,
+      response_type: "vp_token",
+      response_mode: options.tamper === "response_mode" ? "fragment" : mode,
+      response_uri: `${baseUrl}/response`,
+      nonce: record.nonce,
+      state: record.state,
+      ...(options.tamper === "no_dcql" ? {} : { dcql_query: options.dcqlQuery }),
+      client_metadata: {
+        client_name: "Acme Rentals",
+        vp_formats_supported: {
+          "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256", "EdDSA"], "kb-jwt_alg_values": ["ES256", "EdDSA"] },
+        },
+        ...(record.encryptionKey
+          ? {
+              jwks: { keys: [record.encryptionKey.publicJwk] },
+              encrypted_response_enc_values_supported: options.encValues ?? ["A128GCM", "A256GCM"],
+            }
+          : {}),
+      },
+      iat: now,
+      exp: options.tamper === "expired" ? now - 10 : now + 300,
+      ...(walletNonce ? { wallet_nonce: walletNonce } : {}),
+    };
+    const typ = options.tamper === "typ" ? "JWT" : "oauth-authz-req+jwt";
+    if (identity.x5c) {
+      const signingKey = await importJWK(chain!.leafPrivateJwk, "ES256");
+      return new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ, x5c: identity.x5c }).sign(signingKey);
+    }
+    const signingKey = options.tamper === "signature" ? generateEd25519Jwk() : key;
+    const kid = options.tamper === "kid" ? "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK#x" : identity.kid;
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: "EdDSA", typ, ...(kid ? { kid } : {}) })
+      .sign(await importJWK(signingKey, "EdDSA"));
+  }
+
+  const serve = async (id: string, reply: import("fastify").FastifyReply, walletNonce?: string) => {
+    const record = requests.get(id);
+    if (!record) return reply.code(404).send({ error: "not_found" });
+    if (record.options.requestStatus) return reply.code(record.options.requestStatus).send({ error: "gone" });
+    return reply.type("application/oauth-authz-req+jwt").send(await requestObject(record, walletNonce));
+  };
+  app.get("/requests/:id", async (request, reply) => {
+    fetches.push(`GET ${request.url}`);
+    return serve((request.params as { id: string }).id, reply);
+  });
+  app.post("/requests/:id", async (request, reply) => {
+    fetches.push(`POST ${request.url}`);
+    return serve(
+      (request.params as { id: string }).id,
+      reply,
+      (request.body as { wallet_nonce?: string })?.wallet_nonce,
+    );
+  });
+
+  app.post("/response", async (request, reply) => {
+    const form = request.body as Record<string, string>;
+    let payload: Record<string, unknown> = form;
+    let record: RequestRecord | undefined;
+    let enc: string | undefined;
+    if (form.response) {
+      const header = JSON.parse(Buffer.from(form.response.split(".")[0]!, "base64url").toString());
+      enc = header.enc;
+      record = [...requests.values()].find((r) => r.encryptionKey?.publicJwk.kid === header.kid);
+      if (!record?.encryptionKey)
+        return reply.code(400).send({ error: "invalid_request", error_description: "unknown key" });
+      payload = await decryptAuthorizationResponse(form.response, record.encryptionKey.privateJwk);
+    } else {
+      record = [...requests.values()].find((r) => r.state === form.state);
+    }
+    if (!record) return reply.code(400).send({ error: "invalid_request", error_description: "session not found" });
+    if (record.options.refuseResponse) {
+      return reply.code(400).send({ error: "invalid_request", error_description: "session expired" });
+    }
+    const vpToken = (typeof payload.vp_token === "string" ? JSON.parse(payload.vp_token) : payload.vp_token) as Record<
+      string,
+      string[]
+    >;
+    const submission: Submission = {
+      requestId: record.id,
+      mode: form.response ? "direct_post.jwt" : "direct_post",
+      state: payload.state,
+      claims: {},
+      presentations: vpToken,
+      problems: [],
+      ...(enc ? { enc } : {}),
+    };
+    for (const [queryId, presentations] of Object.entries(vpToken)) {
+      submission.claims[queryId] = [];
+      for (const presentation of presentations) {
+        try {
+          const parsed = parseSdJwtPresentation(presentation);
+          await verifyKeyBindingJwt(parsed, holderJwkOf(parsed.claims) ?? {}, {
+            audience: record.clientId,
+            nonce: record.nonce,
+            now: Math.floor(Date.now() / 1000),
+            maxAgeSeconds: 300,
+            clockSkewSeconds: 60,
+          });
+          submission.claims[queryId]!.push(parsed.claims);
+        } catch (error) {
+          submission.problems.push((error as Error).message);
+        }
+      }
+    }
+    submissions.push(submission);
+    return reply.send(
+      record.options.redirectUri ? { redirect_uri: `${record.options.redirectUri}?id=${record.id}` } : {},
+    );
+  });
+
+  baseUrl = await listen(app, "localhost");
+  chain = await createTestChain("verifier-double", { dnsNames: ["localhost"] });
+
+  return {
+    baseUrl,
+    submissions,
+    fetches,
+    createRequest(options) {
+      const id = randomUUID();
+      const record: RequestRecord = {
+        id,
+        options,
+        clientId: clientIdFor(options.clientIdKind ?? "did:key").clientId,
+        nonce: randomBytes(32).toString("base64url"),
+        state: randomBytes(32).toString("base64url"),
+        ...(options.responseMode === "direct_post.jwt" ? { encryptionKey: createResponseEncryptionKey() } : {}),
+      };
+      requests.set(id, record);
+      const link =
+        `openid4vp://?client_id=${encodeURIComponent(record.clientId)}` +
+        `&request_uri=${encodeURIComponent(`${baseUrl}/requests/${id}`)}` +
+        (options.requestUriMethod ? `&request_uri_method=${options.requestUriMethod}` : "");
+      return { link, id, clientId: record.clientId, nonce: record.nonce, state: record.state };
+    },
+    close: () => app.close(),
+  };
+}

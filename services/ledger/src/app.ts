@@ -1,0 +1,16 @@
+import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { LedgerConfig } from "./config.js";
+import { ledgerDependencies } from "./create-dependencies.js";
+import { registerGetLatestCheckpointRoute } from "./routes/get-latest-checkpoint.route.js";
+import { registerGetRecordRoute } from "./routes/get-record.route.js";
+import { registerResolveDidRoute } from "./routes/resolve-did.route.js";
+
+/** The ledger's public API, for external verifiers and debugging: DIDs, records and checkpoints. */
+export async function buildApp(context: ServiceContext<LedgerConfig>): Promise<App> {
+  const app = await createServiceApp(context);
+  const dependencies = ledgerDependencies(context);
+  registerResolveDidRoute(app, dependencies);
+  registerGetRecordRoute(app, dependencies);
+  registerGetLatestCheckpointRoute(app, dependencies);
+  return app;
+}

@@ -1,0 +1,43 @@
+import { createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import type { LedgerConfig } from "./config.js";
+import { createCheckpointSigner, lazyCheckpointSigner } from "./domain/checkpoint-signer.js";
+import { createCheckpointing } from "./domain/checkpointing.js";
+import type { LedgerDependencies } from "./domain/dependencies.js";
+import { loadSigningKey } from "./domain/load-signing-key.js";
+import { createLedgerRepositories } from "./store/create-repositories.js";
+
+const built = new WeakMap<ServiceContext<LedgerConfig>, LedgerDependencies>();
+
+/**
+ * The ledger's dependencies for a service context, built once and shared by the public app, the
+ * RPC handlers and the checkpointer (one signing key, one in-process checkpoint refresh at a time).
+ * Checkpoint JWS name the ledger's public URL as `iss`.
+ */
+export function ledgerDependencies(context: ServiceContext<LedgerConfig>): LedgerDependencies {
+  const existing = built.get(context);
+  if (existing) return existing;
+  const { KEY_ENCRYPTION_KEYS } = context.config;
+  const sealer = KEY_ENCRYPTION_KEYS ? createEnvelopeSealer(KEY_ENCRYPTION_KEYS) : undefined;
+  const repositories = createLedgerRepositories(context.db, sealer);
+  const now = () => new Date();
+  const signer = lazyCheckpointSigner(async () =>
+    createCheckpointSigner(
+      await loadSigningKey(repositories.keys, context.config.LEDGER_SIGNING_KEY),
+      context.publicUrl,
+    ),
+  );
+  const dependencies: LedgerDependencies = {
+    repositories,
+    signer,
+    checkpointing: createCheckpointing({
+      entries: repositories.entries,
+      checkpoints: repositories.checkpoints,
+      signer,
+      now,
+    }),
+    checkpointOnRead: context.config.LEDGER_CHECKPOINT_ON_READ,
+    now,
+  };
+  built.set(context, dependencies);
+  return dependencies;
+}

@@ -1,0 +1,67 @@
+import type { Ed25519PrivateJwk } from "@attesto/protocol";
+import { calculateJwkThumbprint, importJWK, SignJWT } from "jose";
+
+/** `typ` of a checkpoint JWS (RFC 8725 explicit typing: it cannot be mistaken for another JWT). */
+export const CHECKPOINT_JWS_TYPE = "ledger-checkpoint+jwt";
+export const CHECKPOINT_JWS_ALG = "EdDSA";
+
+/** The claims a checkpoint JWS carries. */
+export interface CheckpointClaims {
+  tree_size: number;
+  root_hash: string;
+  /** ISO 8601, the checkpoint's `created_at`. */
+  created_at: string;
+}
+
+/** The ledger's published verification key. */
+export interface CheckpointPublicJwk {
+  kty: "OKP";
+  crv: "Ed25519";
+  x: string;
+  /** RFC 7638 thumbprint; also the `kid` header of every checkpoint JWS. */
+  kid: string;
+  alg: typeof CHECKPOINT_JWS_ALG;
+  use: "sig";
+}
+
+export interface CheckpointSigner {
+  publicJwk(): Promise<CheckpointPublicJwk>;
+  /** Compact JWS: header {alg EdDSA, typ, kid}, payload the claims plus `iss` and `iat`. */
+  sign(claims: CheckpointClaims): Promise<string>;
+}
+
+/** Signs checkpoints with an Ed25519 private JWK as `issuer`. */
+export async function createCheckpointSigner(privateJwk: Ed25519PrivateJwk, issuer: string): Promise<CheckpointSigner> {
+  const publicPart = { kty: "OKP" as const, crv: "Ed25519" as const, x: privateJwk.x };
+  const kid = await calculateJwkThumbprint(publicPart, "sha256");
+  const key = await importJWK({ ...privateJwk, alg: CHECKPOINT_JWS_ALG }, CHECKPOINT_JWS_ALG);
+  const publicJwk: CheckpointPublicJwk = { ...publicPart, kid, alg: CHECKPOINT_JWS_ALG, use: "sig" };
+  return {
+    publicJwk: async () => publicJwk,
+    sign: (claims) =>
+      new SignJWT({ ...claims })
+        .setProtectedHeader({ alg: CHECKPOINT_JWS_ALG, typ: CHECKPOINT_JWS_TYPE, kid })
+        .setIssuer(issuer)
+        .setIssuedAt(Math.floor(Date.parse(claims.created_at) / 1000))
+        .sign(key),
+  };
+}
+
+/**
+ * A signer whose key is loaded on first use (from config or the database) and then kept; a failed
+ * load is retried on the next use rather than cached.
+ */
+export function lazyCheckpointSigner(load: () => Promise<CheckpointSigner>): CheckpointSigner {
+  let loading: Promise<CheckpointSigner> | undefined;
+  const signer = () => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+  return {
+    publicJwk: async () => (await signer()).publicJwk(),
+    sign: async (claims) => (await signer()).sign(claims),
+  };
+}

@@ -1,0 +1,18 @@
+import { notFound } from "@attesto/runtime";
+import type { CheckpointPublicJwk } from "./checkpoint-signer.js";
+import type { LedgerDependencies } from "./dependencies.js";
+import type { Checkpoint } from "./records.js";
+
+/**
+ * The latest signed checkpoint and the key that verifies it. With `checkpointOnRead`, a ledger that
+ * has none yet signs one now; otherwise 404 until the checkpointer's first tick.
+ */
+export async function getLatestCheckpoint(
+  dependencies: LedgerDependencies,
+): Promise<{ checkpoint: Checkpoint; publicJwk: CheckpointPublicJwk }> {
+  const { checkpointing, signer } = dependencies;
+  let checkpoint = await checkpointing.latest();
+  if (!checkpoint && dependencies.checkpointOnRead) checkpoint = await checkpointing.refresh();
+  if (!checkpoint) throw notFound("No checkpoint yet");
+  return { checkpoint, publicJwk: await signer.publicJwk() };
+}

@@ -1,0 +1,14 @@
+import { notFound } from "@attesto/runtime";
+import type { LedgerDependencies } from "./dependencies.js";
+import { parseLedgerDid } from "./ledger-did.js";
+import type { DidRecord } from "./records.js";
+
+/** The DID's record (document, deactivation); 400 for a DID that is not did:ledger, 404 when unknown. */
+export async function resolveDid(
+  { repositories }: Pick<LedgerDependencies, "repositories">,
+  did: string,
+): Promise<DidRecord> {
+  const record = await repositories.dids.find(parseLedgerDid(did));
+  if (!record) throw notFound("DID not found");
+  return record;
+}

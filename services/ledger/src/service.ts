@@ -1,0 +1,40 @@
+import { ledgerV1 } from "@attesto/proto";
+import { loggerOptions, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import pino from "pino";
+import { buildApp } from "./app.js";
+import { type LedgerConfig, ledgerPorts, loadLedgerConfig } from "./config.js";
+import { ledgerDependencies } from "./create-dependencies.js";
+import { startCheckpointer } from "./domain/start-checkpointer.js";
+import { LedgerServiceRpc } from "./rpc/ledger-service.rpc.js";
+import { migrations } from "./store/migrations/index.js";
+
+/** Start-up: load (or generate and store) the signing key, then run the background checkpointer. */
+async function startLedger(context: ServiceContext<LedgerConfig>): Promise<() => Promise<void>> {
+  const { config } = context;
+  const log = pino(loggerOptions(context.service, config.LOG_LEVEL));
+  if (!config.LEDGER_SIGNING_KEY && !config.KEY_ENCRYPTION_KEYS) {
+    log.warn("neither LEDGER_SIGNING_KEY nor KEY_ENCRYPTION_KEYS is set: the checkpoint key is stored unencrypted");
+  }
+  const dependencies = ledgerDependencies(context);
+  await dependencies.signer.publicJwk();
+  return startCheckpointer({
+    checkpointing: dependencies.checkpointing,
+    intervalMs: config.LEDGER_CHECKPOINT_INTERVAL_MS,
+    onError: (error) => log.error({ err: error }, "checkpoint failed"),
+  });
+}
+
+export const ledger: ServiceModule<LedgerConfig> = {
+  definition: {
+    name: "ledger",
+    version: readPackageVersion(import.meta.url),
+    migrations,
+    buildApp,
+    init: startLedger,
+    rpc(router, context) {
+      router.service(ledgerV1.LedgerService, new LedgerServiceRpc(ledgerDependencies(context)));
+    },
+  },
+  loadConfig: loadLedgerConfig,
+  ports: ledgerPorts,
+};

@@ -1,0 +1,26 @@
+import type { EnvelopeSealer } from "@attesto/runtime";
+import type { Kysely } from "kysely";
+import type { LedgerRepositories } from "../domain/repositories.js";
+import { createAppendTransactions } from "./append-transactions.store.js";
+import { createCheckpointStore } from "./checkpoint.store.js";
+import { createDidStore } from "./did.store.js";
+import { createLedgerEntryStore } from "./ledger-entry.store.js";
+import { createLedgerKeyStore } from "./ledger-key.store.js";
+import { createNotarizationStore } from "./notarization.store.js";
+import type { LedgerTables } from "./tables.js";
+
+/**
+ * The ledger's repositories on PostgreSQL (`database` is already bound to the service's schema);
+ * `sealer` encrypts the ledger's private keys at rest.
+ */
+export function createLedgerRepositories(database: Kysely<unknown>, sealer?: EnvelopeSealer): LedgerRepositories {
+  const db = database as Kysely<LedgerTables>;
+  return {
+    entries: createLedgerEntryStore(db),
+    dids: createDidStore(db),
+    notarizations: createNotarizationStore(db),
+    checkpoints: createCheckpointStore(db),
+    keys: createLedgerKeyStore(db, sealer),
+    appends: createAppendTransactions(db),
+  };
+}

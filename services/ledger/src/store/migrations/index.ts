@@ -1,0 +1,7 @@
+import type { Migrations } from "@attesto/store";
+import { createLedger } from "./0001-ledger.js";
+
+/** Migrations of the ledger schema, applied in name order at start-up. */
+export const migrations: Migrations = {
+  "0001_ledger": createLedger,
+};

@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto";
+import { ledgerV1 } from "@attesto/proto";
+import {
+  type App,
+  clientInterceptors,
+  createServiceContext,
+  createServiceCredentialSigner,
+  createServiceCredentialVerifier,
+  type ServiceContext,
+  serverInterceptors,
+} from "@attesto/runtime";
+import { createTestDatabase, type TestDatabase } from "@attesto/store";
+import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import pino from "pino";
+import { type LedgerConfig, loadLedgerConfig } from "../src/config.js";
+import { ledgerDependencies } from "../src/create-dependencies.js";
+import type { LedgerDependencies } from "../src/domain/dependencies.js";
+import { ledger } from "../src/service.js";
+import { migrations } from "../src/store/migrations/index.js";
+import type { LedgerTables } from "../src/store/tables.js";
+
+export const PUBLIC_URL = "http://localhost:8088";
+const SECRET = "ledger-test-secret-ledger-test-secret";
+
+/** One ledger process: its context, shared dependencies and an in-memory LedgerService client. */
+export interface LedgerNode {
+  config: LedgerConfig;
+  context: ServiceContext<LedgerConfig>;
+  dependencies: LedgerDependencies;
+  /** Through the same credential and error-mapping interceptors as the real internal port. */
+  client: Client<typeof ledgerV1.LedgerService>;
+}
+
+export interface TestLedger extends LedgerNode {
+  database: TestDatabase<LedgerTables>;
+  db: Kysely<LedgerTables>;
+  app: App;
+  /** Another ledger process on the same database (a restart or a second replica). */
+  sibling(env?: Record<string, string>): LedgerNode;
+  close(): Promise<void>;
+}
+
+function startNode(database: TestDatabase<LedgerTables>, env: Record<string, string>): LedgerNode {
+  const config = loadLedgerConfig({
+    DATABASE_URL: database.url,
+    DATABASE_SCHEMA: database.schema,
+    SERVICE_AUTH_SECRET: SECRET,
+    LOG_LEVEL: "silent",
+    PUBLIC_URL,
+    ...env,
+  });
+  const context = createServiceContext(ledger.definition, config, database.db as Kysely<unknown>);
+  const transport = createRouterTransport((router) => ledger.definition.rpc?.(router, context), {
+    router: {
+      interceptors: serverInterceptors(
+        createServiceCredentialVerifier({ secret: SECRET, audience: "ledger" }),
+        pino({ level: "silent" }),
+      ),
+    },
+    transport: {
+      interceptors: clientInterceptors({
+        signer: createServiceCredentialSigner({ secret: SECRET, caller: "scheduler" }),
+        audience: "ledger",
+        retries: 0,
+      }),
+    },
+  });
+  return {
+    config,
+    context,
+    dependencies: ledgerDependencies(context),
+    client: createClient(ledgerV1.LedgerService, transport),
+  };
+}
+
+/** A ledger on a fresh schema with its public app built; `env` overrides configuration. */
+export async function createTestLedger(env: Record<string, string> = {}): Promise<TestLedger> {
+  const database = await createTestDatabase<LedgerTables>({ prefix: "ledger", migrations });
+  const node = startNode(database, env);
+  const app = await ledger.definition.buildApp(node.context);
+  await app.ready();
+  return {
+    ...node,
+    database,
+    db: database.db,
+    app,
+    sibling: (more = {}) => startNode(database, { ...env, ...more }),
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+export const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");

@@ -1,0 +1,15 @@
+export {
+  DC_SD_JWT_VP_FORMATS,
+  REQUEST_OBJECT_CONTENT_TYPE,
+  REQUEST_OBJECT_TYP,
+  type RequestObjectClaims,
+  SELF_ISSUED_AUDIENCE,
+  signRequestObject,
+} from "./sign-request-object.js";
+export {
+  createRequestNonce,
+  DEFAULT_DID_KEY_FRAGMENT,
+  DID_CLIENT_ID_PREFIX,
+  resolveVerifierClientId,
+  type VerifierClientId,
+} from "./verifier-client-id.js";

@@ -1,0 +1,43 @@
+import { importJWK, type JWK, SignJWT } from "jose";
+
+/** `typ` of a signed authorization request (RFC 9101, OID4VP 1.0 §5). */
+export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
+
+/** Media type the request object is served with. */
+export const REQUEST_OBJECT_CONTENT_TYPE = "application/oauth-authz-req+jwt";
+
+/** `aud` of a request object sent to a wallet (the Self-Issued OP v2 constant of OID4VP). */
+export const SELF_ISSUED_AUDIENCE = "https://self-issued.me/v2";
+
+/** Algorithms wallets may use for presentations (`vp_formats_supported` of `dc+sd-jwt`). */
+export const DC_SD_JWT_VP_FORMATS = {
+  "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256", "EdDSA"], "kb-jwt_alg_values": ["ES256", "EdDSA"] },
+} as const;
+
+export interface RequestObjectClaims {
+  iss: string;
+  aud: string;
+  client_id: string;
+  response_type: "vp_token";
+  response_mode: string;
+  response_uri: string;
+  nonce: string;
+  state: string;
+  dcql_query: unknown;
+  client_metadata: Record<string, unknown>;
+  /** Unix seconds. */
+  iat: number;
+  exp: number;
+  wallet_nonce?: string;
+}
+
+/** Signs a request object with the verifier's Ed25519 private JWK (EdDSA), `typ` oauth-authz-req+jwt. */
+export async function signRequestObject(
+  claims: RequestObjectClaims,
+  privateJwk: JWK,
+  options: { kid?: string } = {},
+): Promise<string> {
+  const key = await importJWK(privateJwk, "EdDSA");
+  const header = { alg: "EdDSA", typ: REQUEST_OBJECT_TYP, ...(options.kid ? { kid: options.kid } : {}) };
+  return new SignJWT({ ...claims }).setProtectedHeader(header).sign(key);
+}

@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from "node:crypto";
+import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
+import type { PublicJwk } from "../proof/public-jwk.js";
+import { createDisclosureFrame } from "./create-disclosure-frame.js";
+import type { JwtSigner } from "./jwt-signer.js";
+
+/** Media type of an SD-JWT VC (`typ` header, `format` in OID4VCI). */
+export const SD_JWT_VC_TYP = "dc+sd-jwt";
+
+/** Bytes of randomness in every disclosure salt (128 bits, RFC 9901 §9.3). */
+export const SALT_BYTES = 16;
+
+/** JWT claims the SD-JWT VC itself sets; a credential's claims cannot use these names. */
+export const RESERVED_CLAIM_NAMES = [
+  "iss",
+  "sub",
+  "iat",
+  "nbf",
+  "exp",
+  "cnf",
+  "vct",
+  "vct#integrity",
+  "status",
+  "_sd",
+  "_sd_alg",
+  "...",
+] as const;
+
+export class SdJwtVcIssueError extends Error {
+  override name = "SdJwtVcIssueError";
+}
+
+export interface IssueSdJwtVcInput {
+  signer: JwtSigner;
+  /** `iss`: the credential issuer identifier. */
+  issuer: string;
+  vct: string;
+  /** Credential subject claims; every one becomes selectively disclosable. */
+  claims: Record<string, unknown>;
+  /** The holder key the credential is bound to (`cnf.jwk`); public members only are embedded. */
+  holderPublicJwk: PublicJwk;
+  /** Unix seconds. */
+  issuedAt: number;
+  expiresAt?: number;
+  notBefore?: number;
+  /** `sub` (e.g. the holder's DID); optional in SD-JWT VC. */
+  subject?: string;
+}
+
+export interface IssuedSdJwtVc {
+  /** `<issuer-signed JWT>~<disclosure>~...~` */
+  credential: string;
+  issuerJwt: string;
+  /** Lowercase hex SHA-256 of the issuer-signed JWT: the key of the credential's status record. */
+  issuerJwtSha256: string;
+}
+
+const sha256 = (data: string | ArrayBuffer) =>
+  new Uint8Array(
+    createHash("sha256")
+      .update(typeof data === "string" ? data : Buffer.from(data))
+      .digest(),
+  );
+
+/** A fresh salt: 128 random bits, base64url. */
+const salt = () => randomBytes(SALT_BYTES).toString("base64url");
+
+/**
+ * Issues an SD-JWT VC (`typ: dc+sd-jwt`) with @sd-jwt/sd-jwt-vc: `iss`, `vct`, `iat`, `exp`,
+ * optional `nbf`/`sub`, `cnf.jwk` bound to the holder's key, every claim disclosable through `_sd`
+ * (`_sd_alg: sha-256`, 128-bit salts), signed by `signer` with its `kid` or `x5c` header.
+ */
+export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJwtVc> {
+  const reserved = Object.keys(input.claims).filter((name) =>
+    (RESERVED_CLAIM_NAMES as readonly string[]).includes(name),
+  );
+  if (reserved.length > 0) throw new SdJwtVcIssueError(`claim names reserved by SD-JWT VC: ${reserved.join(", ")}`);
+  const { signer } = input;
+  const instance = new SDJwtVcInstance({
+    hasher: sha256,
+    hashAlg: "sha-256",
+    saltGenerator: salt,
+    signAlg: signer.alg,
+    signer: async (signingInput) =>
+      Buffer.from(await signer.sign(new TextEncoder().encode(signingInput))).toString("base64url"),
+  });
+  const { kty, crv, x } = input.holderPublicJwk;
+  const cnfJwk = input.holderPublicJwk.kty === "EC" ? { kty, crv, x, y: input.holderPublicJwk.y } : { kty, crv, x };
+  const payload = {
+    iss: input.issuer,
+    ...(input.subject === undefined ? {} : { sub: input.subject }),
+    iat: input.issuedAt,
+    ...(input.notBefore === undefined ? {} : { nbf: input.notBefore }),
+    ...(input.expiresAt === undefined ? {} : { exp: input.expiresAt }),
+    vct: input.vct,
+    cnf: { jwk: cnfJwk },
+    ...input.claims,
+  };
+  const credential = await instance.issue(payload, createDisclosureFrame(input.claims) as never, {
+    header: { typ: SD_JWT_VC_TYP, ...signer.keyHeader },
+  });
+  const issuerJwt = credential.split("~")[0] ?? "";
+  return { credential, issuerJwt, issuerJwtSha256: createHash("sha256").update(issuerJwt).digest("hex") };
+}

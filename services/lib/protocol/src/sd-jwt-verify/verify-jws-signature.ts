@@ -1,0 +1,36 @@
+import { compactVerify, importJWK, type JWK } from "jose";
+import { type AllowedJwsAlgorithm, isAllowedJwsAlgorithm } from "./jws-algorithms.js";
+
+/** Whether a public JWK can verify `alg`: ES256 needs an EC P-256 key, EdDSA an OKP Ed25519 key. */
+export function keyMatchesAlgorithm(jwk: { kty?: unknown; crv?: unknown }, alg: AllowedJwsAlgorithm): boolean {
+  if (alg === "ES256") return jwk.kty === "EC" && jwk.crv === "P-256";
+  return jwk.kty === "OKP" && jwk.crv === "Ed25519";
+}
+
+/** The public members of an EC or OKP JWK (a `d` sent by mistake is never used). */
+export function publicMembersOf(jwk: Record<string, unknown>): JWK {
+  const { kty, crv, x, y } = jwk;
+  return (kty === "EC" ? { kty, crv, x, y } : { kty, crv, x }) as JWK;
+}
+
+/**
+ * Verifies a compact JWS with a public JWK. The algorithm is the header's `alg`, which must be in
+ * the allow-list and fit the key. False on any failure (bad signature, wrong key type, bad key).
+ */
+export async function verifyJwsSignature(compact: string, publicJwk: Record<string, unknown>): Promise<boolean> {
+  const [encodedHeader] = compact.split(".");
+  let alg: unknown;
+  try {
+    alg = JSON.parse(Buffer.from(encodedHeader ?? "", "base64url").toString("utf8")).alg;
+  } catch {
+    return false;
+  }
+  if (!isAllowedJwsAlgorithm(alg) || !keyMatchesAlgorithm(publicJwk, alg)) return false;
+  try {
+    const key = await importJWK(publicMembersOf(publicJwk), alg);
+    await compactVerify(compact, key, { algorithms: [alg] });
+    return true;
+  } catch {
+    return false;
+  }
+}

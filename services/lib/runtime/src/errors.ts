@@ -1,0 +1,63 @@
+/**
+ * The one error model. Every failure a client may see is an AppError: a status, a stable machine
+ * code and a message that is safe to show. Anything else is an internal error and is answered as
+ * 500 `server_error` without details (the log keeps the cause).
+ *
+ * Two wire shapes exist (DESIGN.md "Errors"):
+ * - `api`   -> `{ error, message }`             (admin and REST endpoints)
+ * - `oauth` -> `{ error, error_description }`   (/v1/par, /v1/token, /credential, presentation)
+ */
+export type ErrorShape = "api" | "oauth";
+
+export interface AppErrorOptions {
+  cause?: unknown;
+  headers?: Record<string, string>;
+  /** Force a wire shape regardless of the route's default (e.g. OAuth errors). */
+  shape?: ErrorShape;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+  readonly shape: ErrorShape | undefined;
+
+  constructor(status: number, code: string, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.headers = options.headers ?? {};
+    this.shape = options.shape;
+  }
+
+  /** Whether the message may be shown to the client (client errors, and "unavailable" which names the dependency). */
+  get expose(): boolean {
+    return this.status < 500 || this.status === 503;
+  }
+}
+
+/** An RFC 6749-style error: always serialised as `{error, error_description}`. */
+export class OAuthError extends AppError {
+  constructor(status: number, code: string, description: string, options: Omit<AppErrorOptions, "shape"> = {}) {
+    super(status, code, description, { ...options, shape: "oauth" });
+  }
+}
+
+type Factory = (message: string, options?: AppErrorOptions) => AppError;
+const factory =
+  (status: number, code: string): Factory =>
+  (message, options) =>
+    new AppError(status, code, message, options);
+
+export const badRequest = factory(400, "invalid_request");
+export const unauthorized = factory(401, "unauthorized");
+export const forbidden = factory(403, "forbidden");
+export const notFound = factory(404, "not_found");
+export const conflict = factory(409, "conflict");
+export const gone = factory(410, "gone");
+export const tooManyRequests = factory(429, "rate_limited");
+export const unavailable = factory(503, "unavailable");
+export const internalError = factory(500, "server_error");
+
+export const isAppError = (value: unknown): value is AppError => value instanceof AppError;

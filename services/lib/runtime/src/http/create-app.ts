@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { STATUS_CODES } from "node:http";
+import cors from "@fastify/cors";
+import formbody from "@fastify/formbody";
+import helmet from "@fastify/helmet";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RawServerDefault } from "fastify";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { BaseConfig } from "../config.js";
+import { badRequest } from "../errors.js";
+import { loggerOptions } from "../logger.js";
+import type { ServiceMetrics } from "../metrics.js";
+import { installErrorHandling, sendError } from "./error-handler.js";
+import { findUnstorableText as unstorableAt } from "./unstorable-text.js";
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+export interface CreateAppOptions {
+  service: string;
+  version: string;
+  config: Pick<BaseConfig, "LOG_LEVEL" | "BODY_LIMIT_BYTES" | "REQUEST_TIMEOUT_MS" | "CORS_ORIGINS" | "TRUST_PROXY">;
+  metrics?: ServiceMetrics;
+  /** Extra Fastify plugins registered before the routes (e.g. the OpenTelemetry plugin). */
+  plugins?: Array<(app: App) => Promise<void> | void>;
+}
+
+/** Requests Node's HTTP parser refuses never reach Fastify: answer them in the documented shape. */
+function answerClientError(error: Error, socket: import("node:net").Socket): void {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ECONNRESET" || socket.destroyed) return;
+  const [status, body] =
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, { error: "request_timeout", message: "Request timed out" }]
+      : code === "HPE_HEADER_OVERFLOW"
+        ? [431, { error: "request_header_fields_too_large", message: "Request header fields are too large" }]
+        : [400, { error: "invalid_request", message: "Malformed HTTP request" }];
+  if (socket.writable) {
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+export const EXPOSED_HEADERS = ["DPoP-Nonce", "WWW-Authenticate", "X-Request-Id", "Retry-After"];
+
+/**
+ * The Fastify app every service builds on: `GET /health`, request ids, redacted JSON logs, the one
+ * error handler, zod schemas, form bodies, body limit, CORS, security headers and RED metrics.
+ */
+export async function createApp(options: CreateAppOptions): Promise<App> {
+  const { service, version, config, metrics } = options;
+  const app = Fastify({
+    logger: loggerOptions(service, config.LOG_LEVEL),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.REQUEST_TIMEOUT_MS,
+    trustProxy: config.TRUST_PROXY,
+    requestIdHeader: "x-request-id",
+    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    // Bad URLs and over-long path parameters go through the one error handler too.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    forceCloseConnections: "idle",
+    clientErrorHandler: answerClientError,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+  app.addHook("preValidation", async (request) => {
+    // Query strings only where the route reads them (a schema): metadata answers 200 whatever the query.
+    const readsQuery = request.routeOptions.schema?.querystring !== undefined;
+    const field =
+      unstorableAt(request.params, "params") ??
+      (readsQuery ? unstorableAt(request.query, "query") : undefined) ??
+      unstorableAt(request.body, "body");
+    if (field) throw badRequest(`Invalid ${field}: must not contain NUL characters or unpaired surrogates`);
+  });
+
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: false,
+    crossOriginResourcePolicy: { policy: "cross-origin" },
+  });
+  await app.register(cors, {
+    origin: config.CORS_ORIGINS === "*" ? "*" : config.CORS_ORIGINS.split(",").map((o) => o.trim()),
+    exposedHeaders: EXPOSED_HEADERS,
+    allowedHeaders: [
+      "Content-Type",
+      "Authorization",
+      "DPoP",
+      "X-API-Key",
+      "OAuth-Client-Attestation",
+      "OAuth-Client-Attestation-PoP",
+      "X-Request-Id",
+    ],
+  });
+  await app.register(formbody);
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  if (metrics) {
+    app.addHook("onResponse", async (request, reply) => {
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? "unmatched",
+        status_code: String(reply.statusCode),
+      };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    });
+  }
+  for (const plugin of options.plugins ?? []) await plugin(app);
+
+  app.get("/health", { logLevel: "warn" }, async () => ({ status: "ok", service, version }));
+  return app;
+}

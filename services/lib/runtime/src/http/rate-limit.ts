@@ -1,0 +1,44 @@
+import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import { tooManyRequests } from "../errors.js";
+
+/** Outcome of consuming one unit of a limit. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  remaining: number;
+  /** Seconds until the next unit is available (0 when allowed). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Shared counters (PostgreSQL in production, see @attesto/store) so a limit holds across replicas.
+ * A sliding window: at most `max` allowed hits per `windowSeconds` for one key.
+ */
+export interface RateLimitCounter {
+  consume(key: string, limit: { max: number; windowSeconds: number }): Promise<RateLimitDecision>;
+}
+
+export interface RateLimitRule {
+  /** Namespaces the key, e.g. "apply" or "login". */
+  name: string;
+  max: number;
+  windowSeconds: number;
+  /** What is limited; the client IP by default. */
+  key?: (request: FastifyRequest) => string | undefined;
+  message?: string;
+}
+
+/** A route preHandler that refuses with 429 (and Retry-After) once the rule's limit is reached. */
+export function rateLimit(counter: RateLimitCounter, rule: RateLimitRule): preHandlerAsyncHookHandler {
+  const keyOf = rule.key ?? ((request: FastifyRequest) => request.ip);
+  return async (request, reply) => {
+    const subject = keyOf(request);
+    if (subject === undefined) return;
+    const decision = await counter.consume(`${rule.name}:${subject}`, rule);
+    reply.header("RateLimit-Limit", rule.max).header("RateLimit-Remaining", decision.remaining);
+    if (!decision.allowed) {
+      throw tooManyRequests(rule.message ?? "Too many requests, try again later", {
+        headers: { "retry-after": String(decision.retryAfterSeconds) },
+      });
+    }
+  };
+}

@@ -1,0 +1,53 @@
+export {
+  type ApiKeyAuthenticator,
+  type AuthenticatedTenant,
+  apiTenantOf,
+  createApiKeyAuthenticator,
+  requireApiKey,
+  type TenantClient,
+  type TenantRole,
+} from "./auth/api-key.js";
+export {
+  type BaseConfig,
+  type BaseConfigShape,
+  baseConfigShape,
+  booleanFlag,
+  ConfigError,
+  loadConfig,
+  publicUrlOf,
+} from "./config.js";
+export {
+  createEnvelopeSealer,
+  EnvelopeError,
+  type EnvelopeSealer,
+  type KeyEncryptionKey,
+  keyEncryptionKeysSchema,
+} from "./crypto/envelope.js";
+export * from "./errors.js";
+export { type App, type CreateAppOptions, createApp, EXPOSED_HEADERS } from "./http/create-app.js";
+export { acceptEmptyJsonBody } from "./http/empty-json-body.js";
+export { sendError } from "./http/error-handler.js";
+export { type RateLimitCounter, type RateLimitDecision, type RateLimitRule, rateLimit } from "./http/rate-limit.js";
+export { findUnstorableText } from "./http/unstorable-text.js";
+export {
+  closeOnSignals,
+  createServiceContext,
+  launchService,
+  type RunningService,
+  type ServiceContext,
+  type ServiceDefinition,
+} from "./launch.js";
+export { loggerOptions, redactedPaths } from "./logger.js";
+export { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
+export { readPackageVersion } from "./package-version.js";
+export { clientInterceptors, createRpcClient, type RpcClientOptions } from "./rpc/client.js";
+export { fromRpcError, toConnectError } from "./rpc/error-mapping.js";
+export { callerKey, type InternalServer, serverInterceptors, startInternalServer } from "./rpc/server.js";
+export {
+  createServiceCredentialSigner,
+  createServiceCredentialVerifier,
+  type ServiceCredentialSigner,
+  type ServiceCredentialVerifier,
+} from "./rpc/service-credential.js";
+export { createServiceApp, envPrefixOf, runServiceMain, type ServiceModule } from "./service-module.js";
+export { startTracing, type Tracing } from "./tracing.js";

@@ -1,0 +1,168 @@
+import {
+  createPostgresRateLimitCounter,
+  createReplayGuard,
+  type Migrations,
+  migrateToLatest,
+  openDatabase,
+  type ReplayGuard,
+} from "@attesto/store";
+import type { DescService } from "@bufbuild/protobuf";
+import type { Client, ConnectRouter } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import pino from "pino";
+import { type BaseConfig, publicUrlOf } from "./config.js";
+import type { App } from "./http/create-app.js";
+import type { RateLimitCounter } from "./http/rate-limit.js";
+import { loggerOptions } from "./logger.js";
+import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
+import { createRpcClient } from "./rpc/client.js";
+import { startInternalServer } from "./rpc/server.js";
+import {
+  createServiceCredentialSigner,
+  createServiceCredentialVerifier,
+  type ServiceCredentialSigner,
+} from "./rpc/service-credential.js";
+import type { Tracing } from "./tracing.js";
+
+/** What the runtime hands a service when it starts: its database, limits, metrics and RPC clients. */
+export interface ServiceContext<C extends BaseConfig = BaseConfig> {
+  service: string;
+  version: string;
+  config: C;
+  publicUrl: string;
+  db: Kysely<unknown>;
+  metrics: ServiceMetrics;
+  rateLimits: RateLimitCounter;
+  /** Single-use values (DPoP jti, nonces) recorded in PostgreSQL. */
+  replayGuard: ReplayGuard;
+  signer: ServiceCredentialSigner;
+  /** A typed client of another service's internal API. */
+  rpcClient<S extends DescService>(service: S, target: { baseUrl: string; audience: string }): Client<S>;
+  /** Extra plugins for createApp (tracing). */
+  plugins: Array<(app: App) => Promise<void>>;
+}
+
+export interface ServiceDefinition<C extends BaseConfig> {
+  name: string;
+  version: string;
+  migrations: Migrations;
+  /** Builds the public Fastify app (routes) from the context. */
+  buildApp(context: ServiceContext<C>): Promise<App>;
+  /** Registers the internal Connect services. */
+  rpc?(router: ConnectRouter, context: ServiceContext<C>): void;
+  /**
+   * Start-up work after migrations (e.g. seeding, background workers); failing it fails start-up.
+   * May return a function that stops background work; it runs on close, before the pool closes.
+   */
+  init?(context: ServiceContext<C>): Promise<void | (() => Promise<void>)>;
+}
+
+export interface RunningService {
+  name: string;
+  publicUrl: string;
+  internalUrl: string;
+  close(): Promise<void>;
+}
+
+/** Builds the context a service runs with (also used by tests with their own database). */
+export function createServiceContext<C extends BaseConfig>(
+  definition: Pick<ServiceDefinition<C>, "name" | "version">,
+  config: C,
+  db: Kysely<unknown>,
+  tracing?: Tracing,
+): ServiceContext<C> {
+  const signer = createServiceCredentialSigner({ secret: config.SERVICE_AUTH_SECRET, caller: definition.name });
+  return {
+    service: definition.name,
+    version: definition.version,
+    config,
+    publicUrl: publicUrlOf(config),
+    db,
+    metrics: createServiceMetrics(definition.name),
+    rateLimits: createPostgresRateLimitCounter(db),
+    replayGuard: createReplayGuard(db),
+    signer,
+    rpcClient: (service, target) => createRpcClient(service, { ...target, signer, timeoutMs: config.RPC_TIMEOUT_MS }),
+    plugins: tracing ? [(app) => tracing.instrument(app, definition.name)] : [],
+  };
+}
+
+/**
+ * Starts one service: database and migrations, start-up work, the public HTTP port and the
+ * internal Connect port. `close()` drains: stop accepting, finish in-flight requests, close pools.
+ */
+export async function launchService<C extends BaseConfig>(
+  definition: ServiceDefinition<C>,
+  config: C,
+  options: { tracing?: Tracing } = {},
+): Promise<RunningService> {
+  const database = openDatabase<unknown>({
+    url: config.DATABASE_URL,
+    schema: config.DATABASE_SCHEMA,
+    poolMax: config.DATABASE_POOL_MAX,
+    applicationName: definition.name,
+  });
+  let stopBackgroundWork: (() => Promise<void>) | undefined;
+  try {
+    await migrateToLatest(database.db, config.DATABASE_SCHEMA, definition.migrations);
+    const context = createServiceContext(definition, config, database.db, options.tracing);
+    stopBackgroundWork = (await definition.init?.(context)) ?? undefined;
+    const app = await definition.buildApp(context);
+    await app.listen({ host: config.HOST, port: config.PORT });
+    const internal = await startInternalServer({
+      service: definition.name,
+      version: definition.version,
+      host: config.HOST,
+      port: config.INTERNAL_PORT,
+      routes: (router) => definition.rpc?.(router, context),
+      verifier: createServiceCredentialVerifier({ secret: config.SERVICE_AUTH_SECRET, audience: definition.name }),
+      metrics: context.metrics.registry,
+      logger: app.log,
+    }).catch(async (error: unknown) => {
+      await app.close();
+      throw error;
+    });
+    return {
+      name: definition.name,
+      publicUrl: context.publicUrl,
+      internalUrl: internal.url,
+      async close() {
+        await app.close();
+        await internal.close();
+        if (stopBackgroundWork) await stopBackgroundWork();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await stopBackgroundWork?.();
+    await database.close();
+    throw error;
+  }
+}
+
+/**
+ * SIGTERM/SIGINT: drain within `graceMs`, then exit. A second signal exits at once.
+ */
+export function closeOnSignals(close: () => Promise<void>, options: { graceMs: number; name: string }): void {
+  const log = pino(loggerOptions(options.name, "info"));
+  let closing = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) process.exit(1);
+    closing = true;
+    log.info({ signal }, "shutting down");
+    const timer = setTimeout(() => {
+      log.error("graceful shutdown timed out");
+      process.exit(1);
+    }, options.graceMs);
+    timer.unref();
+    close().then(
+      () => process.exit(0),
+      (error) => {
+        log.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}

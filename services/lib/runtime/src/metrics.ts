@@ -1,0 +1,31 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+/** Prometheus metrics of one service: process defaults plus RED per route. */
+export interface ServiceMetrics {
+  registry: Registry;
+  httpRequests: Counter<"method" | "route" | "status_code">;
+  httpDuration: Histogram<"method" | "route" | "status_code">;
+}
+
+export function createServiceMetrics(service: string): ServiceMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ["method", "route", "status_code"] as const;
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: "http_requests_total",
+      help: "HTTP requests answered, by route and status",
+      labelNames,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: "http_request_duration_seconds",
+      help: "HTTP request duration in seconds, by route and status",
+      labelNames,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+  };
+}

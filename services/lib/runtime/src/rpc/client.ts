@@ -1,0 +1,74 @@
+import type { DescService } from "@bufbuild/protobuf";
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
+import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { ServiceCredentialSigner } from "./service-credential.js";
+
+export interface RpcClientOptions {
+  /** Internal URL of the callee, e.g. http://localhost:9086. */
+  baseUrl: string;
+  /** The callee's service name: the audience of the service credential. */
+  audience: string;
+  signer: ServiceCredentialSigner;
+  /** Deadline of one call (all attempts). */
+  timeoutMs: number;
+  /** Extra attempts for idempotent methods when the callee is unavailable. */
+  retries?: number;
+}
+
+const RETRYABLE = new Set([Code.Unavailable]);
+
+function isIdempotent(level: MethodOptions_IdempotencyLevel): boolean {
+  return (
+    level === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS || level === MethodOptions_IdempotencyLevel.IDEMPOTENT
+  );
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+/** Adds the caller's service credential to every call. */
+export function credentialInterceptor(signer: ServiceCredentialSigner, audience: string): Interceptor {
+  return (next) => async (req) => {
+    req.header.set("authorization", `Bearer ${await signer.credentialFor(audience)}`);
+    return next(req);
+  };
+}
+
+/** Retries idempotent unary calls on Unavailable with exponential backoff and jitter, within the deadline. */
+export function retryInterceptor(retries: number): Interceptor {
+  return (next) => async (req) => {
+    if (req.stream || !isIdempotent(req.method.idempotency)) return next(req);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await next(req);
+      } catch (error) {
+        const code = ConnectError.from(error).code;
+        if (attempt >= retries || !RETRYABLE.has(code) || req.signal.aborted) throw error;
+        await sleep(50 * 2 ** attempt + Math.random() * 50, req.signal);
+      }
+    }
+  };
+}
+
+/** The interceptors every internal call runs through (exported for in-memory transports in tests). */
+export function clientInterceptors(options: Pick<RpcClientOptions, "signer" | "audience" | "retries">): Interceptor[] {
+  return [retryInterceptor(options.retries ?? 2), credentialInterceptor(options.signer, options.audience)];
+}
+
+/** A typed client of an internal service, with deadline, credential and safe retries. */
+export function createRpcClient<S extends DescService>(service: S, options: RpcClientOptions): Client<S> {
+  const transport = createConnectTransport({
+    baseUrl: options.baseUrl,
+    httpVersion: "1.1",
+    defaultTimeoutMs: options.timeoutMs,
+    interceptors: clientInterceptors(options),
+  });
+  return createClient(service, transport);
+}

@@ -1,0 +1,120 @@
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+import { Code, ConnectError, type ConnectRouter, createContextKey, type Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { FastifyBaseLogger } from "fastify";
+import type { Registry } from "prom-client";
+import { toConnectError } from "./error-mapping.js";
+import type { ServiceCredentialVerifier } from "./service-credential.js";
+
+/** The verified name of the calling service, available to RPC handlers via `context.values`. */
+export const callerKey = createContextKey<string>("", { description: "calling service" });
+
+export interface InternalServerOptions {
+  service: string;
+  version: string;
+  host: string;
+  port: number;
+  routes: (router: ConnectRouter) => void;
+  verifier: ServiceCredentialVerifier;
+  metrics?: Registry;
+  logger: FastifyBaseLogger;
+}
+
+export interface InternalServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Rejects calls without a valid service credential; turns handler errors into Connect errors. */
+export function serverInterceptors(verifier: ServiceCredentialVerifier, logger: FastifyBaseLogger): Interceptor[] {
+  const authenticate: Interceptor = (next) => async (req) => {
+    const header = req.header.get("authorization") ?? "";
+    const token = header.startsWith("Bearer ") ? header.slice(7) : "";
+    if (!token) throw new ConnectError("service credential required", Code.Unauthenticated);
+    try {
+      req.contextValues.set(callerKey, await verifier.verify(token));
+    } catch {
+      throw new ConnectError("invalid service credential", Code.Unauthenticated);
+    }
+    return next(req);
+  };
+  const mapErrors: Interceptor = (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (error) {
+      const connectError = toConnectError(error);
+      if (connectError.code === Code.Internal) logger.error({ err: error, rpc: req.url }, "rpc failed");
+      throw connectError;
+    }
+  };
+  return [authenticate, mapErrors];
+}
+
+/**
+ * The internal port: Connect, gRPC and gRPC-web on one listener, over HTTP/1.1 and cleartext HTTP/2
+ * (h2c, told apart by the connection preface), plus `/metrics` and `/health`. Never exposed publicly.
+ */
+export async function startInternalServer(options: InternalServerOptions): Promise<InternalServer> {
+  const { service, version, metrics } = options;
+  const handler = connectNodeAdapter({
+    routes: options.routes,
+    interceptors: serverInterceptors(options.verifier, options.logger),
+    fallback: (req, res) => {
+      const path = (req.url ?? "").split("?")[0];
+      if (req.method === "GET" && path === "/health") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: "ok", service, version }));
+      } else if (req.method === "GET" && path === "/metrics" && metrics) {
+        metrics
+          .metrics()
+          .then((text) => {
+            res.writeHead(200, { "content-type": metrics.contentType });
+            res.end(text);
+          })
+          .catch(() => {
+            res.writeHead(500);
+            res.end();
+          });
+      } else {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "not_found", message: "Not found" }));
+      }
+    },
+  });
+  const h1 = http.createServer(handler);
+  const h2 = http2.createServer({}, handler);
+  const sockets = new Set<net.Socket>();
+  const listener = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    socket.once("data", (chunk) => {
+      socket.pause();
+      socket.unshift(chunk);
+      // Every HTTP/2 connection opens with the "PRI * HTTP/2.0" preface.
+      (chunk.subarray(0, 3).toString("latin1") === "PRI" ? h2 : h1).emit("connection", socket);
+      process.nextTick(() => socket.resume());
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once("error", reject);
+    listener.listen(options.port, options.host, () => resolve());
+  });
+  const address = listener.address() as net.AddressInfo;
+  const host = options.host === "0.0.0.0" || options.host === "::" ? "localhost" : options.host;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        listener.close(() => resolve());
+        h1.closeIdleConnections();
+        for (const socket of sockets) socket.end();
+        setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, 2000).unref();
+      }),
+  };
+}

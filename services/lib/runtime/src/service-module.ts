@@ -1,0 +1,59 @@
+import type { BaseConfig } from "./config.js";
+import { ConfigError } from "./config.js";
+import { type App, createApp } from "./http/create-app.js";
+import { closeOnSignals, launchService, type ServiceContext, type ServiceDefinition } from "./launch.js";
+import { startTracing } from "./tracing.js";
+
+/** Everything a launcher needs to know about a service: how to configure it and how to run it. */
+export interface ServiceModule<C extends BaseConfig = BaseConfig> {
+  definition: ServiceDefinition<C>;
+  /** Parses the service's configuration from environment variables. */
+  loadConfig(env: Record<string, string | undefined>): C;
+  /** Default public and internal ports (DESIGN.md). */
+  ports: { public: number; internal: number };
+}
+
+/** The environment-variable prefix of a service, e.g. "schema-registry" -> "SCHEMA_REGISTRY". */
+export const envPrefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
+
+/** The base Fastify app of a service, built from its context. */
+export function createServiceApp(context: ServiceContext): Promise<App> {
+  return createApp({
+    service: context.service,
+    version: context.version,
+    config: context.config,
+    metrics: context.metrics,
+    plugins: context.plugins,
+  });
+}
+
+/** A service's `main.ts`: configure from the environment, start, drain on SIGTERM. */
+export async function runServiceMain<C extends BaseConfig>(module: ServiceModule<C>): Promise<void> {
+  const name = module.definition.name;
+  let config: C;
+  try {
+    config = module.loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`${name}: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const tracing = await startTracing({ serviceName: name, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  let running: Awaited<ReturnType<typeof launchService>>;
+  try {
+    running = await launchService(module.definition, config, { tracing });
+  } catch (error) {
+    console.error(`${name} failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    await tracing?.shutdown();
+    process.exit(1);
+  }
+  closeOnSignals(
+    async () => {
+      await running.close();
+      await tracing?.shutdown();
+    },
+    { graceMs: config.SHUTDOWN_GRACE_MS, name },
+  );
+}

@@ -1,0 +1,100 @@
+import { tenantV1 } from "@attesto/proto";
+import { type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, apiTenantOf, createApiKeyAuthenticator, createApp, requireApiKey } from "../src/index.js";
+
+const config = {
+  LOG_LEVEL: "silent",
+  BODY_LIMIT_BYTES: 1024,
+  REQUEST_TIMEOUT_MS: 5000,
+  CORS_ORIGINS: "*",
+  TRUST_PROXY: false,
+} as const;
+
+const tenant = (name: string, roles: tenantV1.Role[]) => ({
+  accountUuid: "0b9f6c1e-2f4e-4d5a-9c1b-3f1e2d3c4b5a",
+  tenant: name,
+  name: `${name} org`,
+  roles,
+  status: "APPROVED",
+});
+
+/** A trust registry double: three keys with known outcomes. */
+function trustRegistry(router: ConnectRouter, calls: { count: number }) {
+  router.service(tenantV1.TenantService, {
+    authenticateApiKey(req) {
+      calls.count++;
+      switch (req.apiKey) {
+        case "key-issuer":
+          return { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: tenant("acme", [tenantV1.Role.ISSUER]) };
+        case "key-pending":
+          return { outcome: tenantV1.ApiKeyOutcome.NOT_APPROVED, tenant: tenant("slow", [tenantV1.Role.ISSUER]) };
+        default:
+          return { outcome: tenantV1.ApiKeyOutcome.INVALID };
+      }
+    },
+  });
+}
+
+describe("requireApiKey", () => {
+  let app: App;
+  const calls = { count: 0 };
+  beforeAll(async () => {
+    const tenants = createClient(
+      tenantV1.TenantService,
+      createRouterTransport((r) => trustRegistry(r, calls)),
+    );
+    const authenticator = createApiKeyAuthenticator(tenants);
+    app = await createApp({ service: "t", version: "1", config });
+    app.post("/offers", { preHandler: requireApiKey(authenticator, "issuer") }, async (req) => ({
+      tenant: apiTenantOf(req).tenant,
+    }));
+    app.post("/verify", { preHandler: requireApiKey(authenticator, "verifier") }, async () => ({}));
+  });
+  afterAll(() => app.close());
+
+  const post = (url: string, key?: string) =>
+    app.inject({ method: "POST", url, headers: key === undefined ? {} : { "x-api-key": key } });
+
+  it("answers the §5.1 errors exactly", async () => {
+    expect((await post("/offers")).json()).toEqual({ error: "unauthorized", message: "API Key is required" });
+    expect((await post("/offers", "")).statusCode).toBe(401);
+    const invalid = await post("/offers", "nope");
+    expect([invalid.statusCode, invalid.json()]).toEqual([401, { error: "unauthorized", message: "Invalid API Key" }]);
+    const pending = await post("/offers", "key-pending");
+    expect([pending.statusCode, pending.json()]).toEqual([
+      401,
+      { error: "unauthorized", message: "Account is not approved" },
+    ]);
+  });
+
+  it("lets a tenant with the role through and forbids one without it", async () => {
+    const ok = await post("/offers", "key-issuer");
+    expect([ok.statusCode, ok.json()]).toEqual([200, { tenant: "acme" }]);
+    const forbidden = await post("/verify", "key-issuer");
+    expect([forbidden.statusCode, forbidden.json()]).toEqual([403, { error: "forbidden", message: "Forbidden" }]);
+  });
+
+  it("caches accepted keys briefly", async () => {
+    const before = calls.count;
+    await post("/offers", "key-issuer");
+    await post("/offers", "key-issuer");
+    expect(calls.count).toBe(before);
+  });
+
+  it("answers 503 when the trust registry is unreachable", async () => {
+    const { createRpcClient, createServiceCredentialSigner } = await import("../src/index.js");
+    const down = createRpcClient(tenantV1.TenantService, {
+      baseUrl: "http://127.0.0.1:1",
+      audience: "trust-registry",
+      signer: createServiceCredentialSigner({ secret: "s".repeat(32), caller: "t" }),
+      timeoutMs: 500,
+      retries: 0,
+    });
+    const app2 = await createApp({ service: "t", version: "1", config });
+    app2.post("/x", { preHandler: requireApiKey(createApiKeyAuthenticator(down)) }, async () => ({}));
+    const res = await app2.inject({ method: "POST", url: "/x", headers: { "x-api-key": "k" } });
+    expect([res.statusCode, res.json().error]).toEqual([503, "unavailable"]);
+    await app2.close();
+  });
+});

@@ -1,0 +1,56 @@
+import { type Kysely, type Migration, sql } from "kysely";
+
+/**
+ * Single-use values (DPoP `jti`, c_nonces, attestation `jti`, ...) recorded in PostgreSQL so replay
+ * protection holds across replicas. `consume` is atomic: of any number of concurrent calls with
+ * the same value, exactly one returns true.
+ */
+export const replayGuardMigrations: Record<string, Migration> = {
+  "0000_runtime_used_values": {
+    async up(db) {
+      await db.schema
+        .createTable("used_values")
+        .addColumn("namespace", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("expires_at", "timestamptz", (c) => c.notNull())
+        .addPrimaryKeyConstraint("used_values_pkey", ["namespace", "value"])
+        .execute();
+      await db.schema.createIndex("used_values_expires_at").on("used_values").column("expires_at").execute();
+    },
+  },
+};
+
+interface UsedValueTables {
+  used_values: { namespace: string; value: string; expires_at: Date };
+}
+
+export interface ReplayGuard {
+  /** Records `value` as used until `expiresAt`; false when it was already used (a replay). */
+  consume(namespace: string, value: string, expiresAt: Date): Promise<boolean>;
+}
+
+const PURGE_PROBABILITY = 0.01;
+
+export function createReplayGuard(db: Kysely<unknown>): ReplayGuard {
+  const tables = db as unknown as Kysely<UsedValueTables>;
+  return {
+    async consume(namespace, value, expiresAt) {
+      // An expired record no longer blocks reuse; the upsert replaces it atomically.
+      const inserted = await tables
+        .insertInto("used_values")
+        .values({ namespace, value, expires_at: expiresAt })
+        .onConflict((oc) =>
+          oc
+            .columns(["namespace", "value"])
+            .doUpdateSet({ expires_at: expiresAt })
+            .where("used_values.expires_at", "<=", sql<Date>`now()`),
+        )
+        .returning("value")
+        .executeTakeFirst();
+      if (Math.random() < PURGE_PROBABILITY) {
+        await tables.deleteFrom("used_values").where("expires_at", "<=", sql<Date>`now()`).execute();
+      }
+      return inserted !== undefined;
+    },
+  };
+}

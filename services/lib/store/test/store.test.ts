@@ -1,0 +1,130 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createPostgresRateLimitCounter,
+  createReplayGuard,
+  createTestDatabase,
+  type EmbeddedPostgres,
+  migrateToLatest,
+  openDatabase,
+  startEmbeddedPostgres,
+  type TestDatabase,
+} from "../src/index.js";
+
+interface Tables {
+  notes: { id: number; body: string };
+}
+
+const migrations = {
+  "0001_notes": {
+    async up(db: import("kysely").Kysely<unknown>) {
+      await db.schema
+        .createTable("notes")
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("body", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
+};
+
+/** The same suite on both back ends: real PostgreSQL (when DATABASE_URL is set) and embedded PGlite. */
+const backends = [
+  ...(process.env.DATABASE_URL ? [{ name: "PostgreSQL", url: async () => process.env.DATABASE_URL as string }] : []),
+  { name: "embedded PGlite", url: async () => (await embedded()).url },
+];
+let started: EmbeddedPostgres | undefined;
+async function embedded(): Promise<EmbeddedPostgres> {
+  started ??= await startEmbeddedPostgres();
+  return started;
+}
+afterAll(async () => {
+  await started?.close();
+});
+
+describe.each(backends)("store on $name", (backend) => {
+  let database: TestDatabase<Tables>;
+  beforeAll(async () => {
+    database = await createTestDatabase<Tables>({ migrations, url: await backend.url() });
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it("creates the tables in the test's own schema", async () => {
+    await database.db.insertInto("notes").values({ id: 1, body: "hello" }).execute();
+    const { rows } = await sql<{ table_schema: string }>`
+      SELECT table_schema FROM information_schema.tables WHERE table_name = 'notes'`.execute(database.db);
+    expect(rows.map((r) => r.table_schema)).toContain(database.schema);
+    expect(await database.db.selectFrom("notes").selectAll().execute()).toEqual([{ id: 1, body: "hello" }]);
+  });
+
+  it("re-running migrations is a no-op", async () => {
+    expect(await migrateToLatest(database.db as never, database.schema, migrations)).toEqual([]);
+  });
+
+  it("keeps two test schemas apart", async () => {
+    const other = await createTestDatabase<Tables>({ migrations, url: database.url });
+    try {
+      expect(await other.db.selectFrom("notes").selectAll().execute()).toEqual([]);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it("counts rate-limit hits in a sliding window, exactly, under concurrency", async () => {
+    const counter = createPostgresRateLimitCounter(database.db as never);
+    const limit = { max: 5, windowSeconds: 60 };
+    const decisions = await Promise.all(Array.from({ length: 8 }, () => counter.consume("login:abc", limit)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+    const refused = decisions.filter((d) => !d.allowed);
+    expect(refused).toHaveLength(3);
+    expect(refused[0]?.retryAfterSeconds).toBeGreaterThanOrEqual(59);
+    expect((await counter.consume("login:other", limit)).remaining).toBe(4);
+  });
+
+  it("answers many concurrent parameterised queries and keeps transactions apart", async () => {
+    const wide = openDatabase<Tables>({ url: database.url, schema: database.schema, poolMax: 8 });
+    try {
+      const echoes = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => sql<{ n: number }>`SELECT ${i}::int AS n`.execute(wide.db)),
+      );
+      expect(echoes.map((r) => r.rows[0]?.n)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          wide.db.transaction().execute(async (trx) => {
+            await trx
+              .insertInto("notes")
+              .values({ id: 100 + i, body: `tx ${i}` })
+              .execute();
+            if (i % 2 === 1) throw new Error("roll back");
+          }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(5);
+      const ids = await wide.db.selectFrom("notes").select("id").where("id", ">=", 100).orderBy("id").execute();
+      expect(ids.map((r) => r.id)).toEqual([100, 102, 104, 106, 108]);
+    } finally {
+      await wide.close();
+    }
+  });
+
+  it("accepts a single-use value exactly once, even concurrently, and again after it expires", async () => {
+    const guard = createReplayGuard(database.db as never);
+    const soon = new Date(Date.now() + 60_000);
+    const results = await Promise.all(Array.from({ length: 6 }, () => guard.consume("dpop-jti", "j1", soon)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await guard.consume("other-namespace", "j1", soon)).toBe(true);
+    expect(await guard.consume("dpop-jti", "j2", new Date(Date.now() - 1000))).toBe(true);
+    expect(await guard.consume("dpop-jti", "j2", soon)).toBe(true);
+    expect(await guard.consume("dpop-jti", "j2", soon)).toBe(false);
+  });
+
+  it("lets hits through again once the window has passed", async () => {
+    const counter = createPostgresRateLimitCounter(database.db as never);
+    const limit = { max: 1, windowSeconds: 1 };
+    expect((await counter.consume("w", limit)).allowed).toBe(true);
+    expect((await counter.consume("w", limit)).allowed).toBe(false);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await counter.consume("w", limit)).allowed).toBe(true);
+  });
+});

@@ -1,0 +1,106 @@
+import { ledgerV1, tenantV1 } from "@attesto/proto";
+import type { ServiceContext } from "@attesto/runtime";
+import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
+import { createTenantWebhooks } from "./clients/tenant-webhooks.js";
+import type { SchedulerConfig } from "./config.js";
+import type { LedgerAnchoring, NotaryDependencies, WebhookDirectory, WebhookSender } from "./domain/ports.js";
+import { PgBossJobQueue } from "./jobs/job-queue.js";
+import { startWorkers } from "./jobs/start-workers.js";
+import { createSchedulerMetrics } from "./scheduler-metrics.js";
+import { createSchedulerStore } from "./store/scheduler.store.js";
+import { createHttpWebhookSender } from "./webhooks/http-webhook-sender.js";
+
+/** The edges of the scheduler; tests replace some of them. */
+export interface SchedulerEdges {
+  ledger?: LedgerAnchoring;
+  webhooks?: WebhookDirectory;
+  sender?: WebhookSender;
+  now?: () => Date;
+}
+
+export interface SchedulerRuntime {
+  deps: NotaryDependencies;
+  queue: PgBossJobQueue;
+}
+
+export function createSchedulerRuntime(
+  context: ServiceContext<SchedulerConfig>,
+  edges: SchedulerEdges = {},
+  onError: (error: Error) => void = () => {},
+): SchedulerRuntime {
+  const { config } = context;
+  const webhookJobSeconds = Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30;
+  const queue = new PgBossJobQueue({
+    url: config.DATABASE_URL,
+    schema: config.JOB_QUEUE_SCHEMA,
+    poolMax: config.JOB_QUEUE_POOL_MAX,
+    pollingIntervalMs: config.JOB_POLLING_INTERVAL_MS,
+    superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
+    expireInSeconds: {
+      "anchor-batch": config.NOTARY_JOB_TIMEOUT_SECONDS,
+      "dispatch-webhook-event": Math.ceil(config.RPC_TIMEOUT_MS / 1000) + 30,
+      "deliver-webhook": webhookJobSeconds,
+    },
+    onError,
+  });
+  const store = createSchedulerStore(context.db, queue.send);
+  const deps: NotaryDependencies = {
+    store,
+    ledger:
+      edges.ledger ??
+      createLedgerAnchoring(
+        context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
+      ),
+    webhooks:
+      edges.webhooks ??
+      createTenantWebhooks(
+        context.rpcClient(tenantV1.TenantService, {
+          baseUrl: config.TRUST_REGISTRY_INTERNAL_URL,
+          audience: "trust-registry",
+        }),
+        { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },
+      ),
+    sender:
+      edges.sender ??
+      createHttpWebhookSender({
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      }),
+    metrics: createSchedulerMetrics(context.metrics.registry, store),
+    now: edges.now ?? (() => new Date()),
+    chain: config.NOTARY_CHAIN,
+    batch: { intervalMs: config.NOTARY_BATCH_INTERVAL_MS, maxSize: config.NOTARY_BATCH_MAX_SIZE },
+    anchorRetry: {
+      maxAttempts: config.NOTARY_RETRY_MAX_ATTEMPTS,
+      baseDelayMs: config.NOTARY_RETRY_BASE_DELAY_MS,
+      maxDelayMs: config.NOTARY_RETRY_MAX_DELAY_MS,
+    },
+    webhookRetry: {
+      maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      baseDelayMs: config.WEBHOOK_RETRY_BASE_DELAY_MS,
+      maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
+    },
+    version: context.version,
+  };
+  return { deps, queue };
+}
+
+/** Starts the queue and the workers; the returned function stops them. */
+export async function startSchedulerRuntime(
+  runtime: SchedulerRuntime,
+  config: SchedulerConfig,
+  onError: (error: unknown, activity: string) => void,
+): Promise<() => Promise<void>> {
+  await runtime.queue.start();
+  return startWorkers(runtime.deps, runtime.queue, {
+    notaryConcurrency: config.NOTARY_WORKER_CONCURRENCY,
+    webhookConcurrency: config.WEBHOOK_WORKER_CONCURRENCY,
+    reconcileIntervalMs: config.JOB_RECONCILE_INTERVAL_MS,
+    strandedAfterMs: Math.max(
+      config.JOB_RECONCILE_INTERVAL_MS,
+      2 * 1000 * Math.max(config.NOTARY_JOB_TIMEOUT_SECONDS, Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30),
+    ),
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+    onError,
+  });
+}

@@ -1,0 +1,93 @@
+import { backoffDelayMs, mayRetry } from "./backoff.js";
+import { describeError } from "./describe-error.js";
+import type { DeliveryOutcome, NotaryDependencies } from "./ports.js";
+import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "./sign-webhook.js";
+
+/** Thrown by a sender that refused the target before connecting (not allowed): retrying cannot help. */
+export class TargetRefusedError extends Error {
+  override name = "TargetRefusedError";
+}
+
+/**
+ * Sends a dispatched event to the endpoints the tenant has for its type, once per endpoint: the
+ * endpoints are read at dispatch time; later changes affect later events only.
+ */
+export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: string): Promise<void> {
+  const event = await deps.store.findEvent(eventId);
+  if (!event || event.dispatched) return;
+  // Unreachable trust registry: the job fails and the queue retries it with backoff.
+  const { webhooks } = await deps.webhooks.get(event.tenant);
+  const urls = webhooks
+    .filter((webhook) => webhook.events.length === 0 || webhook.events.includes(event.type))
+    .map((webhook) => webhook.url);
+  await deps.store.recordEventDispatched(eventId, [...new Set(urls)]);
+}
+
+/**
+ * One delivery attempt (the `deliver-webhook` job): sign with the tenant's current secret, POST,
+ * and record the outcome in the delivery log. 2xx is delivered; anything else is retried with
+ * backoff up to the limit, then dead-lettered. A refused target is dead at once.
+ */
+export async function deliverWebhook(deps: NotaryDependencies, deliveryId: string, jobId: string): Promise<void> {
+  const claim = await deps.store.claimDeliveryAttempt(deliveryId, jobId);
+  if (!claim) return;
+  const { record, attempt } = claim;
+  const { delivery, event } = record;
+  const fail = (error: string, statusCode: number | undefined, terminal = false): DeliveryOutcome => {
+    if (terminal || !mayRetry(deps.webhookRetry, attempt)) {
+      return { state: "dead", statusCode, error, nextAttemptAt: undefined };
+    }
+    const nextAttemptAt = new Date(deps.now().getTime() + backoffDelayMs(deps.webhookRetry, attempt));
+    return { state: "failed", statusCode, error, nextAttemptAt };
+  };
+
+  let outcome: DeliveryOutcome;
+  if (attempt > deps.webhookRetry.maxAttempts) {
+    outcome = fail("attempts exhausted (the last ones were interrupted)", undefined, true);
+  } else {
+    outcome = await attemptDelivery(deps, delivery.tenant, delivery.url, event, fail);
+  }
+  if (await deps.store.recordDeliveryAttempt(deliveryId, attempt, outcome)) {
+    deps.metrics.delivery(outcome.state);
+  }
+}
+
+async function attemptDelivery(
+  deps: NotaryDependencies,
+  tenant: string,
+  url: string,
+  event: { eventId: string; type: string; body: string },
+  fail: (error: string, statusCode: number | undefined, terminal?: boolean) => DeliveryOutcome,
+): Promise<DeliveryOutcome> {
+  let secret: string;
+  try {
+    const configuration = await deps.webhooks.get(tenant);
+    if (!configuration.webhooks.some((webhook) => webhook.url === url)) {
+      return fail("the endpoint is no longer registered for the tenant", undefined, true);
+    }
+    secret = configuration.secret;
+  } catch (error) {
+    return fail(`webhook configuration unavailable: ${describeError(error)}`, undefined);
+  }
+  if (!secret) return fail("the tenant has no webhook signing secret", undefined, true);
+  const timestamp = Math.floor(deps.now().getTime() / 1000);
+  try {
+    const { statusCode } = await deps.sender.send({
+      url,
+      body: event.body,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": `attesto-scheduler/${deps.version}`,
+        [SIGNATURE_HEADER]: signWebhook(secret, event.body, timestamp),
+        [EVENT_ID_HEADER]: event.eventId,
+        [EVENT_TYPE_HEADER]: event.type,
+      },
+    });
+    if (statusCode >= 200 && statusCode < 300) {
+      return { state: "delivered", statusCode, error: undefined, nextAttemptAt: undefined };
+    }
+    return fail(`endpoint answered HTTP ${statusCode}`, statusCode);
+  } catch (error) {
+    return fail(describeError(error), undefined, error instanceof TargetRefusedError);
+  }
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import { badRequest, conflict } from "@attesto/runtime";
+import type { Notarization } from "./model.js";
+import type { NotaryDependencies } from "./ports.js";
+import { newSalt, SHA256_HEX, saltDigest } from "./salted-digest.js";
+
+export interface EnqueueInput {
+  tenant: string;
+  credentialId: string;
+  digest: string;
+  requireLedgerReachable: boolean;
+}
+
+const MAX_ID_LENGTH = 255;
+
+function parseEnqueueInput(input: EnqueueInput): { tenant: string; credentialId: string; digest: string } {
+  const tenant = input.tenant.trim().toLowerCase();
+  if (!tenant || tenant.length > 100) throw badRequest("tenant is required (at most 100 characters)");
+  if (!input.credentialId || input.credentialId.length > MAX_ID_LENGTH) {
+    throw badRequest(`credential_id is required (at most ${MAX_ID_LENGTH} characters)`);
+  }
+  if (!SHA256_HEX.test(input.digest)) throw badRequest("digest must be a SHA-256 digest: 64 lowercase hex characters");
+  return { tenant, credentialId: input.credentialId, digest: input.digest };
+}
+
+/**
+ * Records a credential for notarization and answers its reference at once. The object id is a
+ * random UUID chosen here, unrelated to the digest and to the ledger record of its batch (which
+ * does not exist yet), so the reference the issuer returns synchronously never changes.
+ * Idempotent per credential id; the batch cutter picks the record up.
+ */
+export async function enqueueNotarization(deps: NotaryDependencies, input: EnqueueInput): Promise<Notarization> {
+  const { tenant, credentialId, digest } = parseEnqueueInput(input);
+  const existing = await deps.store.findNotarizationByCredential(credentialId);
+  if (existing) return sameRequestOrConflict(existing, tenant, digest);
+  // Spec §7: with notarize_on_ledger the caller answers 503 when the ledger is unreachable.
+  if (input.requireLedgerReachable) await deps.ledger.probe();
+  const salt = newSalt();
+  const objectId = randomUUID();
+  const stored = await deps.store.insertNotarization({
+    objectId,
+    chain: deps.chain,
+    tenant,
+    credentialId,
+    digest,
+    salt,
+    saltedDigest: saltDigest(salt, digest),
+  });
+  // A concurrent first call may have won the insert: then its record is the answer.
+  if (stored.objectId === objectId) deps.metrics.enqueued();
+  return sameRequestOrConflict(stored, tenant, digest);
+}
+
+function sameRequestOrConflict(existing: Notarization, tenant: string, digest: string): Notarization {
+  if (existing.tenant !== tenant || existing.digest !== digest) {
+    throw conflict("credential_id was already enqueued with another tenant or digest");
+  }
+  return existing;
+}

@@ -1,0 +1,60 @@
+import { badRequest, notFound } from "@attesto/runtime";
+import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "./model.js";
+import type { NotaryDependencies } from "./ports.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function parseUuid(value: string, field: string): string {
+  const normalized = value.trim().toLowerCase();
+  if (!UUID.test(normalized)) throw badRequest(`${field} must be a UUID`);
+  return normalized;
+}
+
+export function parseLimit(limit: number): number {
+  if (limit === 0) return 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw badRequest("limit must be between 1 and 500");
+  return limit;
+}
+
+export async function getNotarization(deps: Pick<NotaryDependencies, "store">, objectId: string) {
+  const notarization = await deps.store.findNotarization(parseUuid(objectId, "object_id"));
+  if (!notarization) throw notFound("Notarization not found");
+  return notarization;
+}
+
+/** The holder's (or issuer's) lookup of a credential's reference by its credential id. */
+export async function getReference(
+  deps: Pick<NotaryDependencies, "store">,
+  credentialId: string,
+  tenant: string,
+): Promise<Notarization> {
+  if (!credentialId) throw badRequest("credential_id is required");
+  const notarization = await deps.store.findNotarizationByCredential(credentialId);
+  if (!notarization || (tenant && notarization.tenant !== tenant.trim().toLowerCase())) {
+    throw notFound("Notarization not found");
+  }
+  return notarization;
+}
+
+export function listNotarizations(
+  deps: Pick<NotaryDependencies, "store">,
+  filter: { tenant: string; state: NotarizationState | undefined; limit: number },
+) {
+  return deps.store.listNotarizations({
+    ...(filter.tenant ? { tenant: filter.tenant.trim().toLowerCase() } : {}),
+    ...(filter.state ? { state: filter.state } : {}),
+    limit: parseLimit(filter.limit),
+  });
+}
+
+export function listWebhookDeliveries(
+  deps: Pick<NotaryDependencies, "store">,
+  filter: { tenant: string; eventId: string; state: DeliveryState | undefined; limit: number },
+): Promise<WebhookDelivery[]> {
+  return deps.store.listDeliveries({
+    ...(filter.tenant ? { tenant: filter.tenant.trim().toLowerCase() } : {}),
+    ...(filter.eventId ? { eventId: parseUuid(filter.eventId, "event_id") } : {}),
+    ...(filter.state ? { state: filter.state } : {}),
+    limit: parseLimit(filter.limit),
+  });
+}

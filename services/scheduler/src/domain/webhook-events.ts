@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import type { EventType, LedgerAnchor, NewWebhookEvent, Notarization } from "./model.js";
+
+/**
+ * Event bodies (README "Events"). Field names are snake_case JSON and stable: receivers parse them.
+ * The body is serialized once, at creation, so that every delivery of an event sends the same bytes.
+ */
+function createEvent(type: EventType, dedupeKey: string, notarization: Notarization, data: object, now: Date) {
+  const eventId = randomUUID();
+  const body = JSON.stringify({
+    id: eventId,
+    type,
+    created_at: now.toISOString(),
+    tenant: notarization.tenant,
+    data: {
+      credential_id: notarization.credentialId,
+      reference: { chain: notarization.chain, object_id: notarization.objectId },
+      ...data,
+    },
+  });
+  const event: NewWebhookEvent = { eventId, dedupeKey, tenant: notarization.tenant, type, body, createdAt: now };
+  return event;
+}
+
+/** `credential.notarized`: everything needed to verify the anchor without asking the scheduler. */
+export function notarizedEvent(notarization: Notarization, anchor: LedgerAnchor, now: Date): NewWebhookEvent {
+  const batch = notarization.batch;
+  if (!batch) throw new Error(`notarization ${notarization.objectId} has no batch`);
+  return createEvent(
+    `credential.notarized`,
+    `credential.notarized:${notarization.objectId}`,
+    notarization,
+    {
+      digest: notarization.digest,
+      salt: notarization.salt,
+      salted_digest: notarization.saltedDigest,
+      inclusion_proof: {
+        batch_id: batch.batchId,
+        root: batch.root,
+        leaf_index: batch.leafIndex,
+        tree_size: batch.treeSize,
+        path: batch.inclusionProof,
+      },
+      ledger: {
+        object_id: anchor.objectId,
+        chain: anchor.chain,
+        sequence: anchor.sequence,
+        recorded_at: anchor.recordedAt,
+        checkpoint: {
+          tree_size: anchor.checkpoint.treeSize,
+          root_hash: anchor.checkpoint.rootHash,
+          created_at: anchor.checkpoint.createdAt ?? null,
+          signature_jws: anchor.checkpoint.signatureJws,
+        },
+        inclusion_proof: anchor.inclusionProof,
+      },
+      anchored_at: now.toISOString(),
+    },
+    now,
+  );
+}
+
+/** `credential.notarization_failed`: the batch was dead-lettered (round `round`, from 1). */
+export function notarizationFailedEvent(
+  notarization: Notarization,
+  failure: { attempts: number; error: string; round: number },
+  now: Date,
+): NewWebhookEvent {
+  return createEvent(
+    "credential.notarization_failed",
+    `credential.notarization_failed:${notarization.objectId}:${failure.round}`,
+    notarization,
+    { digest: notarization.digest, error: { message: failure.error, attempts: failure.attempts } },
+    now,
+  );
+}

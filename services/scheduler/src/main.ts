@@ -1,0 +1,4 @@
+import { runServiceMain } from "@attesto/runtime";
+import { scheduler } from "./service.js";
+
+await runServiceMain(scheduler);

@@ -1,0 +1,44 @@
+import { notaryV1 } from "@attesto/proto";
+import { loggerOptions, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import pino from "pino";
+import { buildApp } from "./app.js";
+import { loadSchedulerConfig, type SchedulerConfig, schedulerPorts } from "./config.js";
+import { createSchedulerRuntime, type SchedulerRuntime, startSchedulerRuntime } from "./create-dependencies.js";
+import { NotaryServiceRpc } from "./rpc/notary-service.rpc.js";
+import { migrations } from "./store/migrations/index.js";
+
+/** One runtime per running service, shared by the workers (init) and the internal RPC. */
+const runtimes = new WeakMap<ServiceContext<SchedulerConfig>, SchedulerRuntime>();
+
+function runtimeOf(context: ServiceContext<SchedulerConfig>): SchedulerRuntime {
+  let runtime = runtimes.get(context);
+  if (!runtime) {
+    const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
+    runtime = createSchedulerRuntime(context, {}, (error) => log.error({ err: error }, "job queue error"));
+    runtimes.set(context, runtime);
+  }
+  return runtime;
+}
+
+/** Start-up: the job queue (its schema is installed or migrated), workers, batch cutter and reconciler. */
+async function startScheduler(context: ServiceContext<SchedulerConfig>): Promise<() => Promise<void>> {
+  const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
+  return startSchedulerRuntime(runtimeOf(context), context.config, (error, activity) =>
+    log.error({ err: error, activity }, "background work failed"),
+  );
+}
+
+export const scheduler: ServiceModule<SchedulerConfig> = {
+  definition: {
+    name: "scheduler",
+    version: readPackageVersion(import.meta.url),
+    migrations,
+    buildApp,
+    init: startScheduler,
+    rpc(router, context) {
+      router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtimeOf(context).deps));
+    },
+  },
+  loadConfig: loadSchedulerConfig,
+  ports: schedulerPorts,
+};

@@ -1,0 +1,239 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { notaryV1 } from "@attesto/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  newCredentialId,
+  sha256Hex,
+  startTestScheduler,
+  type TestScheduler,
+  waitFor,
+} from "./support/test-scheduler.js";
+import { WebhookReceiver } from "./support/webhook-receiver.js";
+
+const { DeliveryState } = notaryV1;
+
+/** The receiver's own verification, written from the README and not from the scheduler's code. */
+function verifiedByReceiver(secret: string, body: string, header: string): boolean {
+  const fields = Object.fromEntries(header.split(",").map((part) => part.split("=") as [string, string]));
+  const t = Number(fields.t);
+  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300) return false;
+  const expected = createHmac("sha256", secret).update(`${t}.${body}`, "utf8").digest();
+  const given = Buffer.from(fields.v1 ?? "", "hex");
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+describe("webhooks", () => {
+  let scheduler: TestScheduler;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    scheduler = await startTestScheduler({ WEBHOOK_TIMEOUT_MS: "700" });
+    receiver = await new WebhookReceiver().start();
+    await scheduler.start();
+  });
+  afterAll(async () => {
+    await scheduler?.close();
+    await receiver?.close();
+  });
+
+  /** A tenant with one endpoint, and one of its credentials enqueued. */
+  async function notarizeFor(path: string, events: string[] = []) {
+    const { tenant, secret } = scheduler.tenants.register([`${receiver.url}${path}`], events);
+    const reference = await scheduler.notary.enqueueNotarization({
+      tenant,
+      credentialId: newCredentialId(),
+      digest: sha256Hex(path),
+    });
+    return { tenant, secret, reference };
+  }
+  const requestsTo = (path: string) => receiver.received.filter((r) => r.headers.host && r.body && r.path === path);
+  const deliveriesOf = async (tenant: string) => (await scheduler.notary.listWebhookDeliveries({ tenant })).deliveries;
+
+  it("signs credential.notarized so that a receiver verifies it with its own HMAC code", async () => {
+    const { tenant, secret, reference } = await notarizeFor("/signed");
+    const [request] = await waitFor(async () => requestsTo("/signed").length > 0 && requestsTo("/signed"));
+    const event = JSON.parse(request!.body);
+    expect(request!.headers["content-type"]).toBe("application/json");
+    expect(request!.headers["attesto-event-id"]).toBe(event.id);
+    expect(request!.headers["attesto-event-type"]).toBe("credential.notarized");
+    expect(request!.headers["user-agent"]).toMatch(/^attesto-scheduler\//);
+    const signature = String(request!.headers["attesto-signature"]);
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifiedByReceiver(secret, request!.body, signature)).toBe(true);
+    expect(verifiedByReceiver("whsec_wrong", request!.body, signature)).toBe(false);
+    expect(verifiedByReceiver(secret, request!.body.replace("ledger", "LEDGER"), signature)).toBe(false);
+
+    const { notarization } = await scheduler.notary.getNotarization({ objectId: reference.objectId });
+    expect(event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: "credential.notarized",
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      tenant,
+      data: {
+        credential_id: notarization!.credentialId,
+        reference: { chain: "ledger", object_id: reference.objectId },
+        digest: notarization!.digest,
+        salt: notarization!.salt,
+        salted_digest: notarization!.saltedDigest,
+        inclusion_proof: {
+          batch_id: notarization!.batch!.batchId,
+          root: notarization!.batch!.root,
+          leaf_index: Number(notarization!.batch!.leafIndex),
+          tree_size: Number(notarization!.batch!.treeSize),
+          path: notarization!.batch!.inclusionProof,
+        },
+        ledger: {
+          object_id: notarization!.anchor!.objectId,
+          chain: "ledger",
+          sequence: Number(notarization!.anchor!.sequence),
+          recorded_at: expect.any(String),
+          checkpoint: {
+            tree_size: Number(notarization!.anchor!.checkpoint!.treeSize),
+            root_hash: notarization!.anchor!.checkpoint!.rootHash,
+            created_at: expect.any(String),
+            signature_jws: notarization!.anchor!.checkpoint!.signatureJws,
+          },
+          inclusion_proof: notarization!.anchor!.inclusionProof,
+        },
+        anchored_at: expect.any(String),
+      },
+    });
+    const [delivery] = await waitFor(async () => {
+      const list = await deliveriesOf(tenant);
+      return list[0]?.state === DeliveryState.DELIVERED && list;
+    });
+    expect(delivery).toMatchObject({
+      eventId: event.id,
+      eventType: "credential.notarized",
+      attempts: 1,
+      lastStatusCode: 200,
+    });
+  });
+
+  it("retries after a 500 and delivers the same event (same id, same body) once it gets a 200", async () => {
+    receiver.script.push(500);
+    const { tenant } = await notarizeFor("/flaky");
+    const [delivery] = await waitFor(async () => {
+      const list = await deliveriesOf(tenant);
+      return list[0]?.state === DeliveryState.DELIVERED && list;
+    });
+    const requests = requestsTo("/flaky");
+    expect(requests).toHaveLength(2);
+    expect(new Set(requests.map((r) => r.headers["attesto-event-id"])).size).toBe(1);
+    expect(requests[0]!.body).toBe(requests[1]!.body);
+    expect(delivery!.attempts).toBe(2);
+    expect(delivery!.attemptLog.map((a) => ({ attempt: a.attempt, status: a.statusCode, error: a.error }))).toEqual([
+      { attempt: 1, status: 500, error: "endpoint answered HTTP 500" },
+      { attempt: 2, status: 200, error: "" },
+    ]);
+    for (const attempt of delivery!.attemptLog) expect(attempt.finishedAt).toBeDefined();
+  });
+
+  it("gives up on an endpoint that does not answer within WEBHOOK_TIMEOUT_MS, and retries", async () => {
+    receiver.script.push("hang");
+    const { tenant } = await notarizeFor("/slow");
+    const [delivery] = await waitFor(async () => {
+      const list = await deliveriesOf(tenant);
+      return list[0]?.state === DeliveryState.DELIVERED && list;
+    });
+    expect(delivery!.attemptLog.map((a) => ({ status: a.statusCode, error: a.error }))).toEqual([
+      { status: 0, error: "webhook request timed out after 700 ms" },
+      { status: 200, error: "" },
+    ]);
+  });
+
+  it("dead-letters a delivery after the bounded attempts; an operator retry delivers it", async () => {
+    receiver.script.push(503, 503, 503);
+    const { tenant } = await notarizeFor("/down");
+    const [dead] = await waitFor(async () => {
+      const list = await deliveriesOf(tenant);
+      return list[0]?.state === DeliveryState.DEAD && list;
+    });
+    expect(dead!.attempts).toBe(3);
+    expect(dead!.lastStatusCode).toBe(503);
+    expect(
+      (await scheduler.notary.listWebhookDeliveries({ state: DeliveryState.DEAD })).deliveries.map((d) => d.deliveryId),
+    ).toContain(dead!.deliveryId);
+
+    const retried = await scheduler.notary.retryDeadJobs({ deliveryIds: [dead!.deliveryId] });
+    expect(retried).toMatchObject({ batches: 0, webhookDeliveries: 1 });
+    const [delivered] = await waitFor(async () => {
+      const list = await deliveriesOf(tenant);
+      return list[0]?.state === DeliveryState.DELIVERED && list;
+    });
+    expect(delivered!.attemptLog.map((a) => a.statusCode)).toEqual([503, 503, 503, 200]);
+    expect(new Set(requestsTo("/down").map((r) => r.headers["attesto-event-id"])).size).toBe(1);
+  });
+
+  it("sends an event only to endpoints subscribed to its type", async () => {
+    const { tenant } = await notarizeFor("/failures-only", ["credential.notarization_failed"]);
+    await waitFor(async () => {
+      const events = await scheduler.db
+        .selectFrom("webhook_events")
+        .select("dispatched_at")
+        .where("tenant", "=", tenant)
+        .executeTakeFirst();
+      return events?.dispatched_at;
+    });
+    expect(await deliveriesOf(tenant)).toEqual([]);
+    expect(requestsTo("/failures-only")).toEqual([]);
+  });
+
+  it("retries while the trust registry is unreachable, without losing the event", async () => {
+    scheduler.tenants.down = true;
+    try {
+      const { tenant } = await notarizeFor("/registry-down");
+      await waitFor(
+        async () =>
+          scheduler.tenants.calls > 0 &&
+          (await scheduler.db
+            .selectFrom("webhook_events")
+            .select("event_id")
+            .where("tenant", "=", tenant)
+            .executeTakeFirst()),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(requestsTo("/registry-down")).toEqual([]);
+    } finally {
+      scheduler.tenants.down = false;
+    }
+    await waitFor(async () => requestsTo("/registry-down").length === 1, 20_000, "delivery after the registry is back");
+  });
+});
+
+describe("webhook targets", () => {
+  let scheduler: TestScheduler;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    scheduler = await startTestScheduler({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" });
+    receiver = await new WebhookReceiver().start();
+    await scheduler.start();
+  });
+  afterAll(async () => {
+    await scheduler?.close();
+    await receiver?.close();
+  });
+
+  it("refuses loopback, private and link-local targets at delivery time, without connecting", async () => {
+    const port = new URL(receiver.url).port;
+    const urls = [
+      `http://127.0.0.1:${port}/hook`,
+      `http://localhost:${port}/hook`,
+      "http://10.1.2.3/hook",
+      "http://169.254.169.254/latest/meta-data",
+      "http://[::1]/hook",
+      "http://[::ffff:127.0.0.1]/hook",
+    ];
+    const { tenant } = scheduler.tenants.register(urls);
+    await scheduler.notary.enqueueNotarization({ tenant, credentialId: newCredentialId(), digest: sha256Hex("p") });
+    const deliveries = await waitFor(async () => {
+      const list = (await scheduler.notary.listWebhookDeliveries({ tenant })).deliveries;
+      return list.length === urls.length && list.every((d) => d.state === DeliveryState.DEAD) && list;
+    });
+    for (const delivery of deliveries) {
+      expect(delivery.attempts).toBe(1);
+      expect(delivery.lastStatusCode).toBe(0);
+      expect(delivery.lastError).toMatch(/resolves to a non-public address \(not allowed\)$/);
+    }
+    expect(receiver.received).toEqual([]);
+  });
+});

@@ -1,0 +1,17 @@
+import { notFound } from "@attesto/runtime";
+import type { CredentialType } from "./credential-type.js";
+import type { CredentialTypeRepository } from "./credential-type-repository.js";
+import type { TypeVersion } from "./vct-url.js";
+
+/** The stored credential type, or a 404 that says whether the type or only the version is unknown. */
+export async function findCredentialType(
+  repository: CredentialTypeRepository,
+  { type, version }: TypeVersion,
+): Promise<CredentialType> {
+  const found = await repository.find(type, version);
+  if (found) return found;
+  if (await repository.hasType(type)) {
+    throw notFound(`Credential type '${type}' has no version '${version}'`);
+  }
+  throw notFound(`Credential type '${type}' not found`);
+}

@@ -1,0 +1,66 @@
+import type { z } from "zod";
+import { compileSubjectSchema } from "./compile-subject-schema.js";
+import type { CredentialTypeDefinition } from "./credential-type.js";
+import { deriveClaims } from "./derive-claims.js";
+import { SeedError } from "./seed-error.js";
+import { zCredentialTypeSeed } from "./z-credential-type-seed.js";
+
+/** The raw content of one seed file. */
+export interface SeedFile {
+  /** Path or name of the file, used in error messages. */
+  file: string;
+  text: string;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`)
+    .join("; ");
+}
+
+function parseJson(seed: SeedFile): unknown {
+  try {
+    return JSON.parse(seed.text);
+  } catch (error) {
+    throw new SeedError(seed.file, `not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+}
+
+/**
+ * Turns one seed file into a credential type definition, or throws a SeedError naming the file and
+ * the problem: bad JSON, a field missing or malformed, a subject schema that Ajv (2020-12, strict)
+ * cannot compile, or claim labels for paths the schema does not have.
+ */
+export function parseCredentialTypeSeed(seed: SeedFile): CredentialTypeDefinition {
+  const parsed = zCredentialTypeSeed.safeParse(parseJson(seed));
+  if (!parsed.success) throw new SeedError(seed.file, describeIssues(parsed.error));
+  const fields = parsed.data;
+  try {
+    compileSubjectSchema(fields.schema);
+  } catch (error) {
+    throw new SeedError(seed.file, `schema does not compile as JSON Schema 2020-12: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const claimDisplay = fields.claim_display ?? [];
+  const known = new Set(deriveClaims(fields.schema).map((claim) => JSON.stringify(claim.path)));
+  const unknown = claimDisplay.find((entry) => !known.has(JSON.stringify(entry.path)));
+  if (unknown) {
+    throw new SeedError(
+      seed.file,
+      `claim_display path ${JSON.stringify(unknown.path)} is not a property of the schema`,
+    );
+  }
+  return {
+    type: fields.type,
+    version: fields.version,
+    name: fields.name,
+    description: fields.description,
+    status: fields.status,
+    useCase: fields.use_case,
+    display: fields.display,
+    claimDisplay,
+    schema: fields.schema,
+  };
+}

@@ -1,0 +1,4 @@
+import { runServiceMain } from "@attesto/runtime";
+import { schemaRegistry } from "./service.js";
+
+await runServiceMain(schemaRegistry);

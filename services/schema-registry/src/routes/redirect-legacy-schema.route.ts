@@ -1,0 +1,21 @@
+import type { App } from "@attesto/runtime";
+import { z } from "zod";
+
+const zLegacyParams = z.object({ type: z.string(), version: z.string() });
+
+/**
+ * GET /v1/schemas/:type/:version: deprecated alias of /schemas/:type/:version. Always a 302,
+ * without checking that the type exists (a 404 can come from the target).
+ */
+export function registerRedirectLegacySchemaRoute(app: App): void {
+  app.get("/v1/schemas/:type/:version", { schema: { params: zLegacyParams } }, async (request, reply) => {
+    const { type, version } = request.params;
+    const target = `/schemas/${encodeURIComponent(type)}/${encodeURIComponent(version)}`;
+    return reply
+      .code(302)
+      .header("location", target)
+      .header("deprecation", "true")
+      .header("link", `<${target}>; rel="successor-version"`)
+      .send();
+  });
+}

@@ -1,0 +1,140 @@
+import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
+import type { CredentialType, CredentialTypeDefinition } from "../domain/credential-type.js";
+import type { CredentialTypeRepository, UpsertOutcome } from "../domain/credential-type-repository.js";
+import { containsPattern } from "./contains-pattern.js";
+import type { SchemaRegistryTables } from "./tables.js";
+
+type Row = SchemaRegistryTables["credential_types"] & { created_at: Date; updated_at: Date };
+
+/** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */
+const jsonb = (value: unknown) => sql<never>`${JSON.stringify(value)}::jsonb`;
+const json = (value: unknown) => sql<never>`${JSON.stringify(value)}::json`;
+
+/** Case-insensitive "contains" on a text column; `\` is the escape character of the pattern. */
+const ilikeContains = (column: "type" | "name", text: string): Expression<SqlBool> =>
+  sql<SqlBool>`${sql.ref(column)} ILIKE ${containsPattern(text)} ESCAPE '\\'`;
+
+/** Byte-order comparison, so ties sort the same on every database collation. */
+const byteOrder = (column: "type" | "version") => sql`${sql.ref(column)} COLLATE "C"`;
+
+function toCredentialType(row: Row): CredentialType {
+  return {
+    type: row.type,
+    version: row.version,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    useCase: row.use_case,
+    display: row.display,
+    claimDisplay: row.claim_display,
+    schema: row.schema,
+    contentHash: row.content_hash,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRowValues(definition: CredentialTypeDefinition, contentHash: string) {
+  return {
+    type: definition.type,
+    version: definition.version,
+    name: definition.name,
+    description: definition.description,
+    status: definition.status,
+    use_case: jsonb(definition.useCase),
+    display: json(definition.display),
+    claim_display: json(definition.claimDisplay),
+    schema: json(definition.schema),
+    content_hash: contentHash,
+  };
+}
+
+/** The credential type repository on PostgreSQL (`db` is already bound to the service's schema). */
+export function createCredentialTypeStore(database: Kysely<unknown>): CredentialTypeRepository {
+  const db = database as Kysely<SchemaRegistryTables>;
+
+  return {
+    async upsert(definition, contentHash): Promise<UpsertOutcome> {
+      const row = await db
+        .insertInto("credential_types")
+        .values(toRowValues(definition, contentHash))
+        .onConflict((oc) =>
+          oc
+            .columns(["type", "version"])
+            .doUpdateSet((eb) => ({
+              name: eb.ref("excluded.name"),
+              description: eb.ref("excluded.description"),
+              status: eb.ref("excluded.status"),
+              use_case: eb.ref("excluded.use_case"),
+              display: eb.ref("excluded.display"),
+              claim_display: eb.ref("excluded.claim_display"),
+              schema: eb.ref("excluded.schema"),
+              content_hash: eb.ref("excluded.content_hash"),
+              updated_at: sql<Date>`now()`,
+            }))
+            .where("credential_types.content_hash", "<>", (eb) => eb.ref("excluded.content_hash")),
+        )
+        // xmax is 0 only for a freshly inserted row version.
+        .returning(sql<boolean>`xmax = 0`.as("inserted"))
+        .executeTakeFirst();
+      if (!row) return "unchanged";
+      return row.inserted ? "created" : "updated";
+    },
+
+    async find(type, version) {
+      const row = await db
+        .selectFrom("credential_types")
+        .selectAll()
+        .where("type", "=", type)
+        .where("version", "=", version)
+        .executeTakeFirst();
+      return row ? toCredentialType(row as Row) : undefined;
+    },
+
+    async hasType(type) {
+      const row = await db
+        .selectFrom("credential_types")
+        .select("type")
+        .where("type", "=", type)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async list(query) {
+      let filtered = db.selectFrom("credential_types");
+      if (query.status) filtered = filtered.where("status", "=", query.status);
+      if (query.typeContains !== undefined) filtered = filtered.where(ilikeContains("type", query.typeContains));
+      if (query.nameContains !== undefined) filtered = filtered.where(ilikeContains("name", query.nameContains));
+      const [rows, count] = await Promise.all([
+        filtered
+          .select(["type", "version", "name", "status", "created_at", "updated_at"])
+          .orderBy(query.sortBy, "desc")
+          .orderBy(byteOrder("type"))
+          .orderBy(byteOrder("version"))
+          .offset(query.offset)
+          .limit(query.limit)
+          .execute(),
+        filtered.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
+      ]);
+      return {
+        items: rows.map((row) => ({
+          type: row.type,
+          version: row.version,
+          name: row.name,
+          status: row.status,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+        })),
+        total: Number(count.total),
+      };
+    },
+
+    async listAll(filter) {
+      let query = db.selectFrom("credential_types").selectAll();
+      if (filter.status) query = query.where("status", "=", filter.status);
+      const rows = await query.orderBy(byteOrder("type")).orderBy(byteOrder("version")).execute();
+      return rows.map((row) => toCredentialType(row as Row));
+    },
+  };
+}

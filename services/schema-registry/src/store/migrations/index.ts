@@ -1,0 +1,7 @@
+import type { Migrations } from "@attesto/store";
+import { createCredentialTypes } from "./0001-credential-types.js";
+
+/** Migrations of the schema_registry schema, applied in name order at start-up. */
+export const migrations: Migrations = {
+  "0001_credential_types": createCredentialTypes,
+};

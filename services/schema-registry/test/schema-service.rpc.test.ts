@@ -1,0 +1,185 @@
+import { schemaV1 } from "@attesto/proto";
+import {
+  clientInterceptors,
+  createServiceCredentialSigner,
+  createServiceCredentialVerifier,
+  serverInterceptors,
+} from "@attesto/runtime";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schemaRegistry } from "../src/service.js";
+import { EXTRA_SEEDS_DIR, SERVICE_AUTH_SECRET, startTestRegistry, type TestRegistry } from "./test-registry.js";
+
+const { SchemaService } = schemaV1;
+const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterceptors>[1];
+
+/** Failure of a call, as { code, message }. */
+async function failureOf(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (error) {
+    const connectError = ConnectError.from(error);
+    return { code: Code[connectError.code], message: connectError.rawMessage };
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("SchemaService (internal RPC, in memory)", () => {
+  let registry: TestRegistry;
+  let client: Client<typeof SchemaService>;
+
+  /** The service as the internal port serves it: credential check and error mapping included. */
+  const transportFor = (
+    interceptors = clientInterceptors({
+      signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller: "credential-issuer" }),
+      audience: "schema-registry",
+    }),
+  ) =>
+    createRouterTransport((router) => schemaRegistry.definition.rpc!(router, registry.context), {
+      router: {
+        interceptors: serverInterceptors(
+          createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "schema-registry" }),
+          silentLogger,
+        ),
+      },
+      transport: { interceptors },
+    });
+
+  beforeAll(async () => {
+    registry = await startTestRegistry();
+    await registry.seed(EXTRA_SEEDS_DIR);
+    client = createClient(SchemaService, transportFor());
+  });
+  afterAll(async () => {
+    await registry.close();
+  });
+
+  const documentOf = async (type: string, version: string) =>
+    (await registry.app.inject({ method: "GET", url: `/schemas/${type}/${version}` })).json() as {
+      updated_at: string;
+      claims: Array<{ path: string[]; mandatory: boolean }>;
+      schema: unknown;
+    };
+
+  it("gets a credential type by type and version, carrying the HTTP metadata document", async () => {
+    const { credentialType } = await client.getCredentialType({
+      selector: { case: "typeVersion", value: { type: "university-diploma", version: "v1" } },
+    });
+    const document = await documentOf("university-diploma", "v1");
+    expect(credentialType).toMatchObject({
+      type: "university-diploma",
+      version: "v1",
+      vct: "http://localhost:8086/schemas/university-diploma/v1",
+      name: "University Diploma",
+      description:
+        "Higher-education qualification awarded by an accredited institution, with degree, field of study and EQF level.",
+      status: "active",
+      useCase: ["education_verification", "employment_screening", "further_studies_admission"],
+    });
+    expect(credentialType?.schema).toEqual(document.schema);
+    expect(credentialType?.metadata).toEqual(document);
+    expect(credentialType?.claims.map(({ path, mandatory }) => ({ path, mandatory }))).toEqual(
+      document.claims.map(({ path, mandatory }) => ({ path, mandatory })),
+    );
+    expect(credentialType?.claims.slice(0, 2).map(({ path, mandatory }) => ({ path, mandatory }))).toEqual([
+      { path: ["given_name"], mandatory: true },
+      { path: ["family_name"], mandatory: true },
+    ]);
+    expect(timestampDate(credentialType!.updatedAt!).toISOString()).toBe(document.updated_at);
+    expect(timestampDate(credentialType!.createdAt!).getTime()).toBeLessThanOrEqual(Date.parse(document.updated_at));
+  });
+
+  it("gets a credential type by its vct URL", async () => {
+    const { credentialType } = await client.getCredentialType({
+      selector: { case: "vct", value: "http://localhost:8086/schemas/person-identification-data/v1" },
+    });
+    expect(credentialType).toMatchObject({
+      type: "person-identification-data",
+      version: "v1",
+      vct: "http://localhost:8086/schemas/person-identification-data/v1",
+    });
+    expect(credentialType?.metadata).toEqual(await documentOf("person-identification-data", "v1"));
+  });
+
+  it("answers NotFound for an unknown type, version or vct", async () => {
+    expect(
+      await failureOf(
+        client.getCredentialType({ selector: { case: "typeVersion", value: { type: "no-such-type", version: "v1" } } }),
+      ),
+    ).toEqual({ code: "NotFound", message: "Credential type 'no-such-type' not found" });
+    expect(
+      await failureOf(
+        client.getCredentialType({
+          selector: { case: "typeVersion", value: { type: "university-diploma", version: "v9" } },
+        }),
+      ),
+    ).toEqual({ code: "NotFound", message: "Credential type 'university-diploma' has no version 'v9'" });
+    expect(
+      await failureOf(
+        client.getCredentialType({ selector: { case: "vct", value: "http://localhost:8086/schemas/no-such-type/v1" } }),
+      ),
+    ).toEqual({ code: "NotFound", message: "Credential type 'no-such-type' not found" });
+    expect(
+      await failureOf(
+        client.getCredentialType({
+          selector: { case: "vct", value: "https://other.example/schemas/university-diploma/v1" },
+        }),
+      ),
+    ).toEqual({
+      code: "NotFound",
+      message: "vct 'https://other.example/schemas/university-diploma/v1' is not a credential type of this registry",
+    });
+  });
+
+  it("answers InvalidArgument without a selector or with half a type_version", async () => {
+    expect(await failureOf(client.getCredentialType({}))).toEqual({
+      code: "InvalidArgument",
+      message: "selector is required: type_version or vct",
+    });
+    expect(
+      await failureOf(
+        client.getCredentialType({ selector: { case: "typeVersion", value: { type: "university-diploma" } } }),
+      ),
+    ).toEqual({ code: "InvalidArgument", message: "type_version needs both type and version" });
+  });
+
+  it("lists credential types, optionally by status", async () => {
+    const all = await client.listCredentialTypes({});
+    expect(all.credentialTypes.map((t) => `${t.type}/${t.version}:${t.status}`)).toEqual([
+      "driving-licence/v1:active",
+      "employee-badge/v1:active",
+      "loyalty-card/v1:draft",
+      "person-identification-data/v1:active",
+      "university-diploma/v0:deprecated",
+      "university-diploma/v1:active",
+    ]);
+    const active = await client.listCredentialTypes({ status: "active" });
+    expect(active.credentialTypes.map((t) => t.vct)).toEqual([
+      "http://localhost:8086/schemas/driving-licence/v1",
+      "http://localhost:8086/schemas/employee-badge/v1",
+      "http://localhost:8086/schemas/person-identification-data/v1",
+      "http://localhost:8086/schemas/university-diploma/v1",
+    ]);
+    expect(active.credentialTypes[0]?.metadata).toEqual(await documentOf("driving-licence", "v1"));
+    const deprecated = await client.listCredentialTypes({ status: "deprecated" });
+    expect(deprecated.credentialTypes.map((t) => t.vct)).toEqual([
+      "http://localhost:8086/schemas/university-diploma/v0",
+    ]);
+  });
+
+  it("answers InvalidArgument for an unknown status filter", async () => {
+    expect(await failureOf(client.listCredentialTypes({ status: "retired" }))).toEqual({
+      code: "InvalidArgument",
+      message: "status must be one of active, deprecated, draft",
+    });
+  });
+
+  it("refuses callers without a service credential", async () => {
+    const anonymous = createClient(SchemaService, transportFor([]));
+    expect(await failureOf(anonymous.listCredentialTypes({}))).toEqual({
+      code: "Unauthenticated",
+      message: "service credential required",
+    });
+  });
+});

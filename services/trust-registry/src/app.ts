@@ -1,0 +1,21 @@
+import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { TrustRegistryConfig } from "./config.js";
+import { createDomain, createTrustRegistryDeps, type TrustRegistryDeps } from "./dependencies.js";
+import { registerApplyRoute } from "./routes/apply.route.js";
+import { registerDidRoutes } from "./routes/did.routes.js";
+import { registerGetDidConfigurationRoute } from "./routes/get-did-configuration.route.js";
+import { registerLogInRoute } from "./routes/log-in.route.js";
+
+/** The trust-registry public API (spec §4.5). `deps` are the service's edges; tests pass doubles. */
+export async function buildApp(
+  context: ServiceContext<TrustRegistryConfig>,
+  deps: TrustRegistryDeps = createTrustRegistryDeps(context),
+): Promise<App> {
+  const app = await createServiceApp(context);
+  const domain = createDomain(context, deps);
+  registerApplyRoute(app, domain, context.rateLimits);
+  registerLogInRoute(app, domain, context.rateLimits);
+  await registerDidRoutes(app, domain);
+  registerGetDidConfigurationRoute(app, domain);
+  return app;
+}

@@ -1,0 +1,68 @@
+import type { KeyObject } from "node:crypto";
+import {
+  addDays,
+  authorityKeyIdentifierFor,
+  BACKDATE_MILLISECONDS,
+  ecdsaSigningKey,
+  ecdsaWithSha256,
+  randomSerialNumber,
+  spkiOf,
+} from "./certificate-tools.js";
+import { x509 } from "./x509.js";
+
+/** Validity of the generated root CA (the trust anchor verifiers install). */
+export const ROOT_CA_VALIDITY_DAYS = 25 * 365;
+/** Validity of the generated issuing CA; tenant certificates never outlive it. */
+export const ISSUING_CA_VALIDITY_DAYS = 10 * 365;
+
+const ORGANIZATION = "Attesto";
+const caKeyUsage = () => new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true);
+
+/** A self-signed P-256 root CA certificate (CA:true, keyCertSign). */
+export async function createRootCaCertificate(privateKey: KeyObject, now: Date): Promise<x509.X509Certificate> {
+  const publicKey = spkiOf(privateKey);
+  const name: x509.JsonName = [{ CN: ["Attesto Root CA"] }, { O: [ORGANIZATION] }];
+  return x509.X509CertificateGenerator.create({
+    serialNumber: randomSerialNumber(),
+    subject: name,
+    issuer: name,
+    notBefore: new Date(now.getTime() - BACKDATE_MILLISECONDS),
+    notAfter: addDays(now, ROOT_CA_VALIDITY_DAYS),
+    publicKey,
+    signingKey: await ecdsaSigningKey(privateKey),
+    signingAlgorithm: ecdsaWithSha256,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      caKeyUsage(),
+      await x509.SubjectKeyIdentifierExtension.create(publicKey),
+    ],
+  });
+}
+
+/** A P-256 issuing CA certificate signed by the root (CA:true, pathLen 0: it signs only leaves). */
+export async function createIssuingCaCertificate(options: {
+  privateKey: KeyObject;
+  root: x509.X509Certificate;
+  rootKey: KeyObject;
+  now: Date;
+}): Promise<x509.X509Certificate> {
+  const { privateKey, root, rootKey, now } = options;
+  const publicKey = spkiOf(privateKey);
+  const notAfter = addDays(now, ISSUING_CA_VALIDITY_DAYS);
+  return x509.X509CertificateGenerator.create({
+    serialNumber: randomSerialNumber(),
+    subject: [{ CN: ["Attesto Issuing CA"] }, { O: [ORGANIZATION] }],
+    issuer: root.subjectName,
+    notBefore: new Date(now.getTime() - BACKDATE_MILLISECONDS),
+    notAfter: new Date(Math.min(notAfter.getTime(), root.notAfter.getTime())),
+    publicKey,
+    signingKey: await ecdsaSigningKey(rootKey),
+    signingAlgorithm: ecdsaWithSha256,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      caKeyUsage(),
+      await x509.SubjectKeyIdentifierExtension.create(publicKey),
+      await authorityKeyIdentifierFor(root),
+    ],
+  });
+}

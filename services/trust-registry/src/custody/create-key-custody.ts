@@ -1,0 +1,86 @@
+import type { Kysely } from "kysely";
+import { findX5cOfKey } from "./certificate.store.js";
+import { configuredIssuingCa } from "./configured-issuing-ca.js";
+import { type KeyEncryptionKey, KeyRing } from "./envelope.js";
+import { generatedIssuingCa } from "./generated-issuing-ca.js";
+import type { CustodyDb } from "./key.store.js";
+import type { KeyCustody } from "./key-custody.js";
+import { assertKeyAlgorithm, generatePrivateKey, importPrivateJwk } from "./key-material.js";
+import { createKeyVault } from "./key-vault.js";
+import { signWithKey } from "./sign-with-key.js";
+import { assertCallerTenant } from "./tenant.js";
+import { createTenantCertificates } from "./tenant-certificates.js";
+
+/** Decrypted private keys kept in memory by default. */
+export const DEFAULT_KEY_CACHE_SIZE = 1000;
+
+export interface KeyCustodyOptions {
+  /** Kysely bound to the service's schema (custody tables from `custodyMigrations`). */
+  db: Kysely<unknown>;
+  /** KEY_ENCRYPTION_KEYS: the first wraps new keys; the others still unwrap until rewrapped. */
+  keyEncryptionKeys: readonly KeyEncryptionKey[];
+  /** ISSUING_CA_CERT_PEM / ISSUING_CA_KEY_PEM; when absent a CA is generated once and stored. */
+  issuingCa?: { certPem: string; keyPem: string };
+  /** SIGNING_CERT_VALIDITY_DAYS. */
+  signingCertValidityDays: number;
+  now?: () => Date;
+  keyCacheSize?: number;
+}
+
+/**
+ * Key custody over PostgreSQL. Key ids are random UUIDs (handles that reveal nothing about the key
+ * and cannot collide across tenants); callers wanting an RFC 7638 thumbprint compute it from the
+ * public JWK. Throws at once on an invalid KEK list or issuing CA configuration.
+ */
+export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
+  const db = options.db as CustodyDb;
+  const now = options.now ?? (() => new Date());
+  const ring = new KeyRing(options.keyEncryptionKeys);
+  const vault = createKeyVault({ db, ring, now, cacheSize: options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE });
+  const issuingCa = options.issuingCa ? configuredIssuingCa(options.issuingCa) : generatedIssuingCa({ db, vault, now });
+  const certificates = createTenantCertificates({
+    db,
+    vault,
+    issuingCa,
+    validityDays: options.signingCertValidityDays,
+    now,
+  });
+
+  return {
+    async generateKey(tenant, alg) {
+      assertCallerTenant(tenant);
+      assertKeyAlgorithm(alg);
+      return vault.hold(db, tenant, alg, generatePrivateKey(alg));
+    },
+
+    async importKey(tenant, alg, privateJwk) {
+      assertCallerTenant(tenant);
+      assertKeyAlgorithm(alg);
+      return vault.hold(db, tenant, alg, importPrivateJwk(alg, privateJwk));
+    },
+
+    async sign(tenant, keyId, signingInput) {
+      assertCallerTenant(tenant);
+      const { held, privateKey } = await vault.load(tenant, keyId);
+      return { signature: signWithKey(privateKey, held.alg, signingInput), alg: held.alg };
+    },
+
+    async describeKey(tenant, keyId) {
+      assertCallerTenant(tenant);
+      const held = await vault.describe(tenant, keyId);
+      const x5c = await findX5cOfKey(db, tenant, keyId);
+      return x5c ? { ...held, x5c } : held;
+    },
+
+    async signingCertificate(tenant) {
+      assertCallerTenant(tenant);
+      return certificates.get(tenant);
+    },
+
+    async trustAnchors() {
+      return [(await issuingCa.get()).trustAnchor];
+    },
+
+    rewrapKeys: () => vault.rewrapAll(),
+  };
+}

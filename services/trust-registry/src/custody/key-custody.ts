@@ -1,0 +1,51 @@
+/**
+ * Key custody: private keys held encrypted at rest (AES-256-GCM envelopes under a key-encryption
+ * key), used for signing without ever leaving the service. Every key belongs to one tenant; asking
+ * for another tenant's key is "not found".
+ *
+ * This file is the contract between the trust registry's routes/RPC and the custody implementation.
+ */
+export type KeyAlgorithm = "EdDSA" | "ES256";
+
+export interface PublicJwk {
+  kty: string;
+  crv: string;
+  x: string;
+  y?: string;
+  [member: string]: unknown;
+}
+
+export interface HeldKey {
+  keyId: string;
+  tenant: string;
+  alg: KeyAlgorithm;
+  publicJwk: PublicJwk;
+  createdAt: Date;
+  /**
+   * Present (from describeKey) when the key is the tenant's current X.509 signing key: standard
+   * base64 DER certificates, leaf first, trust anchor excluded.
+   */
+  x5c?: string[];
+}
+
+export interface SigningCertificate extends HeldKey {
+  /** Standard base64 DER certificates, leaf first, trust anchor excluded. */
+  x5c: string[];
+  /** Root CA certificate, standard base64 DER. */
+  trustAnchor: string;
+}
+
+export interface KeyCustody {
+  generateKey(tenant: string, alg: KeyAlgorithm): Promise<HeldKey>;
+  /** Takes custody of a private JWK (Ed25519 `OKP` or P-256 `EC` with `d`). */
+  importKey(tenant: string, alg: KeyAlgorithm, privateJwk: Record<string, unknown>): Promise<HeldKey>;
+  /** Raw JWS signature over `signingInput` (for EdDSA the Ed25519 signature, for ES256 r||s). */
+  sign(tenant: string, keyId: string, signingInput: Uint8Array): Promise<{ signature: Uint8Array; alg: KeyAlgorithm }>;
+  describeKey(tenant: string, keyId: string): Promise<HeldKey>;
+  /** The tenant's X.509 signing key and chain, issued by the platform CA on first use. */
+  signingCertificate(tenant: string): Promise<SigningCertificate>;
+  /** The trust anchors (root CA certificates, standard base64 DER) of tenant signing certificates. */
+  trustAnchors(): Promise<string[]>;
+  /** Re-encrypts every key under the current KEK; returns how many were rewrapped. */
+  rewrapKeys(): Promise<number>;
+}

@@ -1,0 +1,51 @@
+import type { ColumnType, Generated, JSONColumnType } from "kysely";
+import type { KeyAlgorithm, PublicJwk } from "./key-custody.js";
+
+/** bytea: written from bytes, read back as a Buffer. */
+type Bytes = ColumnType<Buffer, Uint8Array, Uint8Array>;
+
+/**
+ * `custody_keys`: one row per held key, written once by generate/import (or by certificate and CA
+ * issuance); only `kek_id` and `wrapped_dek` change afterwards, when the KEK is rotated.
+ */
+export interface CustodyKeysTable {
+  /** Random UUID, the key's handle for callers. */
+  key_id: string;
+  /** Owner; the reserved platform tenant for CA keys. */
+  tenant: string;
+  alg: KeyAlgorithm;
+  /** Public JWK (kty, crv, x[, y]), as JSON. */
+  public_jwk: JSONColumnType<PublicJwk>;
+  /** Envelope (envelope.ts) of the PKCS#8 DER private key. */
+  kek_id: string;
+  wrapped_dek: Bytes;
+  iv: Bytes;
+  tag: Bytes;
+  ciphertext: Bytes;
+  created_at: Generated<Date>;
+}
+
+/** `custody_certificates`: a tenant's current signing certificate; replaced on renewal. */
+export interface CustodyCertificatesTable {
+  tenant: string;
+  /** The certified P-256 custody key (owned by the same tenant). */
+  key_id: string;
+  /** Standard base64 DER, leaf first, trust anchor excluded. */
+  x5c: JSONColumnType<string[]>;
+  not_after: Date;
+  created_at: Generated<Date>;
+}
+
+/** `custody_ca`: the generated platform CA, rows `root` and `issuing`, inserted together once. */
+export interface CustodyCaTable {
+  id: "root" | "issuing";
+  cert_pem: string;
+  key_id: string;
+  created_at: Generated<Date>;
+}
+
+export interface CustodyTables {
+  custody_keys: CustodyKeysTable;
+  custody_certificates: CustodyCertificatesTable;
+  custody_ca: CustodyCaTable;
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { conflict } from "@attesto/runtime";
+import { generateApiKey, hashApiKey } from "./api-key.js";
+import { credentialConfigurationId } from "./credential-configuration-id.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
+import type { RegisteredCredentialType } from "./ports.js";
+import type { CredentialConfiguration } from "./tenant.js";
+import { DuplicateTenantError } from "./tenant-repository.js";
+
+/** A validated `POST /v1/apply` body (tenant already lowercased). */
+export interface TenantApplication {
+  name: string;
+  email?: string | undefined;
+  password: string;
+  tenant: string;
+  isIssuer: boolean;
+  isVerifier: boolean;
+}
+
+export interface TenantRegistration {
+  accountUuid: string;
+  status: "APPROVED";
+  /** Plaintext, returned exactly once; only its SHA-256 is stored. */
+  apiKey: string;
+}
+
+export const emailConflict = (email: string) => conflict(`Email '${email}' already exists`);
+export const tenantConflict = (tenant: string) => conflict(`Tenant '${tenant}' already exists`);
+
+/** One configuration per registered type and version; ids follow credentialConfigurationId. */
+export function provisionCredentialConfigurations(types: RegisteredCredentialType[]): CredentialConfiguration[] {
+  const byId = new Map<string, CredentialConfiguration>();
+  for (const { type, version, vct } of types) {
+    const id = credentialConfigurationId(type, version);
+    if (!byId.has(id)) byId.set(id, { id, type, version, vct });
+  }
+  return [...byId.values()];
+}
+
+/** Maps the store's uniqueness failure to the interface's 409 messages. */
+export function toConflict(error: unknown, values: { email?: string | null | undefined; tenant: string }): unknown {
+  if (!(error instanceof DuplicateTenantError)) return error;
+  if (error.field === "email" && values.email) return emailConflict(values.email);
+  return tenantConflict(values.tenant);
+}
+
+/**
+ * `POST /v1/apply`: registers an organization, approved at once (spec §3.2).
+ * 1. refuse a taken email, then a taken tenant (fast path; the unique indexes decide under races);
+ * 2. read the active credential types (schema registry down => 503 and nothing written);
+ * 3. hash the password (argon2id) and mint the API key;
+ * 4. store tenant, key hash and credential configurations in one transaction.
+ */
+export async function applyForTenant(
+  domain: TrustRegistryDomain,
+  application: TenantApplication,
+): Promise<TenantRegistration> {
+  const { tenants } = domain;
+  if (application.email && (await tenants.emailExists(application.email))) throw emailConflict(application.email);
+  if (await tenants.findByTenant(application.tenant)) throw tenantConflict(application.tenant);
+
+  const credentialConfigurations = provisionCredentialConfigurations(await domain.credentialTypes.listActive());
+  const passwordHash = await domain.passwords.hash(application.password);
+  const apiKey = generateApiKey(domain.apiKeyFormat);
+  const accountUuid = randomUUID();
+  try {
+    await tenants.create({
+      accountUuid,
+      tenant: application.tenant,
+      name: application.name,
+      email: application.email ?? null,
+      passwordHash,
+      isIssuer: application.isIssuer,
+      isVerifier: application.isVerifier,
+      status: "APPROVED",
+      apiKeyHash: hashApiKey(apiKey),
+      credentialConfigurations,
+    });
+  } catch (error) {
+    throw toConflict(error, application);
+  }
+  return { accountUuid, status: "APPROVED", apiKey };
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import { generateApiKey, hashApiKey } from "./api-key.js";
+import { provisionCredentialConfigurations, toConflict } from "./apply-for-tenant.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TenantAccount } from "./tenant.js";
+import { DuplicateTenantError } from "./tenant-repository.js";
+
+/** The operator's declaration of a tenant (Tenant custom resource). */
+export interface DeclaredTenant {
+  tenant: string;
+  name: string;
+  email?: string | undefined;
+  isIssuer: boolean;
+  isVerifier: boolean;
+}
+
+export interface ReconciledTenant {
+  account: TenantAccount;
+  /** Set only when this call created the tenant. */
+  apiKey?: string;
+}
+
+/**
+ * Operator ApplyTenant: creates the tenant when absent (approved, no password: it cannot log in
+ * until an operator gives it one), else updates its name and roles. Either way, credential types
+ * registered since are added to its configurations. Idempotent.
+ */
+export async function reconcileTenant(
+  domain: TrustRegistryDomain,
+  declared: DeclaredTenant,
+): Promise<ReconciledTenant> {
+  const configurations = provisionCredentialConfigurations(await domain.credentialTypes.listActive());
+  const existing = await domain.tenants.findByTenant(declared.tenant);
+  if (existing) return { account: await update(domain, declared, configurations) };
+
+  const apiKey = generateApiKey(domain.apiKeyFormat);
+  try {
+    await domain.tenants.create({
+      accountUuid: randomUUID(),
+      tenant: declared.tenant,
+      name: declared.name,
+      email: declared.email ?? null,
+      passwordHash: null,
+      isIssuer: declared.isIssuer,
+      isVerifier: declared.isVerifier,
+      status: "APPROVED",
+      apiKeyHash: hashApiKey(apiKey),
+      credentialConfigurations: configurations,
+    });
+  } catch (error) {
+    // Created concurrently by another reconcile: converge on the update path.
+    if (error instanceof DuplicateTenantError && error.field === "tenant") {
+      return { account: await update(domain, declared, configurations) };
+    }
+    throw toConflict(error, declared);
+  }
+  const account = await domain.tenants.findByTenant(declared.tenant);
+  if (!account) throw new Error(`tenant ${declared.tenant} vanished after creation`);
+  return { account, apiKey };
+}
+
+async function update(
+  domain: TrustRegistryDomain,
+  declared: DeclaredTenant,
+  configurations: ReturnType<typeof provisionCredentialConfigurations>,
+): Promise<TenantAccount> {
+  await domain.tenants.updateProfile(declared.tenant, {
+    name: declared.name,
+    isIssuer: declared.isIssuer,
+    isVerifier: declared.isVerifier,
+  });
+  await domain.tenants.addCredentialConfigurations(declared.tenant, configurations);
+  const account = await domain.tenants.findByTenant(declared.tenant);
+  if (!account) throw new Error(`tenant ${declared.tenant} vanished during update`);
+  return account;
+}

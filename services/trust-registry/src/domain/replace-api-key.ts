@@ -1,0 +1,17 @@
+import { notFound } from "@attesto/runtime";
+import { type ApiKeyFormat, generateApiKey, hashApiKey } from "./api-key.js";
+import type { TenantRepository } from "./tenant-repository.js";
+
+/**
+ * Operator action for a leaked or lost key (spec §2.2): revokes every key of the tenant and
+ * returns a new one, shown once.
+ */
+export async function replaceApiKey(
+  dependencies: { tenants: TenantRepository; apiKeyFormat: ApiKeyFormat },
+  tenant: string,
+): Promise<string> {
+  const apiKey = generateApiKey(dependencies.apiKeyFormat);
+  const replaced = await dependencies.tenants.replaceApiKeys(tenant.toLowerCase(), hashApiKey(apiKey));
+  if (!replaced) throw notFound("Tenant not found");
+  return apiKey;
+}

@@ -1,0 +1,45 @@
+import type { CredentialConfiguration, TenantAccount, TenantStatus } from "./tenant.js";
+
+/** A tenant to create, with its first API key (hash only) and its credential configurations. */
+export interface NewTenant {
+  accountUuid: string;
+  tenant: string;
+  name: string;
+  email: string | null;
+  passwordHash: string | null;
+  isIssuer: boolean;
+  isVerifier: boolean;
+  status: TenantStatus;
+  apiKeyHash: string;
+  credentialConfigurations: CredentialConfiguration[];
+}
+
+/** Which uniqueness rule a new tenant broke. */
+export class DuplicateTenantError extends Error {
+  override name = "DuplicateTenantError";
+  constructor(readonly field: "tenant" | "email") {
+    super(`duplicate ${field}`);
+  }
+}
+
+/** Where tenants, their API key hashes and credential configurations are kept (implemented in store/). */
+export interface TenantRepository {
+  /**
+   * Inserts the tenant, its API key hash and configurations atomically. Throws DuplicateTenantError
+   * when the tenant identifier or the email (ignoring case) is taken, also under concurrency.
+   */
+  create(tenant: NewTenant): Promise<void>;
+  findByAccountUuid(accountUuid: string): Promise<TenantAccount | undefined>;
+  findByTenant(tenant: string): Promise<TenantAccount | undefined>;
+  /** Whether an account uses this email, ignoring case. */
+  emailExists(email: string): Promise<boolean>;
+  /** The account owning a non-revoked API key with this SHA-256 hash, with the stored hash. */
+  findByApiKeyHash(keyHash: string): Promise<{ account: TenantAccount; keyHash: string } | undefined>;
+  /** Revokes every key of the tenant and stores the new hash, atomically; false when the tenant is unknown. */
+  replaceApiKeys(tenant: string, newKeyHash: string): Promise<boolean>;
+  /** Changes name and roles (operator reconcile). */
+  updateProfile(tenant: string, profile: { name: string; isIssuer: boolean; isVerifier: boolean }): Promise<void>;
+  listCredentialConfigurations(tenant: string): Promise<CredentialConfiguration[]>;
+  /** Adds configurations the tenant does not have yet (by id); existing ones are left alone. */
+  addCredentialConfigurations(tenant: string, configurations: CredentialConfiguration[]): Promise<void>;
+}

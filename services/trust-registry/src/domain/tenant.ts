@@ -1,0 +1,40 @@
+/**
+ * An organization registered in the trust registry (spec §2.1). One account per tenant: the
+ * account UUID logs in, the tenant identifier scopes offers, credential configurations and DIDs.
+ */
+export const tenantStatuses = ["APPROVED", "PENDING"] as const;
+export type TenantStatus = (typeof tenantStatuses)[number];
+
+export interface TenantAccount {
+  /** UUID v4 assigned at registration; the organization login identifier. */
+  accountUuid: string;
+  /** Lowercase tenant identifier as it appears in URLs. */
+  tenant: string;
+  name: string;
+  email: string | null;
+  /** argon2id PHC string; null for tenants created by the operator, which cannot log in. */
+  passwordHash: string | null;
+  isIssuer: boolean;
+  isVerifier: boolean;
+  /** APPROVED at self-registration; PENDING accounts are refused with `Account is not approved`. */
+  status: TenantStatus;
+  createdAt: Date;
+}
+
+/** A credential configuration provisioned for a tenant from a registered credential type. */
+export interface CredentialConfiguration {
+  /** credential_configuration_id in the tenant's issuer metadata (see credentialConfigurationId). */
+  id: string;
+  type: string;
+  version: string;
+  vct: string;
+}
+
+export type Role = "issuer" | "verifier";
+
+export function rolesOf(account: Pick<TenantAccount, "isIssuer" | "isVerifier">): Role[] {
+  const roles: Role[] = [];
+  if (account.isIssuer) roles.push("issuer");
+  if (account.isVerifier) roles.push("verifier");
+  return roles;
+}

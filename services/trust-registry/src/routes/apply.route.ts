@@ -1,0 +1,52 @@
+import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime";
+import { z } from "zod";
+import { applyForTenant } from "../domain/apply-for-tenant.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import {
+  zOrganizationEmail,
+  zOrganizationName,
+  zOrganizationPassword,
+  zRoleFlag,
+  zTenantIdentifier,
+} from "../domain/z-tenant-fields.js";
+
+/** Spec §8: 100 requests per minute per client IP, counted before validation (every request counts). */
+export const APPLY_RATE_LIMIT = { name: "apply", max: 100, windowSeconds: 60 } as const;
+
+const zApplyBody = z.object(
+  {
+    name: zOrganizationName,
+    email: zOrganizationEmail,
+    password: zOrganizationPassword,
+    tenant: zTenantIdentifier,
+    is_issuer: zRoleFlag("is_issuer"),
+    is_verifier: zRoleFlag("is_verifier"),
+  },
+  { error: "request body must be a JSON object" },
+);
+
+const zApplyResponse = z.object({ uuid: z.string(), status: z.literal("APPROVED"), api_key: z.string() });
+
+/** POST /v1/apply: registers an organization and returns its API key once. */
+export function registerApplyRoute(app: App, domain: TrustRegistryDomain, counter: RateLimitCounter): void {
+  app.post(
+    "/v1/apply",
+    {
+      schema: { body: zApplyBody, response: { 201: zApplyResponse } },
+      onRequest: rateLimit(counter, { ...APPLY_RATE_LIMIT, key: (request) => request.ip }),
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const registration = await applyForTenant(domain, {
+        name: body.name,
+        email: body.email,
+        password: body.password,
+        tenant: body.tenant,
+        isIssuer: body.is_issuer,
+        isVerifier: body.is_verifier,
+      });
+      reply.code(201).header("cache-control", "no-store");
+      return { uuid: registration.accountUuid, status: registration.status, api_key: registration.apiKey };
+    },
+  );
+}

@@ -1,0 +1,25 @@
+import type { App } from "@attesto/runtime";
+import { z } from "zod";
+import { createDidConfiguration } from "../domain/create-did-configuration.js";
+import { DID_CONFIGURATION_CONTEXT } from "../domain/create-domain-linkage-credential.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
+
+const zParams = z.object({ tenant: z.string().min(1).max(200, "tenant must be at most 200 characters") });
+
+/** Spec §2.10 DID Configuration Resource. */
+const zDidConfiguration = z.object({
+  "@context": z.literal(DID_CONFIGURATION_CONTEXT),
+  linked_dids: z.array(z.string()),
+});
+
+/** GET /.well-known/did-configuration.json/:tenant (public). */
+export function registerGetDidConfigurationRoute(app: App, domain: TrustRegistryDomain): void {
+  app.get(
+    "/.well-known/did-configuration.json/:tenant",
+    { schema: { params: zParams, response: { 200: zDidConfiguration } } },
+    async (request) => {
+      const linkedDids = await createDidConfiguration(domain, request.params.tenant);
+      return { "@context": DID_CONFIGURATION_CONTEXT, linked_dids: linkedDids };
+    },
+  );
+}

@@ -1,0 +1,102 @@
+import { tenantV1 } from "@attesto/proto";
+import { badRequest, callerKey, forbidden, notFound } from "@attesto/runtime";
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { z } from "zod";
+import { authenticateApiKey } from "../domain/authenticate-api-key.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import { reconcileTenant } from "../domain/reconcile-tenant.js";
+import { replaceApiKey } from "../domain/replace-api-key.js";
+import { getWebhooks, setWebhooks } from "../domain/set-webhooks.js";
+import { rolesOf, type TenantAccount } from "../domain/tenant.js";
+import { zOrganizationEmail, zOrganizationName, zTenantIdentifier } from "../domain/z-tenant-fields.js";
+
+type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
+
+/** Services (by verified service-credential issuer) allowed to read webhook secrets. */
+const WEBHOOK_READERS = new Set(["scheduler"]);
+
+const ROLE_TO_WIRE = { issuer: tenantV1.Role.ISSUER, verifier: tenantV1.Role.VERIFIER } as const;
+
+function toTenantMessage(account: TenantAccount): MessageInitShape<typeof tenantV1.TenantSchema> {
+  return {
+    accountUuid: account.accountUuid,
+    tenant: account.tenant,
+    name: account.name,
+    roles: rolesOf(account).map((role) => ROLE_TO_WIRE[role]),
+    status: account.status,
+  };
+}
+
+/** Parses one field with its §2.1 rule; a violation is InvalidArgument with the rule's message. */
+function field<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw badRequest(result.error.issues[0]?.message ?? "invalid field");
+  return result.data;
+}
+
+/** attesto.tenant.v1.TenantService: API key authentication for the issuer and verifier; operator actions; webhooks for the scheduler. */
+export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantService> {
+  constructor(private readonly domain: TrustRegistryDomain) {}
+
+  async authenticateApiKey(
+    request: tenantV1.AuthenticateApiKeyRequest,
+  ): Reply<typeof tenantV1.AuthenticateApiKeyResponseSchema> {
+    const result = await authenticateApiKey(this.domain, request.apiKey);
+    switch (result.outcome) {
+      case "valid":
+        return { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: toTenantMessage(result.account) };
+      case "not_approved":
+        return { outcome: tenantV1.ApiKeyOutcome.NOT_APPROVED, tenant: toTenantMessage(result.account) };
+      default:
+        return { outcome: tenantV1.ApiKeyOutcome.INVALID };
+    }
+  }
+
+  async getTenant(request: tenantV1.GetTenantRequest): Reply<typeof tenantV1.GetTenantResponseSchema> {
+    const account = await this.domain.tenants.findByTenant(request.tenant.toLowerCase());
+    if (!account) throw notFound("Tenant not found");
+    const configurations = await this.domain.tenants.listCredentialConfigurations(account.tenant);
+    return { tenant: toTenantMessage(account), credentialConfigurations: configurations };
+  }
+
+  async applyTenant(request: tenantV1.ApplyTenantRequest): Reply<typeof tenantV1.ApplyTenantResponseSchema> {
+    const reconciled = await reconcileTenant(this.domain, {
+      tenant: field(zTenantIdentifier, request.tenant),
+      name: field(zOrganizationName, request.name),
+      email: field(zOrganizationEmail, request.email),
+      isIssuer: request.isIssuer,
+      isVerifier: request.isVerifier,
+    });
+    return { tenant: toTenantMessage(reconciled.account), apiKey: reconciled.apiKey ?? "" };
+  }
+
+  async replaceApiKey(request: tenantV1.ReplaceApiKeyRequest): Reply<typeof tenantV1.ReplaceApiKeyResponseSchema> {
+    return { apiKey: await replaceApiKey(this.domain, request.tenant) };
+  }
+
+  async setWebhooks(request: tenantV1.SetWebhooksRequest): Reply<typeof tenantV1.SetWebhooksResponseSchema> {
+    const { generatedSecret } = await setWebhooks(this.domain, {
+      tenant: request.tenant,
+      webhooks: request.webhooks,
+      secret: request.secret,
+    });
+    return { generatedSecret: generatedSecret ?? "" };
+  }
+
+  async getWebhooks(
+    request: tenantV1.GetWebhooksRequest,
+    context: HandlerContext,
+  ): Reply<typeof tenantV1.GetWebhooksResponseSchema> {
+    // The answer carries the signing secret: only the service that signs webhooks may read it.
+    if (!WEBHOOK_READERS.has(context.values.get(callerKey))) throw forbidden("GetWebhooks is for the scheduler only");
+    const { webhooks, secret } = await getWebhooks(
+      {
+        ...this.domain,
+        tenantExists: async (tenant) => (await this.domain.tenants.findByTenant(tenant)) !== undefined,
+      },
+      request.tenant,
+    );
+    return { webhooks, secret };
+  }
+}

@@ -1,0 +1,35 @@
+import { tenantV1 } from "@attesto/proto";
+import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import { buildApp } from "./app.js";
+import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";
+import { registerKeyCustodyRpc } from "./custody/index.js";
+import { createDomain, createTrustRegistryDeps, type TrustRegistryDeps } from "./dependencies.js";
+import { TenantServiceRpc } from "./rpc/tenant-service.rpc.js";
+import { migrations } from "./store/migrations/index.js";
+
+/** One set of edges per running service, shared by the public app and the internal RPC. */
+const depsByContext = new WeakMap<ServiceContext<TrustRegistryConfig>, TrustRegistryDeps>();
+function depsOf(context: ServiceContext<TrustRegistryConfig>): TrustRegistryDeps {
+  let deps = depsByContext.get(context);
+  if (!deps) {
+    deps = createTrustRegistryDeps(context);
+    depsByContext.set(context, deps);
+  }
+  return deps;
+}
+
+export const trustRegistry: ServiceModule<TrustRegistryConfig> = {
+  definition: {
+    name: "trust-registry",
+    version: readPackageVersion(import.meta.url),
+    migrations,
+    buildApp: (context) => buildApp(context, depsOf(context)),
+    rpc(router, context) {
+      const deps = depsOf(context);
+      router.service(tenantV1.TenantService, new TenantServiceRpc(createDomain(context, deps)));
+      registerKeyCustodyRpc(router, deps.custody);
+    },
+  },
+  loadConfig: loadTrustRegistryConfig,
+  ports: trustRegistryPorts,
+};

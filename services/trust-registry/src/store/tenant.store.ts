@@ -1,0 +1,155 @@
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { CredentialConfiguration, TenantAccount } from "../domain/tenant.js";
+import { DuplicateTenantError, type TenantRepository } from "../domain/tenant-repository.js";
+import type { TenantsTable, TrustRegistryTables } from "./tables.js";
+import { uniqueViolationOf } from "./unique-violation.js";
+
+/** Which field a unique index protects (names from migrations/0001-tenants.ts). */
+const FIELD_BY_CONSTRAINT: Record<string, "tenant" | "email"> = {
+  tenants_tenant_key: "tenant",
+  tenants_email_key: "email",
+};
+
+function toAccount(row: Selectable<TenantsTable>): TenantAccount {
+  return {
+    accountUuid: row.account_uuid,
+    tenant: row.tenant,
+    name: row.name,
+    email: row.email,
+    passwordHash: row.password_hash,
+    isIssuer: row.is_issuer,
+    isVerifier: row.is_verifier,
+    status: row.status,
+    createdAt: row.created_at,
+  };
+}
+
+/** The tenant repository on PostgreSQL (`db` is already bound to the service's schema). */
+export function createTenantStore(database: Kysely<unknown>): TenantRepository {
+  const db = database as Kysely<TrustRegistryTables>;
+
+  const insertConfigurations = async (
+    executor: Kysely<TrustRegistryTables>,
+    tenant: string,
+    configurations: CredentialConfiguration[],
+  ) => {
+    if (configurations.length === 0) return;
+    await executor
+      .insertInto("tenant_credential_configurations")
+      .values(configurations.map((c) => ({ tenant, config_id: c.id, type: c.type, version: c.version, vct: c.vct })))
+      .onConflict((oc) => oc.columns(["tenant", "config_id"]).doNothing())
+      .execute();
+  };
+
+  return {
+    async create(tenant) {
+      try {
+        await db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto("tenants")
+            .values({
+              account_uuid: tenant.accountUuid,
+              tenant: tenant.tenant,
+              name: tenant.name,
+              email: tenant.email,
+              password_hash: tenant.passwordHash,
+              is_issuer: tenant.isIssuer,
+              is_verifier: tenant.isVerifier,
+              status: tenant.status,
+            })
+            .execute();
+          await trx
+            .insertInto("api_keys")
+            .values({ key_hash: tenant.apiKeyHash, account_uuid: tenant.accountUuid })
+            .execute();
+          await insertConfigurations(trx, tenant.tenant, tenant.credentialConfigurations);
+        });
+      } catch (error) {
+        const constraint = uniqueViolationOf(error);
+        const field = constraint === undefined ? undefined : FIELD_BY_CONSTRAINT[constraint];
+        if (field) throw new DuplicateTenantError(field);
+        throw error;
+      }
+    },
+
+    async findByAccountUuid(accountUuid) {
+      const row = await db.selectFrom("tenants").selectAll().where("account_uuid", "=", accountUuid).executeTakeFirst();
+      return row ? toAccount(row) : undefined;
+    },
+
+    async findByTenant(tenant) {
+      const row = await db.selectFrom("tenants").selectAll().where("tenant", "=", tenant).executeTakeFirst();
+      return row ? toAccount(row) : undefined;
+    },
+
+    async emailExists(email) {
+      const row = await db
+        .selectFrom("tenants")
+        .select("account_uuid")
+        .where(sql<string>`lower(email)`, "=", email.toLowerCase())
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async findByApiKeyHash(keyHash) {
+      const row = await db
+        .selectFrom("api_keys")
+        .innerJoin("tenants", "tenants.account_uuid", "api_keys.account_uuid")
+        .selectAll("tenants")
+        .select("api_keys.key_hash")
+        .where("api_keys.key_hash", "=", keyHash)
+        .where("api_keys.revoked_at", "is", null)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { key_hash, ...account } = row;
+      return { account: toAccount(account), keyHash: key_hash };
+    },
+
+    async replaceApiKeys(tenant, newKeyHash) {
+      return db.transaction().execute(async (trx) => {
+        const account = await trx
+          .selectFrom("tenants")
+          .select("account_uuid")
+          .where("tenant", "=", tenant)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!account) return false;
+        await trx
+          .updateTable("api_keys")
+          .set({ revoked_at: sql<Date>`now()` })
+          .where("account_uuid", "=", account.account_uuid)
+          .where("revoked_at", "is", null)
+          .execute();
+        await trx.insertInto("api_keys").values({ key_hash: newKeyHash, account_uuid: account.account_uuid }).execute();
+        return true;
+      });
+    },
+
+    async updateProfile(tenant, profile) {
+      await db
+        .updateTable("tenants")
+        .set({
+          name: profile.name,
+          is_issuer: profile.isIssuer,
+          is_verifier: profile.isVerifier,
+          updated_at: sql<Date>`now()`,
+        })
+        .where("tenant", "=", tenant)
+        .execute();
+    },
+
+    async listCredentialConfigurations(tenant) {
+      const rows = await db
+        .selectFrom("tenant_credential_configurations")
+        .select(["config_id", "type", "version", "vct"])
+        .where("tenant", "=", tenant)
+        .orderBy(sql`config_id COLLATE "C"`)
+        .execute();
+      return rows.map((row) => ({ id: row.config_id, type: row.type, version: row.version, vct: row.vct }));
+    },
+
+    async addCredentialConfigurations(tenant, configurations) {
+      await insertConfigurations(db, tenant, configurations);
+    },
+  };
+}

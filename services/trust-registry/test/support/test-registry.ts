@@ -1,0 +1,150 @@
+import { randomBytes } from "node:crypto";
+import { ledgerV1, schemaV1, tenantV1 } from "@attesto/proto";
+import {
+  type App,
+  clientInterceptors,
+  createServiceContext,
+  createServiceCredentialVerifier,
+  type ServiceContext,
+  serverInterceptors,
+} from "@attesto/runtime";
+import { createTestDatabase, type Database, openDatabase, type TestDatabase } from "@attesto/store";
+import type { DescService } from "@bufbuild/protobuf";
+import { type Client, type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import pino from "pino";
+import { buildApp } from "../../src/app.js";
+import { loadTrustRegistryConfig, type TrustRegistryConfig } from "../../src/config.js";
+import type { KeyCustody } from "../../src/custody/index.js";
+import { createCustody, createDomain, type TrustRegistryDeps } from "../../src/dependencies.js";
+import type { TrustRegistryDomain } from "../../src/domain/dependencies.js";
+import type { Clock } from "../../src/domain/ports.js";
+import { TenantServiceRpc } from "../../src/rpc/tenant-service.rpc.js";
+import { trustRegistry } from "../../src/service.js";
+import { migrations } from "../../src/store/migrations/index.js";
+import type { TrustRegistryTables } from "../../src/store/tables.js";
+import { InMemoryLedger } from "./in-memory-ledger.js";
+import { InMemorySchemaRegistry } from "./in-memory-schema-registry.js";
+
+export const PUBLIC_URL = "http://localhost:8085";
+export const CREDENTIAL_ISSUER_URL = "https://issuer.example.com/base";
+export const SERVICE_AUTH_SECRET = "s".repeat(32);
+export const LOGIN_TOKEN_SECRET = "l".repeat(32);
+/** Nothing listens here: calls fail as "unreachable". */
+export const CLOSED_PORT_URL = "http://127.0.0.1:1";
+
+export interface TestRegistryOptions {
+  /** `down`: the ledger client points at a closed port. */
+  ledger?: "memory" | "down";
+  schemaRegistry?: "memory" | "down";
+  clock?: Clock;
+  env?: Record<string, string>;
+}
+
+export interface TestRegistry {
+  app: App;
+  database: TestDatabase<unknown>;
+  db: Kysely<TrustRegistryTables>;
+  context: ServiceContext<TrustRegistryConfig>;
+  config: TrustRegistryConfig;
+  deps: TrustRegistryDeps;
+  domain: TrustRegistryDomain;
+  custody: KeyCustody;
+  ledger: InMemoryLedger;
+  schemaRegistry: InMemorySchemaRegistry;
+  /** TenantService as the issuer and verifier reach it (in memory, with service credentials). */
+  tenantService: Client<typeof tenantV1.TenantService>;
+  close(): Promise<void>;
+}
+
+const logger = pino({ level: "silent" });
+
+/** An in-memory Connect client of `service` served by `routes`, with the real credential interceptors. */
+function inMemoryClient<S extends DescService>(
+  service: S,
+  routes: (router: ConnectRouter) => void,
+  context: ServiceContext<TrustRegistryConfig>,
+  callee: string,
+): Client<S> {
+  const transport = createRouterTransport(routes, {
+    router: {
+      interceptors: serverInterceptors(
+        createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: callee }),
+        logger,
+      ),
+    },
+    transport: { interceptors: clientInterceptors({ signer: context.signer, audience: callee }) },
+  });
+  return createClient(service, transport);
+}
+
+export function testConfig(url: string, env: Record<string, string> = {}): TrustRegistryConfig {
+  return loadTrustRegistryConfig({
+    DATABASE_URL: url,
+    SERVICE_AUTH_SECRET,
+    LOGIN_TOKEN_SECRET,
+    KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64url")}`,
+    PUBLIC_URL,
+    CREDENTIAL_ISSUER_URL,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    RPC_TIMEOUT_MS: "2000",
+    ...env,
+  });
+}
+
+/** The service's own connection pool on the test schema (several connections, as in production). */
+function openServiceDatabase(database: TestDatabase<unknown>): Database<unknown> {
+  return openDatabase<unknown>({ url: database.url, schema: database.schema, poolMax: 4 });
+}
+
+/**
+ * The trust registry on its own test schema, with the real stores and key custody, and in-memory
+ * test doubles of the ledger and the schema registry (its external edges).
+ */
+export async function startTestRegistry(options: TestRegistryOptions = {}): Promise<TestRegistry> {
+  const database = await createTestDatabase<unknown>({ prefix: "trust_registry", migrations });
+  const serviceDatabase = openServiceDatabase(database);
+  const config = testConfig(database.url, options.env);
+  const context = createServiceContext(trustRegistry.definition, config, serviceDatabase.db);
+  const ledger = new InMemoryLedger();
+  const schemaRegistry = new InMemorySchemaRegistry();
+  const custody = createCustody(context);
+  const deps: TrustRegistryDeps = {
+    schemaTypes:
+      options.schemaRegistry === "down"
+        ? context.rpcClient(schemaV1.SchemaService, { baseUrl: CLOSED_PORT_URL, audience: "schema-registry" })
+        : inMemoryClient(schemaV1.SchemaService, schemaRegistry.routes, context, "schema-registry"),
+    ledger:
+      options.ledger === "down"
+        ? context.rpcClient(ledgerV1.LedgerService, { baseUrl: CLOSED_PORT_URL, audience: "ledger" })
+        : inMemoryClient(ledgerV1.LedgerService, ledger.routes, context, "ledger"),
+    custody,
+    ...(options.clock ? { clock: options.clock } : {}),
+  };
+  const app = await buildApp(context, deps);
+  const domain = createDomain(context, deps);
+  const tenantService = inMemoryClient(
+    tenantV1.TenantService,
+    (router) => router.service(tenantV1.TenantService, new TenantServiceRpc(domain)),
+    context,
+    "trust-registry",
+  );
+  return {
+    app,
+    database,
+    db: serviceDatabase.db as Kysely<TrustRegistryTables>,
+    context,
+    config,
+    deps,
+    domain,
+    custody,
+    ledger,
+    schemaRegistry,
+    tenantService,
+    async close() {
+      await app.close();
+      await serviceDatabase.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { VerifierConfig } from "./config.js";
+import { createVerifierDeps } from "./create-dependencies.js";
+import type { VerifierDependencies } from "./domain/dependencies.js";
+import { registerCreateAuthorizationRequestRoute } from "./routes/create-authorization-request.route.js";
+import { registerGetRequestObjectRoute } from "./routes/get-request-object.route.js";
+import { registerGetVerificationResultRoute } from "./routes/get-verification-result.route.js";
+import { registerSubmitPresentationRoute } from "./routes/submit-presentation.route.js";
+
+/** The verifier's public API (spec §4.3). Tests pass their own `deps` (in-memory edges, a clock). */
+export async function buildApp(
+  context: ServiceContext<VerifierConfig>,
+  deps: VerifierDependencies = createVerifierDeps(context),
+): Promise<App> {
+  const app = await createServiceApp(context);
+  registerCreateAuthorizationRequestRoute(app, deps);
+  registerGetRequestObjectRoute(app, deps);
+  registerSubmitPresentationRoute(app, deps);
+  registerGetVerificationResultRoute(app, deps);
+  return app;
+}

@@ -1,0 +1,59 @@
+import { credentialStatusV1, keysV1, ledgerV1, tenantV1 } from "@attesto/proto";
+import { parsePemCertificates } from "@attesto/protocol";
+import { createApiKeyAuthenticator, createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import { Counter } from "prom-client";
+import { createCredentialStatusSource } from "./clients/credential-status-source.js";
+import { createLedgerDidResolver } from "./clients/ledger-did-resolver.js";
+import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
+import type { VerifierConfig } from "./config.js";
+import type { VerificationRecorder, VerifierDependencies } from "./domain/dependencies.js";
+import { createVerificationSessionStore } from "./store/verification-session.store.js";
+
+const VERIFIED_METRIC = "attesto_presentations_verified_total";
+
+/** Presentations verified, by result and first failed check (bounded: check names). */
+function createVerificationRecorder(context: ServiceContext<VerifierConfig>): VerificationRecorder {
+  const registry = context.metrics.registry;
+  const counter =
+    (registry.getSingleMetric(VERIFIED_METRIC) as Counter<"result" | "failed_check"> | undefined) ??
+    new Counter({
+      name: VERIFIED_METRIC,
+      help: "Presentations verified, by result and the first failed check",
+      labelNames: ["result", "failed_check"] as const,
+      registers: [registry],
+    });
+  return { record: (result, failedCheck) => counter.inc({ result, failed_check: failedCheck ?? "" }) };
+}
+
+/** The verifier's dependencies from its service context: store, sealer, and clients of its edges. */
+export function createVerifierDeps(context: ServiceContext<VerifierConfig>): VerifierDependencies {
+  const { config } = context;
+  const tenants = context.rpcClient(tenantV1.TenantService, {
+    baseUrl: config.TRUST_REGISTRY_INTERNAL_URL,
+    audience: "trust-registry",
+  });
+  const keys = context.rpcClient(keysV1.KeyCustodyService, {
+    baseUrl: config.TRUST_REGISTRY_INTERNAL_URL,
+    audience: "trust-registry",
+  });
+  const ledger = context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" });
+  const issuer = context.rpcClient(credentialStatusV1.CredentialStatusService, {
+    baseUrl: config.CREDENTIAL_ISSUER_INTERNAL_URL,
+    audience: "credential-issuer",
+  });
+  const configuredRoots = config.TRUSTED_X509_ROOTS_PEM ? parsePemCertificates(config.TRUSTED_X509_ROOTS_PEM) : [];
+  return {
+    sessions: createVerificationSessionStore(context.db),
+    sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
+    apiKeys: createApiKeyAuthenticator(tenants),
+    ledger: createLedgerDidResolver(ledger),
+    trustAnchors: createTrustAnchorSource(keys, configuredRoots, {
+      cacheMs: config.TRUST_ANCHORS_CACHE_SECONDS * 1000,
+    }),
+    credentialStatus: createCredentialStatusSource(issuer),
+    verifierUrl: context.publicUrl,
+    limits: { clockSkewSeconds: config.CLOCK_SKEW_SECONDS, kbJwtMaxAgeSeconds: config.KB_JWT_MAX_AGE_SECONDS },
+    recorder: createVerificationRecorder(context),
+    now: () => new Date(),
+  };
+}

@@ -1,0 +1,122 @@
+import type {
+  DcqlCredentialQuery,
+  DcqlQueryDefinition,
+  ParsedSdJwtPresentation,
+  VerifiedX5cChain,
+} from "@attesto/protocol";
+import type { VerificationLimits } from "../dependencies.js";
+import type { CredentialStatusSource, LedgerDidResolver, TrustAnchorSource } from "../upstream.js";
+import type { CheckStatus } from "../verification-session.js";
+
+/** The outcome of one check: a status, a stable machine reason and a message safe to show. */
+export interface CheckOutcome {
+  status: CheckStatus;
+  reasonCode: string;
+  message: string;
+}
+
+export const success = (reasonCode: string, message: string): CheckOutcome => ({
+  status: "success",
+  reasonCode,
+  message,
+});
+export const failed = (reasonCode: string, message: string): CheckOutcome => ({
+  status: "failed",
+  reasonCode,
+  message,
+});
+export const skipped = (reasonCode: string, message: string): CheckOutcome => ({
+  status: "skipped",
+  reasonCode,
+  message,
+});
+
+/** Who issued a credential, as far as the issuer_signature check found out. */
+export interface IssuerIdentity {
+  /** The issuer DID (kid or iss), on the DID path. */
+  did?: string;
+  /** The validated x5c chain, on the X.509 path. */
+  chain?: VerifiedX5cChain;
+  /** Whether the issuer-signed JWT's signature verified. */
+  signatureVerified: boolean;
+}
+
+/** One presentation of the vp_token, enriched by the checks as they run. */
+export interface PresentationUnderVerification {
+  queryId: string;
+  /** Position within its credential query's array. */
+  index: number;
+  raw: unknown;
+  /** The credential query it answers (undefined when the id is not in the query). */
+  query: DcqlCredentialQuery | undefined;
+  /** Set by sd_jwt_structure. */
+  parsed?: ParsedSdJwtPresentation;
+  /** Set by issuer_signature. */
+  issuer?: IssuerIdentity;
+}
+
+/** The external edges checks consult. */
+export interface CheckPorts {
+  ledger: LedgerDidResolver;
+  trustAnchors: TrustAnchorSource;
+  credentialStatus: CredentialStatusSource;
+}
+
+export interface VerificationContext {
+  /** The session's client_id (KB-JWT aud) and nonce. */
+  clientId: string;
+  nonce: string;
+  query: DcqlQueryDefinition;
+  presentations: PresentationUnderVerification[];
+  now: Date;
+  limits: VerificationLimits;
+  ports: CheckPorts;
+}
+
+/** A named verification check; names are part of the result contract (README). */
+export interface VerificationCheck {
+  name: string;
+  run(context: VerificationContext): Promise<CheckOutcome>;
+}
+
+/** `credential 'pid'` or `credential 'pid'[1]`: which presentation a message is about. */
+export function presentationLabel(presentation: PresentationUnderVerification, context: VerificationContext): string {
+  const sameQuery = context.presentations.filter((p) => p.queryId === presentation.queryId).length;
+  return sameQuery > 1
+    ? `credential '${presentation.queryId}'[${presentation.index}]`
+    : `credential '${presentation.queryId}'`;
+}
+
+/**
+ * A check that looks at each presentation on its own: the first failure fails the check (its
+ * message says which credential when there are several); it is skipped when every presentation
+ * skipped it, and succeeds otherwise.
+ */
+export function perPresentationCheck(
+  name: string,
+  evaluate: (
+    presentation: PresentationUnderVerification,
+    context: VerificationContext,
+  ) => Promise<CheckOutcome> | CheckOutcome,
+): VerificationCheck {
+  return {
+    name,
+    async run(context) {
+      if (context.presentations.length === 0) return skipped("no_presentation", "the vp_token holds no presentation");
+      const outcomes: CheckOutcome[] = [];
+      for (const presentation of context.presentations) {
+        const outcome = await evaluate(presentation, context);
+        if (outcome.status === "failed") {
+          if (context.presentations.length === 1) return outcome;
+          return { ...outcome, message: `${presentationLabel(presentation, context)}: ${outcome.message}` };
+        }
+        outcomes.push(outcome);
+      }
+      return outcomes.find((outcome) => outcome.status === "success") ?? outcomes[0]!;
+    },
+  };
+}
+
+/** The outcome for a presentation that could not be parsed: later checks have nothing to look at. */
+export const notEvaluable = () =>
+  skipped("not_evaluable", "the presentation is not a valid SD-JWT (see sd_jwt_structure)");

@@ -1,0 +1,32 @@
+import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
+import type { CredentialStatusSource, LedgerDidResolver, TrustAnchorSource } from "./upstream.js";
+import type { VerificationSessionRepository } from "./verification-session-repository.js";
+
+/** Tolerances of the verification checks (configuration, in seconds). */
+export interface VerificationLimits {
+  /** Skew allowed on credential iat/nbf/exp and on a KB-JWT iat in the future. */
+  clockSkewSeconds: number;
+  /** Oldest acceptable KB-JWT iat. */
+  kbJwtMaxAgeSeconds: number;
+}
+
+/** Counts finished verifications (Prometheus), by result and the first failed check. */
+export interface VerificationRecorder {
+  record(result: "completed" | "failed", failedCheck: string | undefined): void;
+}
+
+/** What routes and use cases work with, built once per app from the service context. */
+export interface VerifierDependencies {
+  sessions: VerificationSessionRepository;
+  /** Seals the session's private keys at rest (context `session:<id>`). */
+  sealer: EnvelopeSealer;
+  apiKeys: ApiKeyAuthenticator;
+  ledger: LedgerDidResolver;
+  trustAnchors: TrustAnchorSource;
+  credentialStatus: CredentialStatusSource;
+  /** Public URL of this verifier, without a trailing slash. */
+  verifierUrl: string;
+  limits: VerificationLimits;
+  recorder: VerificationRecorder;
+  now(): Date;
+}

@@ -1,0 +1,62 @@
+import {
+  DC_SD_JWT_VP_FORMATS,
+  ed25519JwkFromSeed,
+  RESPONSE_ENCRYPTION_ENC_VALUES,
+  type RequestObjectClaims,
+  resolveVerifierClientId,
+  SELF_ISSUED_AUDIENCE,
+  signRequestObject,
+} from "@attesto/protocol";
+import { notFound } from "@attesto/runtime";
+import type { VerifierDependencies } from "./dependencies.js";
+import { sessionKeyContext, statusAt, type VerificationSession } from "./verification-session.js";
+
+/** Where wallets post their response. */
+export const responseUriOf = (verifierUrl: string) => `${verifierUrl}/v1/verifier/presentation`;
+
+/** `client_metadata` of the request object: the RP's display fields, formats, and the response key. */
+function clientMetadataOf(session: VerificationSession): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { ...session.clientMetadata, vp_formats_supported: DC_SD_JWT_VP_FORMATS };
+  if (session.responseMode === "direct_post.jwt" && session.encryptionPublicJwk) {
+    metadata.jwks = { keys: [session.encryptionPublicJwk] };
+    metadata.encrypted_response_enc_values_supported = [...RESPONSE_ENCRYPTION_ENC_VALUES];
+  }
+  return metadata;
+}
+
+/**
+ * GET|POST /v1/verifier/request/:requestUriId: the signed request object (JAR) of a pending,
+ * unexpired session, signed now with the session's verifier key. It may be fetched any number of
+ * times while the session is pending; a `wallet_nonce` posted by the wallet is echoed in it.
+ */
+export async function getRequestObject(
+  deps: VerifierDependencies,
+  requestUriId: string,
+  options: { walletNonce?: string } = {},
+): Promise<string> {
+  const session = await deps.sessions.findByRequestUriId(requestUriId);
+  const now = deps.now();
+  if (!session || statusAt(session, now) !== "pending" || !session.signingKeyEnvelope) {
+    throw notFound("Request object not found or expired");
+  }
+  const seed = deps.sealer.open(session.signingKeyEnvelope, sessionKeyContext(session.id));
+  const claims: RequestObjectClaims = {
+    // The verifier's identifier without the client_id prefix: a DID kid must start with a DID iss.
+    iss: resolveVerifierClientId(session.clientId).issuer,
+    aud: SELF_ISSUED_AUDIENCE,
+    client_id: session.clientId,
+    response_type: "vp_token",
+    response_mode: session.responseMode,
+    response_uri: responseUriOf(deps.verifierUrl),
+    nonce: session.nonce,
+    state: session.state,
+    dcql_query: session.dcqlQuery,
+    client_metadata: clientMetadataOf(session),
+    iat: Math.floor(now.getTime() / 1000),
+    exp: Math.floor(session.expiresAt.getTime() / 1000),
+    ...(options.walletNonce ? { wallet_nonce: options.walletNonce } : {}),
+  };
+  const privateJwk = ed25519JwkFromSeed(seed);
+  seed.fill(0);
+  return signRequestObject(claims, privateJwk, session.requestKid ? { kid: session.requestKid } : {});
+}

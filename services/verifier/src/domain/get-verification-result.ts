@@ -1,0 +1,57 @@
+import { notFound } from "@attesto/runtime";
+import type { VerifierDependencies } from "./dependencies.js";
+import {
+  type CheckResult,
+  DEFAULT_VERIFICATION_MODE,
+  type PresentationMetadata,
+  type SessionStatus,
+  statusAt,
+  type VerificationMode,
+} from "./verification-session.js";
+
+/** The verification session as the RP polls it (spec §2.8). */
+export interface VerificationResult {
+  session_id: string;
+  status: SessionStatus;
+  created_at: string;
+  expires_at: string;
+  verified_at?: string;
+  verification_mode: VerificationMode;
+  check_results: CheckResult[];
+  presentation_metadata?: PresentationMetadata;
+  error?: { code: "session_expired"; message: string };
+}
+
+/**
+ * GET /v1/verifier/result/:sessionId for the tenant that created the session (any other tenant,
+ * or an unknown id, is 404). `verification_mode` is the submission's, `fail_fast` until one
+ * arrives; `verified_at` once verification ended; `presentation_metadata` only when completed;
+ * `error` only when expired.
+ */
+export async function getVerificationResult(
+  deps: VerifierDependencies,
+  tenant: string,
+  sessionId: string,
+): Promise<VerificationResult> {
+  const session = await deps.sessions.findById(sessionId);
+  if (!session || session.tenant !== tenant) throw notFound("Verification session not found");
+  const status = statusAt(session, deps.now());
+  const result: VerificationResult = {
+    session_id: session.id,
+    status,
+    created_at: session.createdAt.toISOString(),
+    expires_at: session.expiresAt.toISOString(),
+    verification_mode: session.verificationMode ?? DEFAULT_VERIFICATION_MODE,
+    check_results: session.checkResults ?? [],
+  };
+  if (session.verifiedAt) result.verified_at = session.verifiedAt.toISOString();
+  if (status === "completed" && session.presentationMetadata)
+    result.presentation_metadata = session.presentationMetadata;
+  if (status === "expired") {
+    result.error = {
+      code: "session_expired",
+      message: "The verification session expired before a presentation arrived",
+    };
+  }
+  return result;
+}

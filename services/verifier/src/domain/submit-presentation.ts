@@ -1,0 +1,176 @@
+import {
+  AuthorizationResponseDecryptionError,
+  decryptAuthorizationResponse,
+  encryptionKidOf,
+  parseDcqlQuery,
+} from "@attesto/protocol";
+import { VERIFICATION_CHECKS } from "./checks/index.js";
+import type { VerifierDependencies } from "./dependencies.js";
+import { invalidRequest } from "./invalid-request.js";
+import { parseVpToken, type VpToken } from "./parse-vp-token.js";
+import { type CheckFailureReporter, runVerificationChecks } from "./run-verification-checks.js";
+import { summarizePresentations } from "./summarize-presentations.js";
+import {
+  DEFAULT_VERIFICATION_MODE,
+  sessionKeyContext,
+  statusAt,
+  VERIFICATION_MODES,
+  type VerificationMode,
+  type VerificationSession,
+} from "./verification-session.js";
+
+/** The form a wallet posts (direct_post) or the fields around an encrypted `response` (direct_post.jwt). */
+export interface PresentationSubmission {
+  state?: unknown;
+  vp_token?: unknown;
+  response?: unknown;
+  verification_mode?: unknown;
+}
+
+export interface PresentationAccepted {
+  /** The session's redirect_uri with `session_id`, when the session has one. */
+  redirect_uri?: string;
+}
+
+const nonEmptyString = (value: unknown): value is string => typeof value === "string" && value.length > 0;
+
+function parseVerificationMode(value: unknown): VerificationMode | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (typeof value === "string" && (VERIFICATION_MODES as readonly string[]).includes(value)) {
+    return value as VerificationMode;
+  }
+  throw invalidRequest(`verification_mode must be one of ${VERIFICATION_MODES.join(", ")}`);
+}
+
+/** The session a response is for, if it may still take one (spec §7: unknown or expired is invalid_request). */
+function assertAcceptsPresentation(
+  session: VerificationSession | undefined,
+  now: Date,
+): asserts session is VerificationSession {
+  if (!session || statusAt(session, now) === "expired") throw invalidRequest("session not found or expired");
+  if (session.status !== "pending") throw invalidRequest("a presentation was already submitted for this session");
+}
+
+/** `<redirect_uri>?session_id=<id>` (or `&session_id=` when it has a query), before any fragment. */
+export function redirectWithSessionId(redirectUri: string, sessionId: string): string {
+  const hashAt = redirectUri.indexOf("#");
+  const base = hashAt === -1 ? redirectUri : redirectUri.slice(0, hashAt);
+  const fragment = hashAt === -1 ? "" : redirectUri.slice(hashAt);
+  const separator = base.includes("?") ? (base.endsWith("?") || base.endsWith("&") ? "" : "&") : "?";
+  return `${base}${separator}session_id=${encodeURIComponent(sessionId)}${fragment}`;
+}
+
+interface ResolvedResponse {
+  session: VerificationSession;
+  vpToken: unknown;
+  mode: VerificationMode | undefined;
+}
+
+/** direct_post.jwt: find the session by the JWE's `kid` (or the posted state), decrypt with its key, match state. */
+async function resolveEncryptedResponse(
+  deps: VerifierDependencies,
+  form: PresentationSubmission,
+  now: Date,
+): Promise<ResolvedResponse> {
+  const jwe = form.response;
+  if (!nonEmptyString(jwe)) throw invalidRequest("response must be a compact JWE");
+  const kid = encryptionKidOf(jwe);
+  let session = kid ? await deps.sessions.findByEncryptionKid(kid) : undefined;
+  if (!session && nonEmptyString(form.state)) session = await deps.sessions.findByState(form.state);
+  if (!session && !kid && !nonEmptyString(form.state)) {
+    throw invalidRequest("state is required (or a response whose JWE header names its key with kid)");
+  }
+  assertAcceptsPresentation(session, now);
+  if (session.responseMode !== "direct_post.jwt" || !session.encryptionKeyEnvelope) {
+    throw invalidRequest("this session expects vp_token (direct_post), not an encrypted response");
+  }
+  const privateJwk = JSON.parse(
+    new TextDecoder().decode(deps.sealer.open(session.encryptionKeyEnvelope, sessionKeyContext(session.id))),
+  );
+  let payload: Record<string, unknown>;
+  try {
+    payload = await decryptAuthorizationResponse(jwe, privateJwk);
+  } catch (error) {
+    if (error instanceof AuthorizationResponseDecryptionError) throw invalidRequest(error.message, error);
+    throw error;
+  }
+  if (payload.state !== session.state || (nonEmptyString(form.state) && form.state !== session.state)) {
+    throw invalidRequest("state does not match the session of the encrypted response");
+  }
+  if (payload.vp_token === undefined) throw invalidRequest("the encrypted response has no vp_token");
+  return { session, vpToken: payload.vp_token, mode: parseVerificationMode(payload.verification_mode) };
+}
+
+/** direct_post: the session is the one of `state`. */
+async function resolvePlainResponse(
+  deps: VerifierDependencies,
+  form: PresentationSubmission,
+  now: Date,
+): Promise<ResolvedResponse> {
+  if (!nonEmptyString(form.state)) throw invalidRequest("state is required");
+  if (form.vp_token === undefined || form.vp_token === "") throw invalidRequest("vp_token or response is required");
+  const session = await deps.sessions.findByState(form.state);
+  assertAcceptsPresentation(session, now);
+  if (session.responseMode === "direct_post.jwt") {
+    throw invalidRequest("this session requires an encrypted response (direct_post.jwt)");
+  }
+  return { session, vpToken: form.vp_token, mode: undefined };
+}
+
+/**
+ * POST /v1/verifier/presentation. Refusals before verification are 400 `invalid_request`
+ * (missing state, no vp_token/response, unknown or expired session, a second submission, a
+ * response that does not decrypt or whose state differs). An accepted presentation moves the
+ * session pending -> in_progress -> completed | failed, and the wallet gets 200 either way.
+ */
+export async function submitPresentation(
+  deps: VerifierDependencies,
+  form: PresentationSubmission,
+  report: CheckFailureReporter,
+): Promise<PresentationAccepted> {
+  const formMode = parseVerificationMode(form.verification_mode);
+  const now = deps.now();
+  const hasResponse = form.response !== undefined && form.response !== "";
+  const resolved = hasResponse
+    ? await resolveEncryptedResponse(deps, form, now)
+    : await resolvePlainResponse(deps, form, now);
+  const { session } = resolved;
+  const query = parseDcqlQuery(session.dcqlQuery);
+  const vpToken: VpToken = parseVpToken(resolved.vpToken, query);
+  const mode = formMode ?? resolved.mode ?? DEFAULT_VERIFICATION_MODE;
+  if (!(await deps.sessions.startVerification(session.id, mode, now))) {
+    throw invalidRequest("a presentation was already submitted for this session");
+  }
+  const presentations = Object.entries(vpToken).flatMap(([queryId, items]) =>
+    items.map((raw, index) => ({
+      queryId,
+      index,
+      raw,
+      query: query.credentials.find((credential) => credential.id === queryId),
+    })),
+  );
+  const checkResults = await runVerificationChecks(
+    VERIFICATION_CHECKS,
+    {
+      clientId: session.clientId,
+      nonce: session.nonce,
+      query,
+      presentations,
+      now: deps.now(),
+      limits: deps.limits,
+      ports: { ledger: deps.ledger, trustAnchors: deps.trustAnchors, credentialStatus: deps.credentialStatus },
+    },
+    mode,
+    report,
+  );
+  const failedCheck = checkResults.find((result) => result.status === "failed");
+  const status = failedCheck ? "failed" : "completed";
+  await deps.sessions.recordOutcome(session.id, {
+    status,
+    checkResults,
+    presentationMetadata: status === "completed" ? summarizePresentations(presentations) : undefined,
+    verifiedAt: deps.now(),
+  });
+  deps.recorder.record(status, failedCheck?.check);
+  return session.redirectUri ? { redirect_uri: redirectWithSessionId(session.redirectUri, session.id) } : {};
+}

@@ -1,0 +1,49 @@
+import type { PresentationUnderVerification } from "./checks/index.js";
+import type { CredentialMetadata, PresentationMetadata } from "./verification-session.js";
+
+/**
+ * JWT and SD-JWT VC claims that describe the credential rather than its subject: they go to
+ * `credential_metadata` (or nowhere), not to `claims`.
+ */
+const CREDENTIAL_CLAIMS = new Set(["iss", "iat", "nbf", "exp", "vct", "vct#integrity", "cnf", "status", "_sd_alg"]);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Deep merge where the first credential wins a conflict (claims of several credentials, flat). */
+function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const existing = target[key];
+    if (existing === undefined) target[key] = value;
+    else if (isObject(existing) && isObject(value)) mergeInto(existing, value);
+  }
+}
+
+const isoOf = (seconds: unknown) =>
+  typeof seconds === "number" && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : null;
+
+/**
+ * `presentation_metadata`: `claims` holds only what the holder disclosed (plus claims the issuer
+ * left always visible), without the credential-describing claims, merged flat across all
+ * presented credentials (the first credential wins a name clash); `credential_metadata` lists
+ * each credential's issuer, type (vct), issued_at and expires_at.
+ */
+export function summarizePresentations(presentations: PresentationUnderVerification[]): PresentationMetadata {
+  const claims: Record<string, unknown> = {};
+  const credentialMetadata: CredentialMetadata[] = [];
+  for (const { parsed } of presentations) {
+    if (!parsed) continue;
+    const subjectClaims = Object.fromEntries(
+      Object.entries(structuredClone(parsed.claims)).filter(([name]) => !CREDENTIAL_CLAIMS.has(name)),
+    );
+    mergeInto(claims, subjectClaims);
+    const { iss, vct, iat, exp } = parsed.claims;
+    credentialMetadata.push({
+      issuer: typeof iss === "string" ? iss : "",
+      credential_type: typeof vct === "string" ? [vct] : [],
+      issued_at: isoOf(iat),
+      expires_at: isoOf(exp),
+    });
+  }
+  return { claims, credential_metadata: credentialMetadata };
+}

@@ -1,0 +1,36 @@
+import type {
+  CheckResult,
+  PresentationMetadata,
+  VerificationMode,
+  VerificationSession,
+} from "./verification-session.js";
+
+export interface VerificationOutcome {
+  status: "completed" | "failed";
+  checkResults: CheckResult[];
+  presentationMetadata: PresentationMetadata | undefined;
+  verifiedAt: Date;
+}
+
+/** Where sessions live (PostgreSQL in production; the store implements it). */
+export interface VerificationSessionRepository {
+  insert(session: VerificationSession): Promise<void>;
+  findById(id: string): Promise<VerificationSession | undefined>;
+  findByRequestUriId(requestUriId: string): Promise<VerificationSession | undefined>;
+  findByState(state: string): Promise<VerificationSession | undefined>;
+  findByEncryptionKid(kid: string): Promise<VerificationSession | undefined>;
+  /**
+   * pending -> in_progress, atomically: of concurrent submissions exactly one wins. False when the
+   * session is no longer pending or has expired at `now`.
+   */
+  startVerification(id: string, mode: VerificationMode, now: Date): Promise<boolean>;
+  /** in_progress -> completed | failed, recording the result and dropping the session's keys. */
+  recordOutcome(id: string, outcome: VerificationOutcome): Promise<void>;
+  /**
+   * in_progress since before `submittedBefore` -> failed with `checkResult` (the verification was
+   * interrupted, e.g. its process died); returns how many.
+   */
+  failInterrupted(submittedBefore: Date, checkResult: CheckResult, now: Date): Promise<number>;
+  /** Drops the keys of sessions that expired before `now` without a presentation; returns how many. */
+  dropKeysOfExpiredSessions(now: Date): Promise<number>;
+}

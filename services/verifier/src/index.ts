@@ -1,0 +1,5 @@
+export { buildApp } from "./app.js";
+export * from "./config.js";
+export { createVerifierDeps } from "./create-dependencies.js";
+export type { VerifierDependencies } from "./domain/dependencies.js";
+export { verifier } from "./service.js";

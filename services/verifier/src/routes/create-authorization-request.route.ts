@@ -1,0 +1,76 @@
+import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime";
+import { z } from "zod";
+import { createAuthorizationRequest } from "../domain/create-authorization-request.js";
+import type { VerifierDependencies } from "../domain/dependencies.js";
+import { MAX_SESSION_TTL_SECONDS, MIN_SESSION_TTL_SECONDS, RESPONSE_MODES } from "../domain/verification-session.js";
+
+/** Schemes a same-device redirect may never use. */
+const UNSAFE_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:"]);
+
+const zUri = z.url({ error: "must be a URL" });
+
+const zBody = z.object({
+  /** Validated by the DCQL rules in the use case (messages name the offending member). */
+  dcql_query: z.unknown().optional(),
+  verifier_private_key: z.string({ error: "is required (base64url Ed25519 private key, 32 bytes)" }),
+  verifier_client_id: z
+    .string({ error: "is required (the verifier's DID or URL)" })
+    .trim()
+    .min(1, "must not be empty")
+    .max(2048, "must be at most 2048 characters")
+    .regex(/^\S+$/, "must not contain whitespace"),
+  response_mode: z.enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` }).optional(),
+  client_metadata: z
+    .object(
+      {
+        client_name: z.string().max(256, "must be at most 256 characters").optional(),
+        logo_uri: zUri.optional(),
+        policy_uri: zUri.optional(),
+        tos_uri: zUri.optional(),
+      },
+      { error: "must be an object" },
+    )
+    .optional(),
+  redirect_uri: zUri
+    .max(2048, "must be at most 2048 characters")
+    .refine((uri) => !URL.canParse(uri) || !UNSAFE_SCHEMES.has(new URL(uri).protocol), "must not use that URL scheme")
+    .optional(),
+  expires_in: z
+    .number({ error: "must be an integer number of seconds" })
+    .int("must be an integer number of seconds")
+    .min(MIN_SESSION_TTL_SECONDS, `must be at least ${MIN_SESSION_TTL_SECONDS}`)
+    .max(MAX_SESSION_TTL_SECONDS, `must be at most ${MAX_SESSION_TTL_SECONDS}`)
+    .optional(),
+});
+
+const zCreated = z.object({
+  session_id: z.string(),
+  request_uri: z.string(),
+  authorization_request: z.string(),
+  expires_at: z.string(),
+});
+
+/** POST /v1/verifier/authorization-request (API key of a verifier tenant): opens a verification session. */
+export function registerCreateAuthorizationRequestRoute(app: App, deps: VerifierDependencies): void {
+  app.post(
+    "/v1/verifier/authorization-request",
+    {
+      // On request, before the body is parsed or validated: without a valid key nothing else is looked at.
+      onRequest: requireApiKey(deps.apiKeys, "verifier"),
+      schema: { body: zBody, response: { 201: zCreated } },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const created = await createAuthorizationRequest(deps, apiTenantOf(request).tenant, {
+        dcqlQuery: body.dcql_query,
+        verifierPrivateKey: body.verifier_private_key,
+        verifierClientId: body.verifier_client_id,
+        responseMode: body.response_mode,
+        clientMetadata: body.client_metadata,
+        redirectUri: body.redirect_uri,
+        expiresInSeconds: body.expires_in,
+      });
+      return reply.code(201).header("cache-control", "no-store").send(created);
+    },
+  );
+}

@@ -1,0 +1,49 @@
+import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import { buildApp } from "./app.js";
+import { loadVerifierConfig, type VerifierConfig, verifierPorts } from "./config.js";
+import { dropExpiredSessionKeys, KEY_SWEEP_INTERVAL_MS } from "./domain/drop-expired-session-keys.js";
+import {
+  failInterruptedVerifications,
+  INTERRUPTED_SWEEP_INTERVAL_MS,
+} from "./domain/fail-interrupted-verifications.js";
+import { migrations } from "./store/migrations/index.js";
+import { createVerificationSessionStore } from "./store/verification-session.store.js";
+
+/**
+ * Start-up: background sweeps that drop the sealed keys of sessions that expired unanswered and
+ * close verifications a dead process left in_progress (once at start, then periodically).
+ */
+async function startSweeps(context: ServiceContext<VerifierConfig>): Promise<() => Promise<void>> {
+  const deps = {
+    sessions: createVerificationSessionStore(context.db),
+    now: () => new Date(),
+    timeoutSeconds: context.config.VERIFICATION_TIMEOUT_SECONDS,
+  };
+  const running = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    const settled = work.catch(() => undefined).finally(() => running.delete(settled));
+    running.add(settled);
+  };
+  track(failInterruptedVerifications(deps));
+  const timers = [
+    setInterval(() => track(dropExpiredSessionKeys(deps)), KEY_SWEEP_INTERVAL_MS),
+    setInterval(() => track(failInterruptedVerifications(deps)), INTERRUPTED_SWEEP_INTERVAL_MS),
+  ];
+  for (const timer of timers) timer.unref();
+  return async () => {
+    for (const timer of timers) clearInterval(timer);
+    await Promise.all(running);
+  };
+}
+
+export const verifier: ServiceModule<VerifierConfig> = {
+  definition: {
+    name: "verifier",
+    version: readPackageVersion(import.meta.url),
+    migrations,
+    buildApp: (context) => buildApp(context),
+    init: startSweeps,
+  },
+  loadConfig: loadVerifierConfig,
+  ports: verifierPorts,
+};

@@ -1,0 +1,7 @@
+import type { Migrations } from "@attesto/store";
+import { createVerificationSessions } from "./0001-verification-sessions.js";
+
+/** Migrations of the verifier schema, applied in name order at start-up. */
+export const migrations: Migrations = {
+  "0001_verification_sessions": createVerificationSessions,
+};

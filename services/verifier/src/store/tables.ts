@@ -1,0 +1,39 @@
+import type {
+  CheckResult,
+  ClientMetadataInput,
+  PresentationMetadata,
+  ResponseMode,
+  StoredSessionStatus,
+  VerificationMode,
+} from "../domain/verification-session.js";
+
+/** Row of `verification_sessions`; json/jsonb columns are written as JSON text and read back parsed. */
+export interface VerificationSessionsTable {
+  id: string;
+  tenant: string;
+  request_uri_id: string;
+  state: string;
+  nonce: string;
+  client_id: string;
+  request_kid: string | null;
+  response_mode: ResponseMode;
+  dcql_query: unknown;
+  client_metadata: ClientMetadataInput | null;
+  redirect_uri: string | null;
+  encryption_kid: string | null;
+  encryption_public_jwk: unknown;
+  signing_key_envelope: string | null;
+  encryption_key_envelope: string | null;
+  status: StoredSessionStatus;
+  verification_mode: VerificationMode | null;
+  check_results: CheckResult[] | null;
+  presentation_metadata: PresentationMetadata | null;
+  created_at: Date;
+  expires_at: Date;
+  submitted_at: Date | null;
+  verified_at: Date | null;
+}
+
+export interface VerifierTables {
+  verification_sessions: VerificationSessionsTable;
+}

@@ -1,0 +1,100 @@
+import { credentialStatusV1, keysV1, ledgerV1, tenantV1 } from "@attesto/proto";
+import type { DescService } from "@bufbuild/protobuf";
+import {
+  type Client,
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  createClient,
+  createRouterTransport,
+} from "@connectrpc/connect";
+
+/** The edges a test can take down: the trust registry's TenantService and KeyCustodyService, the ledger, the issuer. */
+type Edge = "trust-registry" | "key-custody" | "ledger" | "credential-issuer";
+
+/** Tenants the trust-registry double knows, by API key. */
+export const API_KEYS = {
+  verifier: "key-verifier-acme",
+  otherVerifier: "key-verifier-globex",
+  issuerOnly: "key-issuer-only",
+  pending: "key-pending",
+} as const;
+
+const tenant = (name: string, roles: tenantV1.Role[]) => ({
+  accountUuid: "0b9f6c1e-2f4e-4d5a-9c1b-3f1e2d3c4b5a",
+  tenant: name,
+  name: `${name} org`,
+  roles,
+  status: "APPROVED",
+});
+
+/**
+ * In-memory doubles of the verifier's external edges (trust registry, ledger, credential issuer),
+ * served through Connect router transports: the verifier's real clients talk to them.
+ */
+export class PlatformEdges {
+  /** did:ledger DID -> DID document and deactivation flag. */
+  readonly dids = new Map<string, { document: Record<string, unknown>; deactivated: boolean }>();
+  /** Platform root CAs (standard base64 DER) that GetTrustAnchors returns. */
+  trustAnchors: string[] = [];
+  /** issuer JWT SHA-256 hex -> status. */
+  readonly statuses = new Map<string, credentialStatusV1.CredentialStatus>();
+  /** Edges that answer Unavailable, to test fail-closed behaviour. */
+  readonly down = new Set<Edge>();
+  readonly calls = { resolveDid: 0, getTrustAnchors: 0, getCredentialStatus: 0 };
+
+  private unavailable(edge: Edge) {
+    if (this.down.has(edge)) throw new ConnectError(`${edge} is down`, Code.Unavailable);
+  }
+
+  routes = (router: ConnectRouter) => {
+    router.service(tenantV1.TenantService, {
+      authenticateApiKey: (req) => {
+        this.unavailable("trust-registry");
+        switch (req.apiKey) {
+          case API_KEYS.verifier:
+            return { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: tenant("acme", [tenantV1.Role.VERIFIER]) };
+          case API_KEYS.otherVerifier:
+            return {
+              outcome: tenantV1.ApiKeyOutcome.VALID,
+              tenant: tenant("globex", [tenantV1.Role.VERIFIER, tenantV1.Role.ISSUER]),
+            };
+          case API_KEYS.issuerOnly:
+            return { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: tenant("initech", [tenantV1.Role.ISSUER]) };
+          case API_KEYS.pending:
+            return { outcome: tenantV1.ApiKeyOutcome.NOT_APPROVED, tenant: tenant("slow", [tenantV1.Role.VERIFIER]) };
+          default:
+            return { outcome: tenantV1.ApiKeyOutcome.INVALID };
+        }
+      },
+    });
+    router.service(keysV1.KeyCustodyService, {
+      getTrustAnchors: () => {
+        this.calls.getTrustAnchors++;
+        this.unavailable("key-custody");
+        return { certificates: this.trustAnchors };
+      },
+    });
+    router.service(ledgerV1.LedgerService, {
+      resolveDid: (req) => {
+        this.calls.resolveDid++;
+        this.unavailable("ledger");
+        const entry = this.dids.get(req.did);
+        if (!entry) throw new ConnectError("DID not found", Code.NotFound);
+        return { didDocumentJson: JSON.stringify(entry.document), deactivated: entry.deactivated };
+      },
+    });
+    router.service(credentialStatusV1.CredentialStatusService, {
+      getCredentialStatus: (req) => {
+        this.calls.getCredentialStatus++;
+        this.unavailable("credential-issuer");
+        return { status: this.statuses.get(req.issuerJwtSha256) ?? credentialStatusV1.CredentialStatus.UNKNOWN };
+      },
+    });
+  };
+
+  private readonly transport = createRouterTransport(this.routes);
+
+  /** Stands in for ServiceContext.rpcClient: every service is served by these doubles. */
+  rpcClient = <S extends DescService>(service: S): Client<S> => createClient(service, this.transport);
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from "node:crypto";
+import { didKeyFromPublicJwk, generateEd25519Jwk } from "@attesto/protocol";
+import { type App, createServiceContext, type ServiceContext } from "@attesto/runtime";
+import { createTestDatabase, type TestDatabase } from "@attesto/store";
+import { decodeJwt } from "jose";
+import { buildApp } from "../../src/app.js";
+import { loadVerifierConfig, type VerifierConfig } from "../../src/config.js";
+import { createVerifierDeps } from "../../src/create-dependencies.js";
+import type { VerifierDependencies } from "../../src/domain/dependencies.js";
+import { verifier } from "../../src/service.js";
+import { migrations } from "../../src/store/migrations/index.js";
+import { API_KEYS, PlatformEdges } from "./edges.js";
+
+export const PUBLIC_URL = "http://verifier.attesto.test";
+export const SERVICE_AUTH_SECRET = "s".repeat(32);
+export const KEY_ENCRYPTION_KEYS = `test1:${randomBytes(32).toString("base64url")}`;
+
+/** A clock tests can move forward (session expiry, KB-JWT age). */
+export class TestClock {
+  offsetMs = 0;
+  now = () => new Date(Date.now() + this.offsetMs);
+  advance(seconds: number) {
+    this.offsetMs += seconds * 1000;
+  }
+}
+
+export interface TestVerifier {
+  app: App;
+  edges: PlatformEdges;
+  clock: TestClock;
+  deps: VerifierDependencies;
+  context: ServiceContext<VerifierConfig>;
+  database: TestDatabase<unknown>;
+  close(): Promise<void>;
+}
+
+/** The verifier on its own test schema, its edges in memory, its app ready for inject() (or listen()). */
+export async function startTestVerifier(
+  options: { env?: Record<string, string>; publicUrl?: string } = {},
+): Promise<TestVerifier> {
+  const database = await createTestDatabase<unknown>({ prefix: "verifier", migrations });
+  const config = loadVerifierConfig({
+    DATABASE_URL: database.url,
+    SERVICE_AUTH_SECRET,
+    PUBLIC_URL: options.publicUrl ?? PUBLIC_URL,
+    LOG_LEVEL: "silent",
+    KEY_ENCRYPTION_KEYS,
+    // Suites change the platform's trust anchors between tests.
+    TRUST_ANCHORS_CACHE_SECONDS: "0",
+    ...options.env,
+  });
+  const edges = new PlatformEdges();
+  const context: ServiceContext<VerifierConfig> = {
+    ...createServiceContext(verifier.definition, config, database.db),
+    rpcClient: edges.rpcClient,
+  };
+  const clock = new TestClock();
+  const deps: VerifierDependencies = { ...createVerifierDeps(context), now: clock.now };
+  const app = await buildApp(context, deps);
+  return {
+    app,
+    edges,
+    clock,
+    deps,
+    context,
+    database,
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+/** The verifier's own signing identity, as an RP would configure it: an Ed25519 key and its did:key. */
+export function verifierIdentity() {
+  const privateJwk = generateEd25519Jwk();
+  return { privateKey: privateJwk.d, did: didKeyFromPublicJwk(privateJwk), privateJwk };
+}
+
+export const pidQuery = (overrides: Record<string, unknown> = {}) => ({
+  credentials: [
+    {
+      id: "pid",
+      format: "dc+sd-jwt",
+      meta: { vct_values: ["https://schemas.attesto.test/schemas/person-identification-data/v1"] },
+      claims: [{ path: ["given_name"] }, { path: ["family_name"] }],
+      ...overrides,
+    },
+  ],
+});
+
+export interface OpenedSession {
+  sessionId: string;
+  requestUri: string;
+  authorizationRequest: string;
+  requestUriId: string;
+  /** Claims of the request object, as a wallet reads them. */
+  request: {
+    client_id: string;
+    nonce: string;
+    state: string;
+    response_uri: string;
+    client_metadata: Record<string, unknown>;
+    [claim: string]: unknown;
+  };
+}
+
+/** Creates a session as an RP and fetches its request object as a wallet. */
+export async function openSession(
+  verifierApp: App,
+  body: Record<string, unknown> = {},
+  apiKey: string = API_KEYS.verifier,
+): Promise<OpenedSession> {
+  const identity = verifierIdentity();
+  const created = await verifierApp.inject({
+    method: "POST",
+    url: "/v1/verifier/authorization-request",
+    headers: { "x-api-key": apiKey },
+    payload: {
+      dcql_query: pidQuery(),
+      verifier_private_key: identity.privateKey,
+      verifier_client_id: identity.did,
+      ...body,
+    },
+  });
+  if (created.statusCode !== 201)
+    throw new Error(`authorization request failed: ${created.statusCode} ${created.body}`);
+  const { session_id, request_uri, authorization_request } = created.json();
+  const requestUriId = request_uri.split("/").pop();
+  const fetched = await verifierApp.inject({ method: "GET", url: `/v1/verifier/request/${requestUriId}` });
+  if (fetched.statusCode !== 200) throw new Error(`request object fetch failed: ${fetched.statusCode}`);
+  return {
+    sessionId: session_id,
+    requestUri: request_uri,
+    authorizationRequest: authorization_request,
+    requestUriId,
+    request: decodeJwt(fetched.body) as OpenedSession["request"],
+  };
+}
+
+/** Posts a direct_post response (form-encoded, as wallets do). */
+export function postPresentation(verifierApp: App, form: Record<string, string>) {
+  return verifierApp.inject({
+    method: "POST",
+    url: "/v1/verifier/presentation",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    payload: new URLSearchParams(form).toString(),
+  });
+}
+
+/** Reads a session's result as an RP. */
+export function readResult(verifierApp: App, sessionId: string, apiKey: string = API_KEYS.verifier) {
+  return verifierApp.inject({
+    method: "GET",
+    url: `/v1/verifier/result/${sessionId}`,
+    headers: { "x-api-key": apiKey },
+  });
+}

@@ -1,0 +1,59 @@
+import fc from "fast-check";
+import { expect } from "vitest";
+import { hostileText, INJECTIONS } from "./arbitraries.js";
+import { encodeHostile } from "./http.js";
+import type { TestPlatform } from "./platform.js";
+
+/** Runs `body` and checks that no table of any service changed meanwhile (rejected requests write nothing). */
+export async function expectNoDatabaseChange(platform: TestPlatform, body: () => Promise<void>): Promise<void> {
+  const before = await platform.snapshot();
+  await body();
+  const after = await platform.snapshot();
+  const changed = Object.keys({ ...before, ...after }).filter((table) => before[table] !== after[table]);
+  expect(changed, "tables changed by requests that were all refused").toEqual([]);
+}
+
+/** Form fields as ordered pairs, so a repeated field is possible. */
+export type FormPairs = Array<[string, string]>;
+
+export const encodeForm = (pairs: FormPairs) => {
+  const params = new URLSearchParams();
+  for (const [key, value] of pairs) params.append(key, value);
+  return params.toString();
+};
+
+/** Form bodies: hostile pairs around the endpoint's own field names, and raw bytes no encoder would make. */
+export function hostileFormBody(fieldNames: string[], values: fc.Arbitrary<string>[] = []): fc.Arbitrary<string> {
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...fieldNames) },
+    { weight: 1, arbitrary: hostileText.map((text) => text.slice(0, 40)) },
+  );
+  const value = fc.oneof(hostileText, ...values);
+  return fc.oneof(
+    { weight: 5, arbitrary: fc.array(fc.tuple(key, value), { maxLength: 8 }).map(encodeForm) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "%",
+        "%%%",
+        "=",
+        "&&&",
+        "a=%FF%FE",
+        "grant_type=%ED%A0%80",
+        "grant_type=%C0%AF",
+        "grant_type=%zz",
+        "a=1&a=2&a=3",
+        "%00=%00",
+        "__proto__=x&constructor[prototype][x]=1",
+        `${"a=b&".repeat(5000)}`,
+        INJECTIONS.map((text, index) => `f${index}=${encodeHostile(text)}`).join("&"),
+      ),
+    },
+  );
+}
+
+/** The pair list with one field's value replaced (or the field added). */
+export const withField = (pairs: FormPairs, name: string, value: string): FormPairs => [
+  ...pairs.filter(([key]) => key !== name),
+  [name, value],
+];

@@ -1,0 +1,538 @@
+import {
+  Controller,
+  type CustomResource,
+  createEventRecorder,
+  IssuerReconciler,
+  LeaderElector,
+  mergeConditions,
+  policyDigestOf,
+  TENANT_FINALIZER,
+  TenantReconciler,
+  VerifierPolicyReconciler,
+  WorkQueue,
+  zTenantId,
+  zVerifierPolicySpec,
+} from "@attesto/operator";
+import { Code } from "@connectrpc/connect";
+import { beforeEach, describe, expect, it } from "vitest";
+import { InMemoryKube } from "./support/in-memory-kube.js";
+import { InMemoryTrustRegistry } from "./support/platform-double.js";
+import { createTestCertificates } from "./support/test-certificates.js";
+
+/** Reconcile logic with an injected Kubernetes client (in memory) and an in-memory TenantService. */
+const NS = "tenants";
+const NOW = new Date("2026-11-22T10:00:00.000Z");
+
+let kube: InMemoryKube;
+let registry: InMemoryTrustRegistry;
+
+function controller(options: { maxAttempts?: number } = {}) {
+  const deps = { kube, platform: registry.platform(), cache: kube, now: () => NOW };
+  const built = new Controller({
+    kube,
+    cache: kube,
+    reconcilers: [new TenantReconciler(deps), new IssuerReconciler(deps), new VerifierPolicyReconciler(deps)],
+    events: createEventRecorder({ kube, component: "attesto-operator", instance: "test", now: () => NOW }),
+    now: () => NOW,
+    maxAttempts: options.maxAttempts ?? 4,
+    baseDelayMs: 5,
+    maxDelayMs: 20,
+  });
+  built.resume();
+  return built;
+}
+
+async function settle(built: Controller, ms = 150) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    await built.queue.idle();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await built.queue.idle();
+}
+
+function addTenant(spec: Record<string, unknown> = {}, name = "acme") {
+  return kube.add("Tenant", {
+    metadata: { name, namespace: NS },
+    spec: { organizationName: "ACME", tenantId: name, ...spec },
+  });
+}
+
+const conditionsOf = (resource: CustomResource | undefined) =>
+  Object.fromEntries((resource?.status?.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
+
+beforeEach(() => {
+  kube = new InMemoryKube();
+  registry = new InMemoryTrustRegistry();
+});
+
+describe("tenant id rules (same as /v1/apply)", () => {
+  it.each([
+    ["acme", true],
+    ["a", true],
+    ["acme_university-2", true],
+    ["x".repeat(100), true],
+    ["x".repeat(101), false],
+    ["", false],
+    ["ACME", false],
+    ["acme university", false],
+    ["u-acme", false],
+    ["svc-acme", false],
+    ["admin-x", false],
+    ["api-x", false],
+    ["www-x", false],
+    ["uacme", true],
+  ])("%s -> %s", (id, valid) => {
+    expect(zTenantId.safeParse(id).success).toBe(valid);
+  });
+});
+
+describe("conditions", () => {
+  it("moves lastTransitionTime only when the status flips", () => {
+    const t1 = new Date("2026-01-01T00:00:00Z");
+    const t2 = new Date("2026-01-02T00:00:00Z");
+    const first = mergeConditions([], [{ type: "Ready", status: "False", reason: "Progressing", message: "a" }], 1, t1);
+    const sameStatus = mergeConditions(
+      first,
+      [{ type: "Ready", status: "False", reason: "Other", message: "b" }],
+      2,
+      t2,
+    );
+    expect(sameStatus[0]).toMatchObject({
+      reason: "Other",
+      observedGeneration: 2,
+      lastTransitionTime: t1.toISOString(),
+    });
+    const flipped = mergeConditions(
+      sameStatus,
+      [{ type: "Ready", status: "True", reason: "Reconciled", message: "c" }],
+      2,
+      t2,
+    );
+    expect(flipped[0]?.lastTransitionTime).toBe(t2.toISOString());
+  });
+});
+
+describe("work queue", () => {
+  it("backs off exponentially, gives up after maxAttempts, and never runs one key twice at once", async () => {
+    const attempts: number[] = [];
+    let running = 0;
+    let overlapped = false;
+    let exhausted: number | undefined;
+    const queue = new WorkQueue({
+      async process(_key, attempt) {
+        running++;
+        if (running > 1) overlapped = true;
+        attempts.push(attempt);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        running--;
+        throw new Error("down");
+      },
+      onExhausted: (_key, _error, count) => {
+        exhausted = count;
+      },
+      baseDelayMs: 4,
+      maxDelayMs: 16,
+      maxAttempts: 4,
+    });
+    // base * 2^(attempt-1), capped at maxDelayMs, with +-10% jitter.
+    [1, 2, 4, 4, 4, 4].forEach((factor, index) => {
+      const delay = queue.backoffMs(index + 1);
+      expect(delay).toBeGreaterThanOrEqual(Math.floor(4 * factor * 0.9));
+      expect(delay).toBeLessThanOrEqual(Math.ceil(4 * factor * 1.1));
+    });
+    queue.resume();
+    queue.add("k");
+    queue.add("k");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(attempts).toEqual([1, 2, 3, 4]);
+    expect(exhausted).toBe(4);
+    expect(overlapped).toBe(false);
+    queue.stop();
+  });
+
+  it("holds keys while paused (a follower) and processes them once leading", async () => {
+    const seen: string[] = [];
+    const queue = new WorkQueue({
+      process: async (key) => {
+        seen.push(key);
+        return undefined;
+      },
+      onExhausted: () => {},
+      baseDelayMs: 1,
+      maxDelayMs: 1,
+      maxAttempts: 1,
+    });
+    queue.add("a");
+    queue.add("b");
+    expect(queue.depth).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual([]);
+    queue.resume();
+    await queue.idle();
+    expect(seen).toEqual(["a", "b"]);
+  });
+});
+
+describe("TenantReconciler through the controller", () => {
+  it("applies, adds the finalizer with a resourceVersion precondition, writes the key once, then skips", async () => {
+    const built = controller();
+    const resource = addTenant({ roles: { issuer: true, verifier: false } });
+    const resourceVersion = resource.metadata.resourceVersion;
+    built.onEvent("Tenant", "add", resource);
+    await settle(built);
+
+    const stored = kube.get("Tenant", NS, "acme");
+    expect(conditionsOf(stored)).toEqual({
+      Ready: "True/Reconciled",
+      Reconciling: "False/Reconciled",
+      Degraded: "False/Reconciled",
+    });
+    expect(stored?.status?.observedGeneration).toBe(1);
+    expect(kube.jsonPatches[0]?.operations).toEqual([
+      { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
+      { op: "add", path: "/metadata/finalizers", value: [TENANT_FINALIZER] },
+    ]);
+    expect(registry.tenants.get("acme")).toMatchObject({ isIssuer: true, isVerifier: false });
+    const apiKey = kube.secretValue(NS, "acme-api-key", "api-key");
+    expect(registry.tenants.get("acme")?.apiKeys).toEqual([apiKey]);
+    expect(kube.secrets.get(`${NS}/acme-api-key`)?.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: "attesto.dev/v1alpha1",
+        kind: "Tenant",
+        name: "acme",
+        uid: "uid-acme",
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    expect(kube.secretValue(NS, "acme-api-key", "tenant-id")).toBe("acme");
+    // No webhooks declared: the platform generated a signing secret, stored beside the key.
+    expect(kube.secretValue(NS, "acme-api-key", "webhook-secret")).toBe(registry.tenants.get("acme")?.webhookSecret);
+
+    // observedGeneration matches: an update event for the same generation costs nothing.
+    const writes = kube.statusWrites;
+    built.onEvent("Tenant", "update", {
+      ...kube.get("Tenant", NS, "acme")!,
+      metadata: { ...kube.get("Tenant", NS, "acme")!.metadata, annotations: { a: "b" } },
+    });
+    await settle(built);
+    expect(registry.callsOf("ApplyTenant")).toHaveLength(1);
+    expect(kube.statusWrites).toBe(writes);
+  });
+
+  it("recovers a lost API key Secret by replacing the key (apiKeyRecovery: Replace)", async () => {
+    registry.tenants.set("acme", {
+      uuid: "11111111-1111-4111-8111-111111111111",
+      tenant: "acme",
+      name: "ACME",
+      email: "",
+      isIssuer: true,
+      isVerifier: true,
+      apiKeys: ["attesto_lost"],
+      webhooks: [],
+      webhookSecret: "x",
+    });
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant());
+    await settle(built);
+    const apiKey = kube.secretValue(NS, "acme-api-key", "api-key");
+    expect(apiKey).toMatch(/^attesto_test_/);
+    expect(registry.tenants.get("acme")?.apiKeys).toEqual([apiKey]);
+    expect(kube.events.map((e) => e.reason)).toContain("ApiKeyReplaced");
+  });
+
+  it("with apiKeyRecovery: None a lost key leaves the tenant Degraded, with an Event", async () => {
+    registry.tenants.set("acme", {
+      uuid: "u",
+      tenant: "acme",
+      name: "ACME",
+      email: "",
+      isIssuer: true,
+      isVerifier: true,
+      apiKeys: ["attesto_lost"],
+      webhooks: [],
+      webhookSecret: "x",
+    });
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant({ apiKeyRecovery: "None" }));
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme"))).toEqual({
+      Ready: "False/ApiKeyUnavailable",
+      Reconciling: "False/ApiKeyUnavailable",
+      Degraded: "True/ApiKeyUnavailable",
+    });
+    expect(registry.tenants.get("acme")?.apiKeys).toEqual(["attesto_lost"]);
+    expect(kube.events.at(-1)).toMatchObject({ type: "Warning", reason: "ApiKeyUnavailable" });
+  });
+
+  it("never overwrites a Secret it does not own, and calls no platform API then", async () => {
+    kube.putSecret(NS, "acme-api-key", { "api-key": "someone-elses" });
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant());
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("False/SecretConflict");
+    expect(registry.callsOf("ApplyTenant")).toHaveLength(0);
+    expect(kube.secretValue(NS, "acme-api-key", "api-key")).toBe("someone-elses");
+  });
+
+  it("reports an invalid spec without calling the platform (reserved prefix)", async () => {
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant({ tenantId: "admin-acme" }));
+    await settle(built);
+    const stored = kube.get("Tenant", NS, "acme");
+    expect(conditionsOf(stored).Ready).toBe("False/InvalidSpec");
+    expect(stored?.status?.conditions?.[0]?.message).toContain(
+      "spec.tenantId: tenantId must not start with a reserved prefix",
+    );
+    expect(stored?.status?.observedGeneration).toBe(1);
+    expect(registry.calls).toHaveLength(0);
+  });
+
+  it("maps a platform rejection to PlatformRejected without retrying", async () => {
+    registry.fail("ApplyTenant", Code.InvalidArgument, 1);
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant());
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Degraded).toBe("True/PlatformRejected");
+    expect(registry.callsOf("ApplyTenant")).toHaveLength(1);
+  });
+
+  it("a second Tenant for the same tenantId is Degraded (DuplicateTenantId)", async () => {
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant({}, "acme"));
+    built.onEvent(
+      "Tenant",
+      "add",
+      kube.add("Tenant", {
+        metadata: { name: "acme-copy", namespace: NS },
+        spec: { organizationName: "X", tenantId: "acme" },
+      }),
+    );
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme-copy")).Ready).toBe("False/DuplicateTenantId");
+    expect(registry.tenants.get("acme")?.name).toBe("ACME");
+  });
+
+  it("reads the webhook signing secret from the referenced Secret, retrying until it exists", async () => {
+    const built = controller();
+    built.onEvent(
+      "Tenant",
+      "add",
+      addTenant({ webhooks: [{ url: "https://hooks.example/x", events: [] }], webhookSecretRef: { name: "hook" } }),
+    );
+    await settle(built, 30);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Reconciling).toBe("True/Retrying");
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Degraded).toBe("True/WebhookSecretNotFound");
+    kube.putSecret(NS, "hook", { secret: "s3cret-value" });
+    await settle(built, 200);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("True/Reconciled");
+    expect(registry.tenants.get("acme")?.webhookSecret).toBe("s3cret-value");
+    // The secret value appears in no condition and no Event.
+    expect(JSON.stringify([kube.events, kube.get("Tenant", NS, "acme")?.status])).not.toContain("s3cret-value");
+  });
+
+  it("tolerates a platform without SetWebhooks when no webhook is declared, and not otherwise", async () => {
+    registry.setWebhooksImplemented = false;
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant());
+    built.onEvent("Tenant", "add", addTenant({ webhooks: [{ url: "https://hooks.example/x" }] }, "globex"));
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("True/Reconciled");
+    expect(conditionsOf(kube.get("Tenant", NS, "globex")).Ready).toBe("False/PlatformUnsupported");
+  });
+
+  it("finalizes: Revoke replaces the API key and removes webhooks; Retain leaves the platform alone", async () => {
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant());
+    built.onEvent("Tenant", "add", addTenant({ deletionPolicy: "Retain" }, "globex"));
+    await settle(built);
+    const acmeKey = kube.secretValue(NS, "acme-api-key", "api-key");
+    const globexKey = kube.secretValue(NS, "globex-api-key", "api-key");
+    for (const name of ["acme", "globex"]) {
+      const stored = kube.get("Tenant", NS, name)!;
+      stored.metadata.deletionTimestamp = NOW.toISOString();
+      built.onEvent("Tenant", "update", stored);
+    }
+    await settle(built);
+    expect(registry.tenants.get("acme")?.apiKeys).not.toContain(acmeKey);
+    expect(registry.tenants.get("globex")?.apiKeys).toEqual([globexKey]);
+    expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([]);
+    expect(kube.get("Tenant", NS, "globex")?.metadata.finalizers).toEqual([]);
+    const removal = kube.jsonPatches.find((p) => p.name === "acme" && p.operations.some((o) => o.op === "remove"));
+    expect(removal?.operations[0]).toMatchObject({ op: "test", path: "/metadata/resourceVersion" });
+    expect(kube.events.map((e) => e.reason)).toEqual(
+      expect.arrayContaining(["PlatformTenantRevoked", "PlatformTenantRetained"]),
+    );
+  });
+});
+
+describe("IssuerReconciler and VerifierPolicyReconciler", () => {
+  async function readyTenant(built: Controller, spec: Record<string, unknown> = {}) {
+    built.onEvent("Tenant", "add", addTenant(spec));
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("True/Reconciled");
+  }
+
+  it("waits for the Tenant, then validates configurations and records them", async () => {
+    const built = controller();
+    const issuer = kube.add("Issuer", {
+      metadata: { name: "acme", namespace: NS },
+      spec: { tenantRef: { name: "acme" }, credentialConfigurations: [{ type: "employee-badge", version: "v1" }] },
+    });
+    built.onEvent("Issuer", "add", issuer);
+    await settle(built);
+    expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("False/TenantNotFound");
+    const tenant = addTenant();
+    built.onEvent("Tenant", "add", tenant);
+    await settle(built);
+    // The Tenant turned Ready: its Issuers are queued again.
+    built.onEvent("Tenant", "update", kube.get("Tenant", NS, "acme")!);
+    await settle(built);
+    const stored = kube.get("Issuer", NS, "acme");
+    expect(conditionsOf(stored).Ready).toBe("True/Validated");
+    expect(stored?.status).toMatchObject({
+      tenantId: "acme",
+      credentialConfigurationIds: ["employee-badge"],
+      enforcement: "Recorded",
+    });
+  });
+
+  it("rejects an Issuer whose Tenant lacks the issuer role", async () => {
+    const built = controller();
+    await readyTenant(built, { roles: { issuer: false, verifier: true } });
+    built.onEvent(
+      "Issuer",
+      "add",
+      kube.add("Issuer", {
+        metadata: { name: "acme", namespace: NS },
+        spec: { tenantRef: { name: "acme" }, credentialConfigurations: [{ type: "employee-badge", version: "v1" }] },
+      }),
+    );
+    await settle(built);
+    expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("False/TenantLacksIssuerRole");
+  });
+
+  it("checks an X.509 certificateRef: valid chain recorded, expired chain Degraded", async () => {
+    const built = controller();
+    await readyTenant(built);
+    const good = await createTestCertificates("acme");
+    const expired = await createTestCertificates("old", { expired: true });
+    kube.putSecret(NS, "good-tls", { "tls.crt": good.leafPem + good.rootPem, "tls.key": good.leafKeyPem });
+    kube.putSecret(NS, "old-tls", { "tls.crt": expired.leafPem, "tls.key": expired.leafKeyPem });
+    for (const [name, secret] of [
+      ["good", "good-tls"],
+      ["old", "old-tls"],
+    ] as const) {
+      built.onEvent(
+        "Issuer",
+        "add",
+        kube.add("Issuer", {
+          metadata: { name, namespace: NS },
+          spec: {
+            tenantRef: { name: "acme" },
+            credentialConfigurations: [{ type: "university-diploma", version: "v1" }],
+            signingMode: "X509",
+            certificateRef: { name: secret },
+          },
+        }),
+      );
+    }
+    await settle(built);
+    expect(conditionsOf(kube.get("Issuer", NS, "good")).Ready).toBe("True/Validated");
+    expect(kube.get("Issuer", NS, "good")?.status).toMatchObject({
+      certificateFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(conditionsOf(kube.get("Issuer", NS, "old")).Ready).toBe("False/CertificateExpired");
+  });
+
+  it("rejects keyRef with signingMode X509 (as the CRD's CEL rule does)", async () => {
+    const built = controller();
+    await readyTenant(built);
+    built.onEvent(
+      "Issuer",
+      "add",
+      kube.add("Issuer", {
+        metadata: { name: "acme", namespace: NS },
+        spec: {
+          tenantRef: { name: "acme" },
+          credentialConfigurations: [{ type: "employee-badge", version: "v1" }],
+          signingMode: "X509",
+          keyRef: { name: "k" },
+        },
+      }),
+    );
+    await settle(built);
+    const stored = kube.get("Issuer", NS, "acme");
+    expect(conditionsOf(stored).Ready).toBe("False/InvalidSpec");
+    expect(stored?.status?.conditions?.[0]?.message).toContain("keyRef requires signingMode DID");
+  });
+
+  it("records a VerifierPolicy with X.509 roots by fingerprint; a non-CA root is refused", async () => {
+    const built = controller();
+    await readyTenant(built);
+    const roots = await createTestCertificates("Trusted");
+    const notCa = await createTestCertificates("NotCa", { rootIsCa: false });
+    kube.putSecret(NS, "roots", { "ca.crt": roots.rootPem });
+    kube.putSecret(NS, "bad-roots", { "ca.crt": notCa.rootPem });
+    const spec = {
+      tenantRef: { name: "acme" },
+      trustedIssuers: { dids: ["did:ledger:abc"], x509RootsSecretRef: { name: "roots" } },
+      acceptedVcts: ["https://example.test/vct/employee-badge"],
+      requiredClaims: ["given_name"],
+    };
+    built.onEvent(
+      "VerifierPolicy",
+      "add",
+      kube.add("VerifierPolicy", { metadata: { name: "good", namespace: NS }, spec }),
+    );
+    built.onEvent(
+      "VerifierPolicy",
+      "add",
+      kube.add("VerifierPolicy", {
+        metadata: { name: "bad", namespace: NS },
+        spec: { ...spec, trustedIssuers: { x509RootsSecretRef: { name: "bad-roots" } } },
+      }),
+    );
+    await settle(built);
+    const good = kube.get("VerifierPolicy", NS, "good");
+    expect(conditionsOf(good).Ready).toBe("True/Validated");
+    const fingerprints = (good?.status as { x509RootFingerprints?: string[] } | undefined)?.x509RootFingerprints ?? [];
+    expect(fingerprints).toHaveLength(1);
+    expect(good?.status).toMatchObject({
+      trustedDidCount: 1,
+      policyDigest: policyDigestOf("acme", zVerifierPolicySpec.parse(spec), fingerprints),
+    });
+    expect(conditionsOf(kube.get("VerifierPolicy", NS, "bad")).Ready).toBe("False/InvalidX509Roots");
+  });
+});
+
+describe("LeaderElector", () => {
+  it("lets one of two candidates lead, renews, and hands over only after the lease expires", async () => {
+    let now = new Date("2026-11-22T10:00:00.000Z");
+    const clock = () => now;
+    const make = (identity: string) =>
+      new LeaderElector({
+        kube,
+        namespace: "ops",
+        name: "lease",
+        identity,
+        leaseDurationSeconds: 15,
+        now: clock,
+        onStartedLeading() {},
+        onStoppedLeading() {},
+      });
+    const a = make("a");
+    const b = make("b");
+    expect(await a.tryAcquireOrRenew()).toBe(true);
+    expect(await b.tryAcquireOrRenew()).toBe(false);
+    now = new Date(now.getTime() + 10_000);
+    expect(await a.tryAcquireOrRenew()).toBe(true);
+    now = new Date(now.getTime() + 14_000);
+    expect(await b.tryAcquireOrRenew()).toBe(false);
+    now = new Date(now.getTime() + 2_000);
+    expect(await b.tryAcquireOrRenew()).toBe(true);
+    expect(kube.leases.get("ops/lease")?.spec).toMatchObject({ holderIdentity: "b", leaseTransitions: 1 });
+    expect(kube.leases.get("ops/lease")?.spec.renewTime).toBe("2026-11-22T10:00:26.000000Z");
+  });
+});

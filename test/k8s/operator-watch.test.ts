@@ -1,0 +1,337 @@
+import {
+  addFinalizer,
+  createKubeClient,
+  KubeConflictError,
+  type RunningOperator,
+  startOperator,
+  TENANT_FINALIZER,
+  type TenantStatus,
+} from "@attesto/operator";
+import { tenantV1 } from "@attesto/proto";
+import { Code } from "@connectrpc/connect";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readExample, toStoredSecret } from "./support/examples.js";
+import { FakeKubeApiServer, type StoredObject } from "./support/fake-kube-apiserver.js";
+import { InMemoryTrustRegistry } from "./support/platform-double.js";
+import { createTestCertificates } from "./support/test-certificates.js";
+import { waitFor } from "./support/wait-for.js";
+
+/**
+ * The real informer/watch machinery of @kubernetes/client-node against a local server speaking the
+ * Kubernetes list/watch/patch/status protocol, and the trust registry's TenantService in memory.
+ */
+const GROUP = "attesto.dev";
+const VERSION = "v1alpha1";
+const NS = "attesto-tenants";
+
+let server: FakeKubeApiServer;
+let registry: InMemoryTrustRegistry;
+const operators: RunningOperator[] = [];
+
+async function start(options: { identity?: string; leaderElection?: boolean; maxAttempts?: number } = {}) {
+  const operator = await startOperator({
+    kubeConfig: server.kubeConfig(),
+    platform: registry.platform(),
+    identity: options.identity ?? "operator-0",
+    leaderElection: options.leaderElection
+      ? { namespace: "attesto-system", name: "attesto-operator", leaseDurationSeconds: 5, retryPeriodMs: 50 }
+      : false,
+    http: { host: "127.0.0.1", port: 0 },
+    maxAttempts: options.maxAttempts ?? 5,
+    baseDelayMs: 20,
+    maxDelayMs: 200,
+  });
+  operators.push(operator);
+  return operator;
+}
+
+const tenant = (name = "acme-university") => server.get(GROUP, "tenants", NS, name);
+const condition = (object: StoredObject | undefined, type: string) =>
+  (object?.status as TenantStatus | undefined)?.conditions?.find((c) => c.type === type);
+const secretValue = (name: string, key: string) => {
+  const value = (server.get("", "secrets", NS, name)?.data as Record<string, string> | undefined)?.[key];
+  return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
+};
+const events = () => server.list("", "events", NS) as Array<StoredObject & { reason: string; type: string }>;
+
+function applyExample(file: string) {
+  for (const document of readExample(file)) {
+    if (document.kind === "Secret") server.apply("", "v1", "secrets", toStoredSecret(document));
+    else
+      server.apply(
+        GROUP,
+        VERSION,
+        `${String(document.kind).toLowerCase()}s`.replace("verifierpolicys", "verifierpolicies"),
+        document,
+      );
+  }
+}
+
+beforeEach(async () => {
+  server = await new FakeKubeApiServer().start();
+  registry = new InMemoryTrustRegistry();
+  registry.signingCertificate = await createTestCertificates("acme-university");
+});
+
+afterEach(async () => {
+  await Promise.all(operators.splice(0).map((operator) => operator.close()));
+  await server.close();
+});
+
+describe("Tenant through the watch path", () => {
+  it("creates the platform tenant, writes the API key once into an owned Secret and reports Ready", async () => {
+    await start();
+    applyExample("tenant.yaml");
+
+    const ready = await waitFor(() => condition(tenant(), "Ready")?.status === "True" && tenant(), "Tenant Ready");
+    const status = ready.status as TenantStatus;
+    const record = registry.tenants.get("acme-university");
+    expect(record).toMatchObject({
+      name: "ACME University",
+      email: "registrar@acme-university.example",
+      isIssuer: true,
+    });
+    expect(status).toMatchObject({
+      observedGeneration: 1,
+      tenantUuid: record?.uuid,
+      tenantStatus: "APPROVED",
+      roles: ["issuer", "verifier"],
+      apiKeySecretName: "acme-university-api-key",
+      webhookCount: 1,
+    });
+    expect(status.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ["Ready", "True", "Reconciled"],
+      ["Reconciling", "False", "Reconciled"],
+      ["Degraded", "False", "Reconciled"],
+    ]);
+    expect(ready.metadata.finalizers).toEqual([TENANT_FINALIZER]);
+
+    // The Secret: owned by the Tenant, holding a key the platform accepts.
+    const secret = server.get("", "secrets", NS, "acme-university-api-key");
+    expect(secret?.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "Tenant", name: "acme-university", uid: ready.metadata.uid, controller: true }),
+    ]);
+    const apiKey = secretValue("acme-university-api-key", "api-key");
+    expect(record?.apiKeys).toEqual([apiKey]);
+    const authenticated = await registry.platform().tenants.authenticateApiKey({ apiKey });
+    expect(authenticated.outcome).toBe(tenantV1.ApiKeyOutcome.VALID);
+
+    // Webhooks with the secret read from the referenced Secret; every call made as "operator".
+    expect(record?.webhooks).toEqual([
+      { url: "https://hooks.acme-university.example/attesto", events: ["credential.notarized"] },
+    ]);
+    expect(record?.webhookSecret).toBe("replace-me-with-a-long-random-webhook-signing-secret");
+    expect(new Set(registry.calls.map((c) => c.caller))).toEqual(new Set(["operator"]));
+    await waitFor(() => events().some((e) => e.reason === "TenantCreated"), "TenantCreated event");
+
+    // Status went through the status subresource, finalizer through a JSON patch with a precondition.
+    const statusWrites = server.requests.filter((r) => r.method === "PATCH" && r.path.endsWith("/status"));
+    expect(statusWrites.length).toBeGreaterThan(0);
+    expect(statusWrites.every((r) => r.contentType === "application/merge-patch+json")).toBe(true);
+    const finalizerPatch = server.requests.find(
+      (r) =>
+        r.method === "PATCH" &&
+        r.path.endsWith("/tenants/acme-university") &&
+        r.contentType === "application/json-patch+json",
+    );
+    expect(finalizerPatch?.body).toEqual([
+      { op: "test", path: "/metadata/resourceVersion", value: expect.any(String) },
+      { op: "add", path: "/metadata/finalizers", value: [TENANT_FINALIZER] },
+    ]);
+  });
+
+  it("is idempotent: status-only updates and re-lists cost no platform call; a spec change applies again", async () => {
+    const operator = await start();
+    applyExample("tenant.yaml");
+    await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
+    const applied = registry.callsOf("ApplyTenant").length;
+    const transitionTime = condition(tenant(), "Ready")?.lastTransitionTime;
+
+    // Watches dropped: the informers re-list and re-watch; nothing changed, nothing is applied.
+    server.dropWatches();
+    server.touch(GROUP, "tenants", NS, "acme-university", { "example.com/touched": "1" });
+    await waitFor(() => operator.controller.queue.depth === 0, "queue drained");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(registry.callsOf("ApplyTenant").length).toBe(applied);
+
+    // The spec changes: generation 2 is applied, the API key Secret is not rewritten.
+    const keyBefore = secretValue("acme-university-api-key", "api-key");
+    const current = tenant()!;
+    server.apply(GROUP, VERSION, "tenants", {
+      ...current,
+      spec: { ...(current.spec as object), roles: { issuer: true, verifier: false } },
+    });
+    await waitFor(
+      () => (tenant()?.status as TenantStatus | undefined)?.observedGeneration === 2,
+      "generation 2 observed",
+    );
+    expect(registry.tenants.get("acme-university")?.isVerifier).toBe(false);
+    expect(registry.callsOf("ApplyTenant").length).toBe(applied + 1);
+    expect(secretValue("acme-university-api-key", "api-key")).toBe(keyBefore);
+    // Ready stayed True: its lastTransitionTime did not move.
+    expect(condition(tenant(), "Ready")?.lastTransitionTime).toBe(transitionTime);
+  });
+
+  it("retries platform outages with backoff through the queue, recording Warning events", async () => {
+    registry.fail("ApplyTenant", Code.Unavailable, 2);
+    await start();
+    applyExample("tenant.yaml");
+    await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready after retries");
+    expect(registry.callsOf("ApplyTenant").length).toBe(3);
+    const warnings = events().filter((e) => e.type === "Warning");
+    expect(warnings.map((e) => e.reason)).toEqual(["PlatformUnavailable", "PlatformUnavailable"]);
+    expect(condition(tenant(), "Degraded")).toMatchObject({ status: "False" });
+  });
+
+  it("gives up after the bounded number of attempts and says so in status", async () => {
+    registry.fail("ApplyTenant", Code.Unavailable, 100);
+    await start({ maxAttempts: 3 });
+    applyExample("tenant.yaml");
+    await waitFor(() => condition(tenant(), "Reconciling")?.reason === "RetriesExhausted", "retries exhausted");
+    expect(registry.callsOf("ApplyTenant").length).toBe(3);
+    expect(condition(tenant(), "Ready")).toMatchObject({ status: "False", reason: "PlatformUnavailable" });
+    expect(condition(tenant(), "Degraded")).toMatchObject({ status: "True", reason: "RetriesExhausted" });
+    expect(events().some((e) => e.reason === "RetriesExhausted")).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(registry.callsOf("ApplyTenant").length).toBe(3);
+  });
+
+  it("on delete revokes the tenant's API keys, removes the finalizer with a precondition, and the Secret goes", async () => {
+    await start();
+    applyExample("tenant.yaml");
+    await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
+    const apiKey = secretValue("acme-university-api-key", "api-key");
+
+    server.delete(GROUP, "tenants", NS, "acme-university");
+    await waitFor(() => tenant() === undefined, "Tenant gone");
+    expect(registry.callsOf("ReplaceApiKey")).toHaveLength(1);
+    expect(registry.tenants.get("acme-university")?.apiKeys).not.toContain(apiKey);
+    expect(registry.tenants.get("acme-university")?.webhooks).toEqual([]);
+    expect(server.get("", "secrets", NS, "acme-university-api-key")).toBeUndefined();
+    const removal = server.requests.filter((r) => r.contentType === "application/json-patch+json").at(-1);
+    expect(removal?.body).toEqual([
+      { op: "test", path: "/metadata/resourceVersion", value: expect.any(String) },
+      { op: "test", path: "/metadata/finalizers/0", value: TENANT_FINALIZER },
+      { op: "remove", path: "/metadata/finalizers/0" },
+    ]);
+    expect(events().map((e) => e.reason)).toContain("PlatformTenantRevoked");
+  });
+
+  it("refuses a finalizer patch made on a stale resourceVersion", async () => {
+    server.apply(GROUP, VERSION, "tenants", readExample("tenant.yaml")[0]!);
+    const stale = tenant()!;
+    server.touch(GROUP, "tenants", NS, "acme-university", { "example.com/editor": "someone-else" });
+    const kube = createKubeClient(server.kubeConfig());
+    await expect(addFinalizer(kube, "Tenant", stale as never, TENANT_FINALIZER)).rejects.toBeInstanceOf(
+      KubeConflictError,
+    );
+    expect(tenant()?.metadata.finalizers).toBeUndefined();
+    await addFinalizer(kube, "Tenant", tenant() as never, TENANT_FINALIZER);
+    expect(tenant()?.metadata.finalizers).toEqual([TENANT_FINALIZER]);
+  });
+});
+
+describe("Issuer and VerifierPolicy through the watch path", () => {
+  it("validate against the Ready tenant and record the desired state", async () => {
+    await start();
+    // Dependents first: they wait for the Tenant and are queued again when it becomes Ready.
+    applyExample("issuer.yaml");
+    applyExample("verifier-policy.yaml");
+    await waitFor(
+      () => condition(server.get(GROUP, "issuers", NS, "acme-university"), "Ready")?.reason === "TenantNotFound",
+      "Issuer waiting for its Tenant",
+    );
+    applyExample("tenant.yaml");
+
+    const issuer = await waitFor(() => {
+      const found = server.get(GROUP, "issuers", NS, "acme-university");
+      return condition(found, "Ready")?.status === "True" && found;
+    }, "Issuer Ready");
+    expect(issuer.status).toMatchObject({
+      observedGeneration: 1,
+      tenantId: "acme-university",
+      credentialConfigurationIds: ["university-diploma"],
+      signingKeyId: "key-acme-university",
+      certificateFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      enforcement: "Recorded",
+    });
+    expect(condition(issuer, "Ready")?.reason).toBe("Validated");
+
+    const policy = await waitFor(() => {
+      const found = server.get(GROUP, "verifierpolicies", NS, "acme-university");
+      return condition(found, "Ready")?.status === "True" && found;
+    }, "VerifierPolicy Ready");
+    expect(policy.status).toMatchObject({
+      tenantId: "acme-university",
+      trustedDidCount: 1,
+      x509RootFingerprints: [],
+      policyDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      enforcement: "Recorded",
+    });
+  });
+
+  it("an Issuer naming a type the tenant does not have is Degraded with the type named", async () => {
+    await start();
+    applyExample("tenant.yaml");
+    const [issuer] = readExample("issuer.yaml");
+    server.apply(GROUP, VERSION, "issuers", {
+      ...issuer!,
+      spec: { ...(issuer!.spec as object), credentialConfigurations: [{ type: "unknown-type", version: "v9" }] },
+    });
+    const found = await waitFor(() => {
+      const current = server.get(GROUP, "issuers", NS, "acme-university");
+      return condition(current, "Degraded")?.status === "True" && current;
+    }, "Issuer Degraded");
+    expect(condition(found, "Ready")).toMatchObject({ status: "False", reason: "UnknownCredentialConfiguration" });
+    expect(condition(found, "Ready")?.message).toContain("unknown-type@v9");
+  });
+});
+
+describe("leader election and the operator's HTTP port", () => {
+  it("with two replicas only the leader reconciles; the other takes over when it leaves", async () => {
+    const first = await start({ identity: "operator-a", leaderElection: true });
+    await waitFor(() => first.isLeader(), "first replica leads");
+    const second = await start({ identity: "operator-b", leaderElection: true });
+
+    applyExample("tenant.yaml");
+    await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
+    expect(second.isLeader()).toBe(false);
+    const reconciledBy = async (operator: RunningOperator) => {
+      const metrics = await (await fetch(`${operator.http?.url}/metrics`)).text();
+      return /attesto_operator_reconciles_total\{[^}]*result="success"[^}]*\} [1-9]/.test(metrics);
+    };
+    // Counted after the status write: wait for it rather than race it.
+    await waitFor(() => reconciledBy(first), "leader counted its reconcile");
+    expect(await reconciledBy(second)).toBe(false);
+    expect(server.get("coordination.k8s.io", "leases", "attesto-system", "attesto-operator")?.spec).toMatchObject({
+      holderIdentity: "operator-a",
+      renewTime: expect.stringMatching(/\.\d{6}Z$/),
+    });
+
+    await first.close();
+    operators.splice(operators.indexOf(first), 1);
+    await waitFor(() => second.isLeader(), "second replica takes over");
+    server.apply(GROUP, VERSION, "tenants", {
+      ...readExample("tenant.yaml")[0]!,
+      metadata: { name: "globex", namespace: NS },
+      spec: { organizationName: "Globex", tenantId: "globex" },
+    });
+    await waitFor(() => condition(tenant("globex"), "Ready")?.status === "True", "second replica reconciles");
+    await waitFor(() => reconciledBy(second), "new leader counted its reconcile");
+  });
+
+  it("serves /healthz, /readyz and /metrics", async () => {
+    const operator = await start();
+    const url = operator.http?.url;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ok", leader: true });
+    const metrics = await fetch(`${url}/metrics`);
+    expect(metrics.headers.get("content-type")).toContain("text/plain");
+    const body = await metrics.text();
+    expect(body).toContain("attesto_operator_queue_depth");
+    expect(body).toContain("attesto_operator_leader 1");
+    expect((await fetch(`${url}/nope`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,215 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { OPERATOR_CALLER, type Platform } from "@attesto/operator";
+import { keysV1, tenantV1 } from "@attesto/proto";
+import {
+  callerKey,
+  clientInterceptors,
+  createServiceCredentialSigner,
+  createServiceCredentialVerifier,
+  serverInterceptors,
+} from "@attesto/runtime";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  createClient,
+  createRouterTransport,
+  type HandlerContext,
+} from "@connectrpc/connect";
+import type { TestCertificates } from "./test-certificates.js";
+
+export const SERVICE_AUTH_SECRET = "k8s-test-service-auth-secret-0123456789abcdef";
+
+interface TenantRecord {
+  uuid: string;
+  tenant: string;
+  name: string;
+  email: string;
+  isIssuer: boolean;
+  isVerifier: boolean;
+  /** Valid API keys (ReplaceApiKey revokes the others). */
+  apiKeys: string[];
+  webhooks: Array<{ url: string; events: string[] }>;
+  webhookSecret: string;
+}
+
+const RESERVED = ["u-", "svc-", "admin-", "api-", "www-"];
+
+const silentLogger = {
+  error() {},
+  warn() {},
+  info() {},
+  debug() {},
+  trace() {},
+  fatal() {},
+  child() {
+    return silentLogger;
+  },
+  level: "silent",
+  silent() {},
+} as never;
+
+/**
+ * The trust registry's TenantService and KeyCustodyService in memory, behind the real service
+ * credential check (the caller must be "operator" with the shared secret). Records every call;
+ * `fail(method, code, times)` injects failures.
+ */
+export class InMemoryTrustRegistry {
+  readonly tenants = new Map<string, TenantRecord>();
+  readonly calls: Array<{ method: string; caller: string; tenant: string }> = [];
+  credentialTypes = [
+    { type: "university-diploma", version: "v1", vct: "https://example.test/vct/university-diploma" },
+    { type: "employee-badge", version: "v1", vct: "https://example.test/vct/employee-badge" },
+  ];
+  setWebhooksImplemented = true;
+  signingCertificate: TestCertificates | undefined;
+  private readonly failures: Array<{ method: string; code: Code; remaining: number }> = [];
+
+  fail(method: string, code: Code, times = 1): void {
+    this.failures.push({ method, code, remaining: times });
+  }
+
+  callsOf(method: string) {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  private enter(method: string, tenant: string, context: HandlerContext) {
+    this.calls.push({ method, caller: context.values.get(callerKey), tenant });
+    const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
+    if (failure) {
+      failure.remaining--;
+      throw new ConnectError(`injected ${Code[failure.code]}`, failure.code);
+    }
+  }
+
+  private configurationsOf() {
+    return this.credentialTypes.map((t) => ({
+      id: t.version === "v1" ? t.type : `${t.type}-${t.version}`,
+      type: t.type,
+      version: t.version,
+      vct: t.vct,
+    }));
+  }
+
+  private message(record: TenantRecord): MessageInitShape<typeof tenantV1.TenantSchema> {
+    return {
+      accountUuid: record.uuid,
+      tenant: record.tenant,
+      name: record.name,
+      roles: [
+        ...(record.isIssuer ? [tenantV1.Role.ISSUER] : []),
+        ...(record.isVerifier ? [tenantV1.Role.VERIFIER] : []),
+      ],
+      status: "APPROVED",
+    };
+  }
+
+  readonly routes = (router: ConnectRouter) => {
+    router.service(tenantV1.TenantService, {
+      authenticateApiKey: (request, context) => {
+        this.enter("AuthenticateApiKey", "", context);
+        const record = [...this.tenants.values()].find((t) => t.apiKeys.includes(request.apiKey));
+        return record
+          ? { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: this.message(record) }
+          : { outcome: tenantV1.ApiKeyOutcome.INVALID };
+      },
+      getTenant: (request, context) => {
+        this.enter("GetTenant", request.tenant, context);
+        const record = this.tenants.get(request.tenant);
+        if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
+        return { tenant: this.message(record), credentialConfigurations: this.configurationsOf() };
+      },
+      applyTenant: (request, context) => {
+        this.enter("ApplyTenant", request.tenant, context);
+        if (!/^[a-z0-9_-]{1,100}$/.test(request.tenant) || RESERVED.some((p) => request.tenant.startsWith(p))) {
+          throw new ConnectError("tenant is invalid", Code.InvalidArgument);
+        }
+        const existing = this.tenants.get(request.tenant);
+        if (existing) {
+          Object.assign(existing, {
+            name: request.name,
+            isIssuer: request.isIssuer,
+            isVerifier: request.isVerifier,
+          });
+          return { tenant: this.message(existing), apiKey: "" };
+        }
+        const apiKey = `attesto_test_${randomBytes(24).toString("hex")}`;
+        const record: TenantRecord = {
+          uuid: randomUUID(),
+          tenant: request.tenant,
+          name: request.name,
+          email: request.email,
+          isIssuer: request.isIssuer,
+          isVerifier: request.isVerifier,
+          apiKeys: [apiKey],
+          webhooks: [],
+          webhookSecret: "",
+        };
+        this.tenants.set(request.tenant, record);
+        return { tenant: this.message(record), apiKey };
+      },
+      replaceApiKey: (request, context) => {
+        this.enter("ReplaceApiKey", request.tenant, context);
+        const record = this.tenants.get(request.tenant);
+        if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
+        const apiKey = `attesto_test_${randomBytes(24).toString("hex")}`;
+        record.apiKeys = [apiKey];
+        return { apiKey };
+      },
+      setWebhooks: (request, context) => {
+        this.enter("SetWebhooks", request.tenant, context);
+        if (!this.setWebhooksImplemented) throw new ConnectError("not implemented", Code.Unimplemented);
+        const record = this.tenants.get(request.tenant);
+        if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
+        record.webhooks = request.webhooks.map((w) => ({ url: w.url, events: [...w.events] }));
+        let generatedSecret = "";
+        if (request.secret) record.webhookSecret = request.secret;
+        else if (!record.webhookSecret) {
+          generatedSecret = randomBytes(32).toString("base64url");
+          record.webhookSecret = generatedSecret;
+        }
+        return { generatedSecret };
+      },
+      getWebhooks: (request, context) => {
+        this.enter("GetWebhooks", request.tenant, context);
+        const record = this.tenants.get(request.tenant);
+        if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
+        return { webhooks: record.webhooks, secret: record.webhookSecret };
+      },
+    });
+    router.service(keysV1.KeyCustodyService, {
+      getSigningCertificate: (request, context) => {
+        this.enter("GetSigningCertificate", request.tenant, context);
+        if (!this.signingCertificate) throw new ConnectError("no issuing CA", Code.FailedPrecondition);
+        return {
+          keyId: `key-${request.tenant}`,
+          publicJwkJson: "{}",
+          x5c: [this.signingCertificate.leafDer],
+          trustAnchor: this.signingCertificate.rootDer,
+        };
+      },
+    });
+  };
+
+  /** Platform clients as the operator builds them (caller "operator"), over an in-memory transport. */
+  platform(options: { caller?: string; secret?: string } = {}): Platform {
+    const signer = createServiceCredentialSigner({
+      secret: options.secret ?? SERVICE_AUTH_SECRET,
+      caller: options.caller ?? OPERATOR_CALLER,
+    });
+    const transport = createRouterTransport(this.routes, {
+      router: {
+        interceptors: serverInterceptors(
+          createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "trust-registry" }),
+          silentLogger,
+        ),
+      },
+      transport: { interceptors: clientInterceptors({ signer, audience: "trust-registry", retries: 0 }) },
+    });
+    return {
+      tenants: createClient(tenantV1.TenantService, transport),
+      keys: createClient(keysV1.KeyCustodyService, transport),
+    };
+  }
+}
