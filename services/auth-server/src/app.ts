@@ -83,6 +83,8 @@ export async function buildApp(
   );
   registerTokenRoute(app, {
     grants,
+    replay: context.replayGuard,
+    now: deps.now,
     signer: deps.accessTokenSigner,
     credentialIssuerUrl: config.CREDENTIAL_ISSUER_URL,
     dpop,

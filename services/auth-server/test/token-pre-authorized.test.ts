@@ -111,6 +111,22 @@ describe("POST /v1/token: pre-authorized code, Bearer", () => {
     }
   });
 
+  it("a retry after the issuer's answer was lost gets the token, and only once (503, then 200, then used)", async () => {
+    server.grants.addOffer("code-lost", { offerId: "offer-lost" });
+    server.grants.lostAnswers = 3; // the first attempt and both of the auth server's retries
+    expectOAuthError(await redeem("code-lost"), 503, "unavailable", "credential issuer is unavailable");
+    const token = expectTokenResponse(await redeem("code-lost"), "Bearer");
+    expect((await verifyToken(token)).offerId).toBe("offer-lost");
+    expectOAuthError(await redeem("code-lost"), 400, "invalid_grant", "pre-authorized code has already been used");
+  });
+
+  it("rides through a lost answer itself: the redemption is idempotent, so the auth server retries it", async () => {
+    server.grants.addOffer("code-lost-once", { offerId: "offer-lost-once" });
+    server.grants.lostAnswers = 1;
+    expectTokenResponse(await redeem("code-lost-once"), "Bearer");
+    expectOAuthError(await redeem("code-lost-once"), 400, "invalid_grant", "pre-authorized code has already been used");
+  });
+
   it("exposes DPoP-Nonce to browsers (CORS)", async () => {
     server.grants.addOffer("code-cors", { offerId: "offer-cors" });
     const response = await redeem("code-cors");

@@ -77,6 +77,47 @@ describe("GrantService (internal RPC for the authorization server)", () => {
       }
     });
 
+    it("answers a repeat of the winning redemption (same redemption_id) again, for five minutes", async () => {
+      const { offerId, code } = await offerWithCode();
+      const redemptionId = "redemption-1";
+      const first = await issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code, redemptionId });
+      const repeat = await issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code, redemptionId });
+      expect(repeat.grant).toEqual(first.grant);
+      expect(repeat.grant?.offerId).toBe(offerId);
+      const used = {
+        code: "InvalidArgument",
+        error: "invalid_grant",
+        message: "pre-authorized code has already been used",
+      };
+      expect(
+        await failureOf(issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code, redemptionId: "another" })),
+      ).toEqual(used);
+      expect(await failureOf(issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code }))).toEqual(used);
+      issuer.clock.advance(5 * 60 + 1);
+      expect(await failureOf(issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code, redemptionId }))).toEqual(
+        used,
+      );
+    });
+
+    it("lets exactly one of concurrent redemptions with different redemption_ids win", async () => {
+      const { code } = await offerWithCode();
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, index) =>
+          issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code, redemptionId: `r${index}` }),
+        ),
+      );
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    });
+
+    it("refuses an over-long redemption_id", async () => {
+      const { code } = await offerWithCode();
+      expect(
+        await failureOf(
+          issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code, redemptionId: "x".repeat(129) }),
+        ),
+      ).toMatchObject({ error: "invalid_request", message: "redemption_id is longer than 128 characters" });
+    });
+
     it("refuses unknown, empty and expired codes", async () => {
       expect(await failureOf(issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: "nope" }))).toEqual({
         code: "InvalidArgument",

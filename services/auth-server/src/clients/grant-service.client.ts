@@ -40,10 +40,10 @@ function grantOf(grant: issuanceV1.Grant | undefined): Grant {
 /** The credential issuer's GrantService as the authorization server's GrantRedeemer. */
 export function createGrantRedeemer(client: GrantServiceClient): GrantRedeemer {
   return {
-    async redeemPreAuthorizedCode({ preAuthorizedCode, txCode }) {
+    async redeemPreAuthorizedCode({ preAuthorizedCode, txCode, redemptionId }) {
       let response: issuanceV1.RedeemPreAuthorizedCodeResponse;
       try {
-        response = await client.redeemPreAuthorizedCode({ preAuthorizedCode, txCode: txCode ?? "" });
+        response = await client.redeemPreAuthorizedCode({ preAuthorizedCode, txCode: txCode ?? "", redemptionId });
       } catch (error) {
         throw toGrantFailure(error, DEFAULT_INVALID_GRANT);
       }

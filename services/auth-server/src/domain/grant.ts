@@ -14,8 +14,15 @@ export interface Grant {
  * when the issuer is unreachable.
  */
 export interface GrantRedeemer {
-  /** Consumes a pre-authorized code: of concurrent redemptions exactly one succeeds. */
-  redeemPreAuthorizedCode(request: { preAuthorizedCode: string; txCode: string | undefined }): Promise<Grant>;
+  /**
+   * Consumes a pre-authorized code: of concurrent redemptions exactly one redemption id wins; the
+   * winning id, repeated within the issuer's window, gets the grant again (a lost answer retried).
+   */
+  redeemPreAuthorizedCode(request: {
+    preAuthorizedCode: string;
+    txCode: string | undefined;
+    redemptionId: string;
+  }): Promise<Grant>;
   /** The live authorization-code offer of an `issuer_state` (not consumed); undefined when unknown or expired. */
   resolveIssuerState(issuerState: string): Promise<Grant | undefined>;
   /** Consumes an `issuer_state` once the person approved: of concurrent redemptions exactly one succeeds. */

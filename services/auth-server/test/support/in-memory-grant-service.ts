@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { issuanceV1 } from "@attesto/proto";
 import { OAuthError } from "@attesto/runtime";
-import type { ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 
 type TestGrant = { offerId: string; tenant: string; credentialConfigurationIds: string[]; dpopRequired: boolean };
 
@@ -11,6 +11,8 @@ interface StoredOffer {
   txCode?: string;
   expiresAt: Date;
   redeemed: boolean;
+  /** The redemption id that consumed a pre-authorized code (a repeat of it gets the grant again). */
+  redemptionId?: string;
 }
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
@@ -19,7 +21,8 @@ const notFound = (message: string) => new OAuthError(404, "not_found", message);
 
 /**
  * The credential issuer's GrantService as the auth server sees it over Connect: codes stored as
- * SHA-256, single use (of concurrent redemptions exactly one wins), expiry, tx_code. Records
+ * SHA-256, single use (of concurrent redemptions exactly one wins; the winner's redemption id may
+ * repeat), expiry, tx_code. Records
  * every request so tests can see what the token endpoint passed through.
  */
 export class InMemoryGrantService {
@@ -31,6 +34,8 @@ export class InMemoryGrantService {
   private readonly issuerStates = new Map<string, StoredOffer>();
   /** Simulated latency of a redemption, so concurrent requests really overlap. */
   latencyMs = 5;
+  /** How many redemptions commit and then lose their answer (the issuer dies before replying). */
+  lostAnswers = 0;
   now: () => Date = () => new Date();
 
   addOffer(
@@ -59,6 +64,15 @@ export class InMemoryGrantService {
     });
   }
 
+  /** The answer of a committed redemption, unless it is to be lost. */
+  private answer(grant: TestGrant) {
+    if (this.lostAnswers > 0) {
+      this.lostAnswers--;
+      throw new ConnectError("the issuer died after committing", Code.Unavailable);
+    }
+    return { grant };
+  }
+
   readonly routes = (router: ConnectRouter) => {
     router.service(issuanceV1.GrantService, {
       redeemPreAuthorizedCode: async (request) => {
@@ -67,12 +81,15 @@ export class InMemoryGrantService {
         // From here to the update nothing awaits: the check-and-set is atomic, as a row lock makes it.
         const offer = this.offers.get(sha256(request.preAuthorizedCode));
         if (!offer) throw invalidGrant("pre-authorized code is unknown");
+        const repeat = offer.redeemed && request.redemptionId !== "" && offer.redemptionId === request.redemptionId;
+        if (repeat) return this.answer(offer.grant);
         if (offer.redeemed) throw invalidGrant("pre-authorized code has already been used");
         if (offer.expiresAt <= this.now()) throw invalidGrant("pre-authorized code has expired");
         if (offer.txCode !== undefined && offer.txCode !== request.txCode)
           throw invalidGrant("tx_code is wrong or missing");
         offer.redeemed = true;
-        return { grant: offer.grant };
+        offer.redemptionId = request.redemptionId;
+        return this.answer(offer.grant);
       },
       resolveIssuerState: async (request) => {
         this.issuerStateRequests.push({ rpc: "resolve", issuerState: request.issuerState });

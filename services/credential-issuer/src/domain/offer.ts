@@ -57,6 +57,8 @@ export interface Offer {
   createdAt: Date;
   /** Set when the grant is redeemed. */
   redeemedAt?: Date;
+  /** The caller's idempotency key of the redemption that consumed the pre-authorized code. */
+  redemptionId?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -31,27 +31,44 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
   return invalidGrant(`${what} cannot be redeemed`);
 }
 
+/** How long a redemption may be repeated with its idempotency key (a lost answer retried). */
+export const REDEMPTION_REPLAY_WINDOW_MS = 5 * 60 * 1000;
+const MAX_REDEMPTION_ID_LENGTH = 128;
+
+/** A repeat of the redemption that consumed the offer: same key, same tx_code, within the window. */
+function isRepeatOf(offer: Offer | undefined, redemptionId: string, txCodeHash: string | undefined, now: Date) {
+  if (offer?.status !== "redeemed" || redemptionId === "" || offer.redemptionId !== redemptionId) return false;
+  if (offer.grant.type !== "pre-authorized") return false;
+  if (offer.grant.txCodeHash !== undefined && offer.grant.txCodeHash !== txCodeHash) return false;
+  return offer.redeemedAt !== undefined && now.getTime() - offer.redeemedAt.getTime() <= REDEMPTION_REPLAY_WINDOW_MS;
+}
+
 /**
  * GrantService.RedeemPreAuthorizedCode: the code (looked up by its SHA-256 only) must belong to a
  * live offer that was not redeemed yet; the tx_code must match when the offer requires one. Single
- * use holds under races: the state change is one conditional UPDATE. Failures are `invalid_grant`.
+ * use holds under races: the state change is one conditional UPDATE, which records the caller's
+ * redemption id. The same redemption repeated (same id and tx_code, within
+ * REDEMPTION_REPLAY_WINDOW_MS) answers the grant again: the issuer may die after committing and
+ * before answering, and the caller's retry must not find its own code "already used". Failures
+ * are `invalid_grant`.
  */
 export async function redeemPreAuthorizedCode(
   deps: IssuerDependencies,
-  input: { code: string; txCode: string },
+  input: { code: string; txCode: string; redemptionId?: string },
 ): Promise<RedeemedGrant> {
   if (input.code === "") throw invalidGrant("pre-authorized_code is required");
+  const redemptionId = input.redemptionId ?? "";
+  if (redemptionId.length > MAX_REDEMPTION_ID_LENGTH) {
+    throw new AppError(400, "invalid_request", `redemption_id is longer than ${MAX_REDEMPTION_ID_LENGTH} characters`);
+  }
   const codeHash = sha256Hex(input.code);
   const txCodeHash = input.txCode === "" ? undefined : sha256Hex(input.txCode);
   const now = deps.now();
-  const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, now);
+  const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, redemptionId || undefined, now);
   if (offer) return grantOf(offer);
-  throw whyNotRedeemable(
-    await deps.offers.findByCodeHash(codeHash),
-    now,
-    "pre-authorized code",
-    txCodeHash !== undefined,
-  );
+  const current = await deps.offers.findByCodeHash(codeHash);
+  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return grantOf(current!);
+  throw whyNotRedeemable(current, now, "pre-authorized code", txCodeHash !== undefined);
 }
 
 /** GrantService.ResolveIssuerState: the live, unredeemed authorization-code offer of an issuer_state. */

@@ -7,9 +7,15 @@ export interface OfferRepository {
   findByIssuerState(issuerState: string): Promise<Offer | undefined>;
   /**
    * Atomically moves the live, unredeemed offer with this code hash (and transaction code hash,
-   * when it requires one) to `redeemed`. Of concurrent calls exactly one gets the offer.
+   * when it requires one) to `redeemed`, recording the redemption's idempotency key. Of concurrent
+   * calls exactly one gets the offer.
    */
-  redeemPreAuthorizedCode(codeHash: string, txCodeHash: string | undefined, now: Date): Promise<Offer | undefined>;
+  redeemPreAuthorizedCode(
+    codeHash: string,
+    txCodeHash: string | undefined,
+    redemptionId: string | undefined,
+    now: Date,
+  ): Promise<Offer | undefined>;
   /** The same for the issuer_state of an authorization-code offer. */
   redeemIssuerState(issuerState: string, now: Date): Promise<Offer | undefined>;
 }

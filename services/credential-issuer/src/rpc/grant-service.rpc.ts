@@ -27,7 +27,11 @@ export class GrantServiceRpc implements ServiceImpl<Service> {
   constructor(private readonly deps: IssuerDependencies) {}
 
   async redeemPreAuthorizedCode(request: issuanceV1.RedeemPreAuthorizedCodeRequest) {
-    const grant = await redeemPreAuthorizedCode(this.deps, { code: request.preAuthorizedCode, txCode: request.txCode });
+    const grant = await redeemPreAuthorizedCode(this.deps, {
+      code: request.preAuthorizedCode,
+      txCode: request.txCode,
+      redemptionId: request.redemptionId,
+    });
     return { grant: toGrant(grant) };
   }
 

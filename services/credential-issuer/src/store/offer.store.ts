@@ -40,6 +40,7 @@ function toOffer(row: Row): Offer {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     ...(row.redeemed_at === null ? {} : { redeemedAt: row.redeemed_at }),
+    ...(row.redemption_id === null ? {} : { redemptionId: row.redemption_id }),
   };
 }
 
@@ -67,6 +68,7 @@ function toRow(offer: Offer) {
     expires_at: offer.expiresAt,
     created_at: offer.createdAt,
     redeemed_at: offer.redeemedAt ?? null,
+    redemption_id: offer.redemptionId ?? null,
   } as const;
 }
 
@@ -83,10 +85,11 @@ export function createOfferStore(database: Kysely<unknown>): OfferRepository {
     value: string,
     now: Date,
     txCodeHash?: string,
+    redemptionId?: string,
   ) => {
     let update = db
       .updateTable("offers")
-      .set({ status: "redeemed", redeemed_at: now })
+      .set({ status: "redeemed", redeemed_at: now, redemption_id: redemptionId ?? null })
       .where(column, "=", value)
       .where("status", "=", "offered")
       .where("expires_at", ">", now);
@@ -103,8 +106,8 @@ export function createOfferStore(database: Kysely<unknown>): OfferRepository {
     findById: (id) => findBy("id", id),
     findByCodeHash: (codeHash) => findBy("pre_authorized_code_hash", codeHash),
     findByIssuerState: (issuerState) => findBy("issuer_state", issuerState),
-    redeemPreAuthorizedCode: (codeHash, txCodeHash, now) =>
-      redeem("pre_authorized_code_hash", codeHash, now, txCodeHash),
+    redeemPreAuthorizedCode: (codeHash, txCodeHash, redemptionId, now) =>
+      redeem("pre_authorized_code_hash", codeHash, now, txCodeHash, redemptionId),
     redeemIssuerState: (issuerState, now) => redeem("issuer_state", issuerState, now),
   };
 }

@@ -22,6 +22,8 @@ export interface OffersTable {
   expires_at: Date;
   created_at: Date;
   redeemed_at: Date | null;
+  /** Idempotency key of the GrantService redemption that consumed the pre-authorized code. */
+  redemption_id: string | null;
 }
 
 export interface CredentialsTable {

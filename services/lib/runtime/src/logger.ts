@@ -18,7 +18,11 @@ export const redactedPaths = [
   "*.verifier_private_key",
   "*.api_key",
   "*.access_token",
-  "*.code",
+  // OAuth authorization codes travel in bodies and query strings; `err.code` (ECONNREFUSED, ...) stays visible.
+  "body.code",
+  "*.body.code",
+  "query.code",
+  "*.query.code",
   "*.code_verifier",
   "*['pre-authorized_code']",
   "*.tx_code",

@@ -198,6 +198,21 @@ describe("createApp", () => {
 });
 
 describe("logger", () => {
+  it("keeps error codes (err.code) visible: only OAuth codes in bodies and query strings are redacted", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const log = pino(loggerOptions("svc", "info"), sink);
+    log.warn({ err: { code: "ECONNREFUSED" }, req: { query: { code: "qc0de" } } });
+    const line = lines.join("");
+    expect(JSON.parse(line).err).toEqual({ code: "ECONNREFUSED" });
+    expect(line).not.toContain("qc0de");
+  });
+
   it("redacts credentials, passwords, keys and codes", () => {
     const lines: string[] = [];
     const sink = new Writable({

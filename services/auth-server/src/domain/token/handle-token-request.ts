@@ -4,7 +4,7 @@ import type { GrantRedeemer } from "../grant.js";
 import { type AuthorizationCodeGrantDeps, exchangeAuthorizationCode } from "./exchange-authorization-code.js";
 import { issueAccessToken } from "./issue-access-token.js";
 import { parseGrantRequest } from "./parse-grant-request.js";
-import { redeemGrant } from "./redeem-grant.js";
+import { type RedeemGrantDeps, redeemGrant } from "./redeem-grant.js";
 import type { TokenParameters } from "./token-parameters.js";
 import { type TokenDpopDeps, verifyTokenDpopProof } from "./verify-token-dpop-proof.js";
 
@@ -31,6 +31,9 @@ export interface TokenResponse {
 
 export interface TokenEndpointDeps {
   grants: Pick<GrantRedeemer, "redeemPreAuthorizedCode">;
+  /** Single use of a pre-authorized code's token (see redeemGrant). */
+  replay: RedeemGrantDeps["replay"];
+  now: () => Date;
   signer: Pick<AccessTokenSigner, "sign" | "ttlSeconds">;
   /** Public URL of the credential issuer; the token audience is `<it>/<tenant>`. */
   credentialIssuerUrl: string;
@@ -65,7 +68,7 @@ export async function handleTokenRequest(request: TokenRequest, deps: TokenEndpo
       (code) => issueAccessToken(code.grant, proof, signing, code.clientId),
     );
   } else {
-    const grant = await redeemGrant(grantRequest, deps.grants);
+    const grant = await redeemGrant(grantRequest, deps);
     accessToken = await issueAccessToken(grant, proof, signing);
   }
   return createTokenResponse(accessToken, proof, deps);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_issuance_v1_grant: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch9hdHRlc3RvL2lzc3VhbmNlL3YxL2dyYW50LnByb3RvEhNhdHRlc3RvLmlzc3VhbmNlLnYxImYKBUdyYW50EhAKCG9mZmVyX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIkChxjcmVkZW50aWFsX2NvbmZpZ3VyYXRpb25faWRzGAMgAygJEhUKDWRwb3BfcmVxdWlyZWQYBCABKAgiTgoeUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0EhsKE3ByZV9hdXRob3JpemVkX2NvZGUYASABKAkSDwoHdHhfY29kZRgCIAEoCSJMCh9SZWRlZW1QcmVBdXRob3JpemVkQ29kZVJlc3BvbnNlEikKBWdyYW50GAEgASgLMhouYXR0ZXN0by5pc3N1YW5jZS52MS5HcmFudCIxChlSZXNvbHZlSXNzdWVyU3RhdGVSZXF1ZXN0EhQKDGlzc3Vlcl9zdGF0ZRgBIAEoCSJHChpSZXNvbHZlSXNzdWVyU3RhdGVSZXNwb25zZRIpCgVncmFudBgBIAEoCzIaLmF0dGVzdG8uaXNzdWFuY2UudjEuR3JhbnQiMAoYUmVkZWVtSXNzdWVyU3RhdGVSZXF1ZXN0EhQKDGlzc3Vlcl9zdGF0ZRgBIAEoCSJGChlSZWRlZW1Jc3N1ZXJTdGF0ZVJlc3BvbnNlEikKBWdyYW50GAEgASgLMhouYXR0ZXN0by5pc3N1YW5jZS52MS5HcmFudDKFAwoMR3JhbnRTZXJ2aWNlEoQBChdSZWRlZW1QcmVBdXRob3JpemVkQ29kZRIzLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0GjQuYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1QcmVBdXRob3JpemVkQ29kZVJlc3BvbnNlEnoKElJlc29sdmVJc3N1ZXJTdGF0ZRIuLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVzb2x2ZUlzc3VlclN0YXRlUmVxdWVzdBovLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVzb2x2ZUlzc3VlclN0YXRlUmVzcG9uc2UiA5ACARJyChFSZWRlZW1Jc3N1ZXJTdGF0ZRItLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVkZWVtSXNzdWVyU3RhdGVSZXF1ZXN0Gi4uYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1Jc3N1ZXJTdGF0ZVJlc3BvbnNlYgZwcm90bzM",
+    "Ch9hdHRlc3RvL2lzc3VhbmNlL3YxL2dyYW50LnByb3RvEhNhdHRlc3RvLmlzc3VhbmNlLnYxImYKBUdyYW50EhAKCG9mZmVyX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIkChxjcmVkZW50aWFsX2NvbmZpZ3VyYXRpb25faWRzGAMgAygJEhUKDWRwb3BfcmVxdWlyZWQYBCABKAgiZQoeUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0EhsKE3ByZV9hdXRob3JpemVkX2NvZGUYASABKAkSDwoHdHhfY29kZRgCIAEoCRIVCg1yZWRlbXB0aW9uX2lkGAMgASgJIkwKH1JlZGVlbVByZUF1dGhvcml6ZWRDb2RlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IjEKGVJlc29sdmVJc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkcKGlJlc29sdmVJc3N1ZXJTdGF0ZVJlc3BvbnNlEikKBWdyYW50GAEgASgLMhouYXR0ZXN0by5pc3N1YW5jZS52MS5HcmFudCIwChhSZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkYKGVJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50MooDCgxHcmFudFNlcnZpY2USiQEKF1JlZGVlbVByZUF1dGhvcml6ZWRDb2RlEjMuYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1QcmVBdXRob3JpemVkQ29kZVJlcXVlc3QaNC5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlZGVlbVByZUF1dGhvcml6ZWRDb2RlUmVzcG9uc2UiA5ACAhJ6ChJSZXNvbHZlSXNzdWVyU3RhdGUSLi5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlc29sdmVJc3N1ZXJTdGF0ZVJlcXVlc3QaLy5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlc29sdmVJc3N1ZXJTdGF0ZVJlc3BvbnNlIgOQAgEScgoRUmVkZWVtSXNzdWVyU3RhdGUSLS5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlZGVlbUlzc3VlclN0YXRlUmVxdWVzdBouLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVkZWVtSXNzdWVyU3RhdGVSZXNwb25zZWIGcHJvdG8z",
   );
 
 /**
@@ -67,6 +67,14 @@ export type RedeemPreAuthorizedCodeRequest = Message<"attesto.issuance.v1.Redeem
    * @generated from field: string tx_code = 2;
    */
   txCode: string;
+
+  /**
+   * Idempotency key of this redemption, chosen by the caller (at most 128 characters). Empty: no
+   * repeat is possible (a second call is refused as a used code).
+   *
+   * @generated from field: string redemption_id = 3;
+   */
+  redemptionId: string;
 };
 
 /**
@@ -175,9 +183,12 @@ export const RedeemIssuerStateResponseSchema: GenMessage<RedeemIssuerStateRespon
  */
 export const GrantService: GenService<{
   /**
-   * RedeemPreAuthorizedCode consumes a pre-authorized code: exactly one of any number of
-   * concurrent redemptions succeeds. Fails with INVALID_ARGUMENT and error code `invalid_grant`
-   * when the code is unknown, used or expired, or the tx_code is wrong or missing.
+   * RedeemPreAuthorizedCode consumes a pre-authorized code: exactly one redemption_id wins the code.
+   * Repeating the call with the winning redemption_id (and the same tx_code) within
+   * REDEMPTION_REPLAY_WINDOW (5 minutes) answers the same grant again, so a caller whose answer was
+   * lost (the issuer died after committing) can retry; the caller then owns single use of what it
+   * mints from the grant. Fails with INVALID_ARGUMENT and error code `invalid_grant` when the code is
+   * unknown, used (by another redemption_id) or expired, or the tx_code is wrong or missing.
    *
    * @generated from rpc attesto.issuance.v1.GrantService.RedeemPreAuthorizedCode
    */
