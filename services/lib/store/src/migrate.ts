@@ -9,10 +9,33 @@ export class MigrationError extends Error {
 }
 
 /**
+ * PostgreSQL errors kysely's migrator can meet while it introspects every schema of the database
+ * and another schema is dropped at that moment (another service's tests, a tenant purge): they
+ * say nothing about this service's migrations, so the run is repeated.
+ */
+const CONCURRENT_DDL_CODES = new Set(["3F000", "42P01", "XX000"]);
+const ATTEMPTS = 4;
+
+const isConcurrentDdl = (error: unknown) =>
+  CONCURRENT_DDL_CODES.has(String((error as { code?: unknown } | undefined)?.code ?? ""));
+
+/**
  * Creates the service's schema and applies its migrations (plus the shared ones every service
  * has, prefixed `0000_`). Safe to run from several replicas at once: kysely takes a lock.
  */
 export async function migrateToLatest(db: Kysely<unknown>, schema: string, migrations: Migrations): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(db, schema, migrations);
+    } catch (error) {
+      const cause = error instanceof MigrationError ? error.cause : error;
+      if (attempt >= ATTEMPTS || !isConcurrentDdl(cause)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+async function migrateOnce(db: Kysely<unknown>, schema: string, migrations: Migrations): Promise<string[]> {
   await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(db);
   const all: Migrations = { ...rateLimitMigrations, ...replayGuardMigrations, ...migrations };
   const migrator = new Migrator({

@@ -62,6 +62,29 @@ describe.each(backends)("store on $name", (backend) => {
     expect(await migrateToLatest(database.db as never, database.schema, migrations)).toEqual([]);
   });
 
+  it("repeats a migration run that met a schema dropped by someone else, but not a real failure", async () => {
+    const failing = (code: string, times: number) => {
+      let left = times;
+      return database.db.withPlugin({
+        transformQuery(args) {
+          if (left > 0) {
+            left--;
+            throw Object.assign(new Error(`simulated ${code}`), { code });
+          }
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+    };
+    expect(await migrateToLatest(failing("3F000", 2) as never, database.schema, migrations)).toEqual([]);
+    await expect(migrateToLatest(failing("42601", 1) as never, database.schema, migrations)).rejects.toThrow(
+      "simulated 42601",
+    );
+    await expect(migrateToLatest(failing("3F000", 10) as never, database.schema, migrations)).rejects.toThrow(
+      "simulated 3F000",
+    );
+  });
+
   it("keeps two test schemas apart", async () => {
     const other = await createTestDatabase<Tables>({ migrations, url: database.url });
     try {
