@@ -16,14 +16,15 @@ export interface DeclaredTenant {
 
 export interface ReconciledTenant {
   account: TenantAccount;
-  /** Set only when this call created the tenant. */
+  /** Set only when this call created the tenant, or reactivated it after DeleteTenant. */
   apiKey?: string;
 }
 
 /**
  * Operator ApplyTenant: creates the tenant when absent (approved, no password: it cannot log in
- * until an operator gives it one), else updates its name and roles. Either way, credential types
- * registered since are added to its configurations. Idempotent.
+ * until an operator gives it one), else updates its name and roles. A tenant deactivated by
+ * DeleteTenant is reactivated with a new API key (its earlier keys stay revoked). Either way,
+ * credential types registered since are added to its configurations. Idempotent.
  */
 export async function reconcileTenant(
   domain: TrustRegistryDomain,
@@ -34,6 +35,9 @@ export async function reconcileTenant(
   if (existing) return { account: await update(domain, declared, configurations) };
 
   const apiKey = generateApiKey(domain.apiKeyFormat);
+  if (await domain.tenants.reactivate(declared.tenant, hashApiKey(apiKey))) {
+    return { account: await update(domain, declared, configurations), apiKey };
+  }
   try {
     await domain.tenants.create({
       accountUuid: randomUUID(),

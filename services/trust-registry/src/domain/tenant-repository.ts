@@ -22,7 +22,19 @@ export class DuplicateTenantError extends Error {
   }
 }
 
-/** Where tenants, their API key hashes and credential configurations are kept (implemented in store/). */
+/** What TenantRepository.deactivate did. */
+export interface TenantDeactivation {
+  found: boolean;
+  /** True when this call deactivated the tenant (false: already deactivated, or not found). */
+  deactivated: boolean;
+  revokedApiKeys: number;
+}
+
+/**
+ * Where tenants, their API key hashes and credential configurations are kept (implemented in store/).
+ * Lookups see active tenants only: a deactivated tenant (DeleteTenant) is unknown to them, but its
+ * identifier and email stay taken.
+ */
 export interface TenantRepository {
   /**
    * Inserts the tenant, its API key hash and configurations atomically. Throws DuplicateTenantError
@@ -37,6 +49,12 @@ export interface TenantRepository {
   findByApiKeyHash(keyHash: string): Promise<{ account: TenantAccount; keyHash: string } | undefined>;
   /** Revokes every key of the tenant and stores the new hash, atomically; false when the tenant is unknown. */
   replaceApiKeys(tenant: string, newKeyHash: string): Promise<boolean>;
+  /** Revokes every key of the tenant; the number revoked, undefined when the tenant is unknown. */
+  revokeApiKeys(tenant: string): Promise<number | undefined>;
+  /** Deactivates the tenant, revokes its keys and removes its webhooks, atomically. */
+  deactivate(tenant: string): Promise<TenantDeactivation>;
+  /** Reactivates a deactivated tenant with a new key hash, atomically; false when it is not deactivated. */
+  reactivate(tenant: string, newKeyHash: string): Promise<boolean>;
   /** Changes name and roles (operator reconcile). */
   updateProfile(tenant: string, profile: { name: string; isIssuer: boolean; isVerifier: boolean }): Promise<void>;
   listCredentialConfigurations(tenant: string): Promise<CredentialConfiguration[]>;

@@ -4,6 +4,7 @@ import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { z } from "zod";
 import { authenticateApiKey } from "../domain/authenticate-api-key.js";
+import { deleteTenant, revokeApiKeys } from "../domain/delete-tenant.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { reconcileTenant } from "../domain/reconcile-tenant.js";
 import { replaceApiKey } from "../domain/replace-api-key.js";
@@ -15,6 +16,8 @@ type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
 
 /** Services (by verified service-credential issuer) allowed to read webhook secrets. */
 const WEBHOOK_READERS = new Set(["scheduler"]);
+/** Services allowed to revoke keys and deactivate tenants. */
+const TENANT_REMOVERS = new Set(["operator"]);
 
 const ROLE_TO_WIRE = { issuer: tenantV1.Role.ISSUER, verifier: tenantV1.Role.VERIFIER } as const;
 
@@ -98,5 +101,22 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
       request.tenant,
     );
     return { webhooks, secret };
+  }
+
+  async revokeApiKeys(
+    request: tenantV1.RevokeApiKeysRequest,
+    context: HandlerContext,
+  ): Reply<typeof tenantV1.RevokeApiKeysResponseSchema> {
+    if (!TENANT_REMOVERS.has(context.values.get(callerKey))) throw forbidden("RevokeApiKeys is for the operator only");
+    return { revoked: await revokeApiKeys(this.domain, field(zTenantIdentifier, request.tenant)) };
+  }
+
+  async deleteTenant(
+    request: tenantV1.DeleteTenantRequest,
+    context: HandlerContext,
+  ): Reply<typeof tenantV1.DeleteTenantResponseSchema> {
+    if (!TENANT_REMOVERS.has(context.values.get(callerKey))) throw forbidden("DeleteTenant is for the operator only");
+    const result = await deleteTenant(this.domain, field(zTenantIdentifier, request.tenant));
+    return { found: result.found, deactivated: result.deactivated, revokedApiKeys: result.revokedApiKeys };
   }
 }

@@ -16,6 +16,8 @@ export interface TenantsTable {
   status: TenantStatus;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** Set by TenantService.DeleteTenant: the tenant is hidden from every lookup (migration 0004). */
+  deactivated_at: Date | null;
 }
 
 /** API keys by SHA-256 (lowercase hex); the key itself is never stored. */

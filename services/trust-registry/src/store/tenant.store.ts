@@ -24,6 +24,26 @@ function toAccount(row: Selectable<TenantsTable>): TenantAccount {
   };
 }
 
+/** The tenant's row, locked for this transaction (serializes key and activation changes of one tenant). */
+const lockTenant = (trx: Kysely<TrustRegistryTables>, tenant: string) =>
+  trx
+    .selectFrom("tenants")
+    .select(["account_uuid", "deactivated_at"])
+    .where("tenant", "=", tenant)
+    .forUpdate()
+    .executeTakeFirst();
+
+/** Revokes the account's valid keys; how many. */
+async function revokeKeysOf(trx: Kysely<TrustRegistryTables>, accountUuid: string): Promise<number> {
+  const result = await trx
+    .updateTable("api_keys")
+    .set({ revoked_at: sql<Date>`now()` })
+    .where("account_uuid", "=", accountUuid)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** The tenant repository on PostgreSQL (`db` is already bound to the service's schema). */
 export function createTenantStore(database: Kysely<unknown>): TenantRepository {
   const db = database as Kysely<TrustRegistryTables>;
@@ -73,12 +93,22 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
     },
 
     async findByAccountUuid(accountUuid) {
-      const row = await db.selectFrom("tenants").selectAll().where("account_uuid", "=", accountUuid).executeTakeFirst();
+      const row = await db
+        .selectFrom("tenants")
+        .selectAll()
+        .where("account_uuid", "=", accountUuid)
+        .where("deactivated_at", "is", null)
+        .executeTakeFirst();
       return row ? toAccount(row) : undefined;
     },
 
     async findByTenant(tenant) {
-      const row = await db.selectFrom("tenants").selectAll().where("tenant", "=", tenant).executeTakeFirst();
+      const row = await db
+        .selectFrom("tenants")
+        .selectAll()
+        .where("tenant", "=", tenant)
+        .where("deactivated_at", "is", null)
+        .executeTakeFirst();
       return row ? toAccount(row) : undefined;
     },
 
@@ -99,6 +129,7 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
         .select("api_keys.key_hash")
         .where("api_keys.key_hash", "=", keyHash)
         .where("api_keys.revoked_at", "is", null)
+        .where("tenants.deactivated_at", "is", null)
         .executeTakeFirst();
       if (!row) return undefined;
       const { key_hash, ...account } = row;
@@ -107,19 +138,51 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
 
     async replaceApiKeys(tenant, newKeyHash) {
       return db.transaction().execute(async (trx) => {
-        const account = await trx
-          .selectFrom("tenants")
-          .select("account_uuid")
-          .where("tenant", "=", tenant)
-          .forUpdate()
-          .executeTakeFirst();
-        if (!account) return false;
+        const account = await lockTenant(trx, tenant);
+        if (!account || account.deactivated_at !== null) return false;
+        await revokeKeysOf(trx, account.account_uuid);
+        await trx.insertInto("api_keys").values({ key_hash: newKeyHash, account_uuid: account.account_uuid }).execute();
+        return true;
+      });
+    },
+
+    async revokeApiKeys(tenant) {
+      return db.transaction().execute(async (trx) => {
+        const account = await lockTenant(trx, tenant);
+        if (!account || account.deactivated_at !== null) return undefined;
+        return revokeKeysOf(trx, account.account_uuid);
+      });
+    },
+
+    async deactivate(tenant) {
+      return db.transaction().execute(async (trx) => {
+        const account = await lockTenant(trx, tenant);
+        if (!account) return { found: false, deactivated: false, revokedApiKeys: 0 };
+        const deactivated = account.deactivated_at === null;
+        if (deactivated) {
+          await trx
+            .updateTable("tenants")
+            .set({ deactivated_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+            .where("account_uuid", "=", account.account_uuid)
+            .execute();
+        }
+        const revokedApiKeys = await revokeKeysOf(trx, account.account_uuid);
+        // Nothing is delivered for a tenant that is gone: its endpoints and signing secret go.
+        await trx.deleteFrom("tenant_webhooks").where("tenant", "=", tenant).execute();
+        return { found: true, deactivated, revokedApiKeys };
+      });
+    },
+
+    async reactivate(tenant, newKeyHash) {
+      return db.transaction().execute(async (trx) => {
+        const account = await lockTenant(trx, tenant);
+        if (!account || account.deactivated_at === null) return false;
         await trx
-          .updateTable("api_keys")
-          .set({ revoked_at: sql<Date>`now()` })
+          .updateTable("tenants")
+          .set({ deactivated_at: null, updated_at: sql<Date>`now()` })
           .where("account_uuid", "=", account.account_uuid)
-          .where("revoked_at", "is", null)
           .execute();
+        await revokeKeysOf(trx, account.account_uuid);
         await trx.insertInto("api_keys").values({ key_hash: newKeyHash, account_uuid: account.account_uuid }).execute();
         return true;
       });

@@ -13,6 +13,7 @@ export function createWebhookStore(database: Kysely<unknown>): WebhookRepository
           .selectFrom("tenants")
           .select("tenant")
           .where("tenant", "=", tenant)
+          .where("deactivated_at", "is", null)
           .forUpdate()
           .executeTakeFirst();
         if (!account) return undefined;

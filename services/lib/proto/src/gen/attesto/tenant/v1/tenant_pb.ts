@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_tenant_v1_tenant: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch5hdHRlc3RvL3RlbmFudC92MS90ZW5hbnQucHJvdG8SEWF0dGVzdG8udGVuYW50LnYxIiYKB1dlYmhvb2sSCwoDdXJsGAEgASgJEg4KBmV2ZW50cxgCIAMoCSJ0CgZUZW5hbnQSFAoMYWNjb3VudF91dWlkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIMCgRuYW1lGAMgASgJEiYKBXJvbGVzGAQgAygOMhcuYXR0ZXN0by50ZW5hbnQudjEuUm9sZRIOCgZzdGF0dXMYBSABKAkiUQoXQ3JlZGVudGlhbENvbmZpZ3VyYXRpb24SCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgJEgsKA3ZjdBgEIAEoCSIsChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg8KB2FwaV9rZXkYASABKAkiegoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USMQoHb3V0Y29tZRgBIAEoDjIgLmF0dGVzdG8udGVuYW50LnYxLkFwaUtleU91dGNvbWUSKQoGdGVuYW50GAIgASgLMhkuYXR0ZXN0by50ZW5hbnQudjEuVGVuYW50IiIKEEdldFRlbmFudFJlcXVlc3QSDgoGdGVuYW50GAEgASgJIo0BChFHZXRUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSTQoZY3JlZGVudGlhbF9jb25maWd1cmF0aW9ucxgCIAMoCzIqLmF0dGVzdG8udGVuYW50LnYxLkNyZWRlbnRpYWxDb25maWd1cmF0aW9uImkKEkFwcGx5VGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIRCglpc19pc3N1ZXIYBCABKAgSEwoLaXNfdmVyaWZpZXIYBSABKAgiUQoTQXBwbHlUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSDwoHYXBpX2tleRgCIAEoCSImChRSZXBsYWNlQXBpS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiKAoVUmVwbGFjZUFwaUtleVJlc3BvbnNlEg8KB2FwaV9rZXkYASABKAkiYgoSU2V0V2ViaG9va3NSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIsCgh3ZWJob29rcxgCIAMoCzIaLmF0dGVzdG8udGVuYW50LnYxLldlYmhvb2sSDgoGc2VjcmV0GAMgASgJIi8KE1NldFdlYmhvb2tzUmVzcG9uc2USGAoQZ2VuZXJhdGVkX3NlY3JldBgBIAEoCSIkChJHZXRXZWJob29rc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJIlMKE0dldFdlYmhvb2tzUmVzcG9uc2USLAoId2ViaG9va3MYASADKAsyGi5hdHRlc3RvLnRlbmFudC52MS5XZWJob29rEg4KBnNlY3JldBgCIAEoCSpACgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX0lTU1VFUhABEhEKDVJPTEVfVkVSSUZJRVIQAiqKAQoNQXBpS2V5T3V0Y29tZRIfChtBUElfS0VZX09VVENPTUVfVU5TUEVDSUZJRUQQABIZChVBUElfS0VZX09VVENPTUVfVkFMSUQQARIbChdBUElfS0VZX09VVENPTUVfSU5WQUxJRBACEiAKHEFQSV9LRVlfT1VUQ09NRV9OT1RfQVBQUk9WRUQQAzLxBAoNVGVuYW50U2VydmljZRJ2ChJBdXRoZW50aWNhdGVBcGlLZXkSLC5hdHRlc3RvLnRlbmFudC52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Gi0uYXR0ZXN0by50ZW5hbnQudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2UiA5ACARJbCglHZXRUZW5hbnQSIy5hdHRlc3RvLnRlbmFudC52MS5HZXRUZW5hbnRSZXF1ZXN0GiQuYXR0ZXN0by50ZW5hbnQudjEuR2V0VGVuYW50UmVzcG9uc2UiA5ACARJhCgtBcHBseVRlbmFudBIlLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVxdWVzdBomLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVzcG9uc2UiA5ACAhJiCg1SZXBsYWNlQXBpS2V5EicuYXR0ZXN0by50ZW5hbnQudjEuUmVwbGFjZUFwaUtleVJlcXVlc3QaKC5hdHRlc3RvLnRlbmFudC52MS5SZXBsYWNlQXBpS2V5UmVzcG9uc2USYQoLU2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1Jlc3BvbnNlIgOQAgISYQoLR2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw",
+    "Ch5hdHRlc3RvL3RlbmFudC92MS90ZW5hbnQucHJvdG8SEWF0dGVzdG8udGVuYW50LnYxIiYKB1dlYmhvb2sSCwoDdXJsGAEgASgJEg4KBmV2ZW50cxgCIAMoCSJ0CgZUZW5hbnQSFAoMYWNjb3VudF91dWlkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIMCgRuYW1lGAMgASgJEiYKBXJvbGVzGAQgAygOMhcuYXR0ZXN0by50ZW5hbnQudjEuUm9sZRIOCgZzdGF0dXMYBSABKAkiUQoXQ3JlZGVudGlhbENvbmZpZ3VyYXRpb24SCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgJEgsKA3ZjdBgEIAEoCSIsChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg8KB2FwaV9rZXkYASABKAkiegoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USMQoHb3V0Y29tZRgBIAEoDjIgLmF0dGVzdG8udGVuYW50LnYxLkFwaUtleU91dGNvbWUSKQoGdGVuYW50GAIgASgLMhkuYXR0ZXN0by50ZW5hbnQudjEuVGVuYW50IiIKEEdldFRlbmFudFJlcXVlc3QSDgoGdGVuYW50GAEgASgJIo0BChFHZXRUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSTQoZY3JlZGVudGlhbF9jb25maWd1cmF0aW9ucxgCIAMoCzIqLmF0dGVzdG8udGVuYW50LnYxLkNyZWRlbnRpYWxDb25maWd1cmF0aW9uImkKEkFwcGx5VGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIRCglpc19pc3N1ZXIYBCABKAgSEwoLaXNfdmVyaWZpZXIYBSABKAgiUQoTQXBwbHlUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSDwoHYXBpX2tleRgCIAEoCSImChRSZXBsYWNlQXBpS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiKAoVUmVwbGFjZUFwaUtleVJlc3BvbnNlEg8KB2FwaV9rZXkYASABKAkiYgoSU2V0V2ViaG9va3NSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIsCgh3ZWJob29rcxgCIAMoCzIaLmF0dGVzdG8udGVuYW50LnYxLldlYmhvb2sSDgoGc2VjcmV0GAMgASgJIi8KE1NldFdlYmhvb2tzUmVzcG9uc2USGAoQZ2VuZXJhdGVkX3NlY3JldBgBIAEoCSIkChJHZXRXZWJob29rc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJIlMKE0dldFdlYmhvb2tzUmVzcG9uc2USLAoId2ViaG9va3MYASADKAsyGi5hdHRlc3RvLnRlbmFudC52MS5XZWJob29rEg4KBnNlY3JldBgCIAEoCSImChRSZXZva2VBcGlLZXlzUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiKAoVUmV2b2tlQXBpS2V5c1Jlc3BvbnNlEg8KB3Jldm9rZWQYASABKAUiJQoTRGVsZXRlVGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiVAoURGVsZXRlVGVuYW50UmVzcG9uc2USDQoFZm91bmQYASABKAgSEwoLZGVhY3RpdmF0ZWQYAiABKAgSGAoQcmV2b2tlZF9hcGlfa2V5cxgDIAEoBSpACgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX0lTU1VFUhABEhEKDVJPTEVfVkVSSUZJRVIQAiqKAQoNQXBpS2V5T3V0Y29tZRIfChtBUElfS0VZX09VVENPTUVfVU5TUEVDSUZJRUQQABIZChVBUElfS0VZX09VVENPTUVfVkFMSUQQARIbChdBUElfS0VZX09VVENPTUVfSU5WQUxJRBACEiAKHEFQSV9LRVlfT1VUQ09NRV9OT1RfQVBQUk9WRUQQAzLABgoNVGVuYW50U2VydmljZRJ2ChJBdXRoZW50aWNhdGVBcGlLZXkSLC5hdHRlc3RvLnRlbmFudC52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Gi0uYXR0ZXN0by50ZW5hbnQudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2UiA5ACARJbCglHZXRUZW5hbnQSIy5hdHRlc3RvLnRlbmFudC52MS5HZXRUZW5hbnRSZXF1ZXN0GiQuYXR0ZXN0by50ZW5hbnQudjEuR2V0VGVuYW50UmVzcG9uc2UiA5ACARJhCgtBcHBseVRlbmFudBIlLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVxdWVzdBomLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVzcG9uc2UiA5ACAhJiCg1SZXBsYWNlQXBpS2V5EicuYXR0ZXN0by50ZW5hbnQudjEuUmVwbGFjZUFwaUtleVJlcXVlc3QaKC5hdHRlc3RvLnRlbmFudC52MS5SZXBsYWNlQXBpS2V5UmVzcG9uc2USYQoLU2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1Jlc3BvbnNlIgOQAgISYQoLR2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1Jlc3BvbnNlIgOQAgESZwoNUmV2b2tlQXBpS2V5cxInLmF0dGVzdG8udGVuYW50LnYxLlJldm9rZUFwaUtleXNSZXF1ZXN0GiguYXR0ZXN0by50ZW5hbnQudjEuUmV2b2tlQXBpS2V5c1Jlc3BvbnNlIgOQAgISZAoMRGVsZXRlVGVuYW50EiYuYXR0ZXN0by50ZW5hbnQudjEuRGVsZXRlVGVuYW50UmVxdWVzdBonLmF0dGVzdG8udGVuYW50LnYxLkRlbGV0ZVRlbmFudFJlc3BvbnNlIgOQAgJiBnByb3RvMw",
   );
 
 /**
@@ -253,7 +253,7 @@ export type ApplyTenantResponse = Message<"attesto.tenant.v1.ApplyTenantResponse
   tenant?: Tenant | undefined;
 
   /**
-   * Set only when the tenant was created by this call.
+   * Set only when the tenant was created (or reactivated after DeleteTenant) by this call.
    *
    * @generated from field: string api_key = 2;
    */
@@ -396,6 +396,96 @@ export const GetWebhooksResponseSchema: GenMessage<GetWebhooksResponse> =
   messageDesc(file_attesto_tenant_v1_tenant, 14);
 
 /**
+ * @generated from message attesto.tenant.v1.RevokeApiKeysRequest
+ */
+export type RevokeApiKeysRequest = Message<"attesto.tenant.v1.RevokeApiKeysRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+};
+
+/**
+ * Describes the message attesto.tenant.v1.RevokeApiKeysRequest.
+ * Use `create(RevokeApiKeysRequestSchema)` to create a new message.
+ */
+export const RevokeApiKeysRequestSchema: GenMessage<RevokeApiKeysRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_tenant_v1_tenant, 15);
+
+/**
+ * @generated from message attesto.tenant.v1.RevokeApiKeysResponse
+ */
+export type RevokeApiKeysResponse = Message<"attesto.tenant.v1.RevokeApiKeysResponse"> & {
+  /**
+   * Keys revoked by this call (0 when none was valid).
+   *
+   * @generated from field: int32 revoked = 1;
+   */
+  revoked: number;
+};
+
+/**
+ * Describes the message attesto.tenant.v1.RevokeApiKeysResponse.
+ * Use `create(RevokeApiKeysResponseSchema)` to create a new message.
+ */
+export const RevokeApiKeysResponseSchema: GenMessage<RevokeApiKeysResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_tenant_v1_tenant, 16);
+
+/**
+ * @generated from message attesto.tenant.v1.DeleteTenantRequest
+ */
+export type DeleteTenantRequest = Message<"attesto.tenant.v1.DeleteTenantRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+};
+
+/**
+ * Describes the message attesto.tenant.v1.DeleteTenantRequest.
+ * Use `create(DeleteTenantRequestSchema)` to create a new message.
+ */
+export const DeleteTenantRequestSchema: GenMessage<DeleteTenantRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_tenant_v1_tenant, 17);
+
+/**
+ * @generated from message attesto.tenant.v1.DeleteTenantResponse
+ */
+export type DeleteTenantResponse = Message<"attesto.tenant.v1.DeleteTenantResponse"> & {
+  /**
+   * False when no such tenant exists (nothing to do).
+   *
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * True when this call deactivated it; false when it was already deactivated or not found.
+   *
+   * @generated from field: bool deactivated = 2;
+   */
+  deactivated: boolean;
+
+  /**
+   * API keys revoked by this call.
+   *
+   * @generated from field: int32 revoked_api_keys = 3;
+   */
+  revokedApiKeys: number;
+};
+
+/**
+ * Describes the message attesto.tenant.v1.DeleteTenantResponse.
+ * Use `create(DeleteTenantResponseSchema)` to create a new message.
+ */
+export const DeleteTenantResponseSchema: GenMessage<DeleteTenantResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_tenant_v1_tenant, 18);
+
+/**
  * What the tenant may do.
  *
  * @generated from enum attesto.tenant.v1.Role
@@ -525,5 +615,30 @@ export const TenantService: GenService<{
     methodKind: "unary";
     input: typeof GetWebhooksRequestSchema;
     output: typeof GetWebhooksResponseSchema;
+  };
+  /**
+   * RevokeApiKeys revokes every API key of a tenant without issuing a new one (operator only); the
+   * tenant can act again only after ReplaceApiKey. NOT_FOUND when the tenant is unknown or deactivated.
+   *
+   * @generated from rpc attesto.tenant.v1.TenantService.RevokeApiKeys
+   */
+  revokeApiKeys: {
+    methodKind: "unary";
+    input: typeof RevokeApiKeysRequestSchema;
+    output: typeof RevokeApiKeysResponseSchema;
+  };
+  /**
+   * DeleteTenant deactivates a tenant (operator only): its API keys are revoked, its webhooks removed,
+   * and from then on it is unknown to every API (GetTenant NOT_FOUND, API keys INVALID, login refused,
+   * issuer metadata 404). Its records (account, DIDs, credential configurations, custody keys) are
+   * kept, so the tenant identifier cannot be registered again by someone else; ApplyTenant reactivates
+   * it with a new API key. Idempotent: an unknown or already deactivated tenant succeeds.
+   *
+   * @generated from rpc attesto.tenant.v1.TenantService.DeleteTenant
+   */
+  deleteTenant: {
+    methodKind: "unary";
+    input: typeof DeleteTenantRequestSchema;
+    output: typeof DeleteTenantResponseSchema;
   };
 }> = /*@__PURE__*/ serviceDesc(file_attesto_tenant_v1_tenant, 0);
