@@ -1,4 +1,6 @@
+import { verifierPolicyV1 } from "@attesto/proto";
 import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { ConnectRouter } from "@connectrpc/connect";
 import type { VerifierConfig } from "./config.js";
 import { createVerifierDeps } from "./create-dependencies.js";
 import type { VerifierDependencies } from "./domain/dependencies.js";
@@ -6,6 +8,7 @@ import { registerCreateAuthorizationRequestRoute } from "./routes/create-authori
 import { registerGetRequestObjectRoute } from "./routes/get-request-object.route.js";
 import { registerGetVerificationResultRoute } from "./routes/get-verification-result.route.js";
 import { registerSubmitPresentationRoute } from "./routes/submit-presentation.route.js";
+import { VerifierPolicyServiceRpc } from "./rpc/verifier-policy-service.rpc.js";
 
 /** The verifier's public API (spec §4.3). Tests pass their own `deps` (in-memory edges, a clock). */
 export async function buildApp(
@@ -18,4 +21,9 @@ export async function buildApp(
   registerSubmitPresentationRoute(app, deps);
   registerGetVerificationResultRoute(app, deps);
   return app;
+}
+
+/** The internal API: VerifierPolicyService (for the operator). */
+export function registerVerifierRpc(router: ConnectRouter, deps: VerifierDependencies): void {
+  router.service(verifierPolicyV1.VerifierPolicyService, new VerifierPolicyServiceRpc(deps));
 }

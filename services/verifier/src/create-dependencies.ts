@@ -8,6 +8,7 @@ import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
 import type { VerifierConfig } from "./config.js";
 import type { VerificationRecorder, VerifierDependencies } from "./domain/dependencies.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
+import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";
 
 const VERIFIED_METRIC = "attesto_presentations_verified_total";
 
@@ -44,6 +45,7 @@ export function createVerifierDeps(context: ServiceContext<VerifierConfig>): Ver
   const configuredRoots = config.TRUSTED_X509_ROOTS_PEM ? parsePemCertificates(config.TRUSTED_X509_ROOTS_PEM) : [];
   return {
     sessions: createVerificationSessionStore(context.db),
+    policies: createVerifierPolicyStore(context.db),
     sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
     apiKeys: createApiKeyAuthenticator(tenants),
     ledger: createLedgerDidResolver(ledger),

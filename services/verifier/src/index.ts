@@ -1,4 +1,4 @@
-export { buildApp } from "./app.js";
+export { buildApp, registerVerifierRpc } from "./app.js";
 export * from "./config.js";
 export { createVerifierDeps } from "./create-dependencies.js";
 export type { VerifierDependencies } from "./domain/dependencies.js";

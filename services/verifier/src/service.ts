@@ -1,6 +1,7 @@
 import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
-import { buildApp } from "./app.js";
+import { buildApp, registerVerifierRpc } from "./app.js";
 import { loadVerifierConfig, type VerifierConfig, verifierPorts } from "./config.js";
+import { createVerifierDeps } from "./create-dependencies.js";
 import { dropExpiredSessionKeys, KEY_SWEEP_INTERVAL_MS } from "./domain/drop-expired-session-keys.js";
 import {
   failInterruptedVerifications,
@@ -42,6 +43,7 @@ export const verifier: ServiceModule<VerifierConfig> = {
     version: readPackageVersion(import.meta.url),
     migrations,
     buildApp: (context) => buildApp(context),
+    rpc: (router, context) => registerVerifierRpc(router, createVerifierDeps(context)),
     init: startSweeps,
   },
   loadConfig: loadVerifierConfig,

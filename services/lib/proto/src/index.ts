@@ -6,3 +6,4 @@ export * as ledgerV1 from "./gen/attesto/ledger/v1/ledger_pb.js";
 export * as notaryV1 from "./gen/attesto/notary/v1/notary_pb.js";
 export * as schemaV1 from "./gen/attesto/schema/v1/schema_pb.js";
 export * as tenantV1 from "./gen/attesto/tenant/v1/tenant_pb.js";
+export * as verifierPolicyV1 from "./gen/attesto/verifier/v1/verifier_policy_pb.js";

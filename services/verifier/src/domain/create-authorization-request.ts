@@ -10,9 +10,9 @@ import {
 } from "@attesto/protocol";
 import { badRequest } from "@attesto/runtime";
 import type { VerifierDependencies } from "./dependencies.js";
+import { sessionTtlSeconds } from "./policy/active-policy.js";
 import {
   type ClientMetadataInput,
-  DEFAULT_SESSION_TTL_SECONDS,
   type ResponseMode,
   sessionKeyContext,
   type VerificationSession,
@@ -67,6 +67,7 @@ export async function createAuthorizationRequest(
     throw error;
   }
   const { clientId, kid } = resolveVerifierClientId(input.verifierClientId);
+  const ttlSeconds = sessionTtlSeconds(input.expiresInSeconds, await deps.policies.listByTenant(tenant));
   const id = randomUUID();
   const now = deps.now();
   const responseMode = input.responseMode ?? "direct_post";
@@ -95,7 +96,7 @@ export async function createAuthorizationRequest(
     checkResults: undefined,
     presentationMetadata: undefined,
     createdAt: now,
-    expiresAt: new Date(now.getTime() + (input.expiresInSeconds ?? DEFAULT_SESSION_TTL_SECONDS) * 1000),
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
     submittedAt: undefined,
     verifiedAt: undefined,
   };

@@ -1,4 +1,5 @@
 import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
+import type { VerifierPolicyRepository } from "./policy/verifier-policy-repository.js";
 import type { CredentialStatusSource, LedgerDidResolver, TrustAnchorSource } from "./upstream.js";
 import type { VerificationSessionRepository } from "./verification-session-repository.js";
 
@@ -18,6 +19,8 @@ export interface VerificationRecorder {
 /** What routes and use cases work with, built once per app from the service context. */
 export interface VerifierDependencies {
   sessions: VerificationSessionRepository;
+  /** The tenants' verifier policies (VerifierPolicyService). */
+  policies: VerifierPolicyRepository;
   /** Seals the session's private keys at rest (context `session:<id>`). */
   sealer: EnvelopeSealer;
   apiKeys: ApiKeyAuthenticator;

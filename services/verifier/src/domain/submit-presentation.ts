@@ -4,10 +4,11 @@ import {
   encryptionKidOf,
   parseDcqlQuery,
 } from "@attesto/protocol";
-import { VERIFICATION_CHECKS } from "./checks/index.js";
+import { verificationChecksFor } from "./checks/index.js";
 import type { VerifierDependencies } from "./dependencies.js";
 import { invalidRequest } from "./invalid-request.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
+import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import { type CheckFailureReporter, runVerificationChecks } from "./run-verification-checks.js";
 import { summarizePresentations } from "./summarize-presentations.js";
 import {
@@ -137,7 +138,8 @@ export async function submitPresentation(
   const { session } = resolved;
   const query = parseDcqlQuery(session.dcqlQuery);
   const vpToken: VpToken = parseVpToken(resolved.vpToken, query);
-  const mode = formMode ?? resolved.mode ?? DEFAULT_VERIFICATION_MODE;
+  const tenantPolicies = await deps.policies.listByTenant(session.tenant);
+  const mode = formMode ?? resolved.mode ?? policyVerificationMode(tenantPolicies) ?? DEFAULT_VERIFICATION_MODE;
   if (!(await deps.sessions.startVerification(session.id, mode, now))) {
     throw invalidRequest("a presentation was already submitted for this session");
   }
@@ -149,8 +151,9 @@ export async function submitPresentation(
       query: query.credentials.find((credential) => credential.id === queryId),
     })),
   );
+  const policies = activePolicies(tenantPolicies);
   const checkResults = await runVerificationChecks(
-    VERIFICATION_CHECKS,
+    verificationChecksFor(policies.length > 0),
     {
       clientId: session.clientId,
       nonce: session.nonce,
@@ -158,7 +161,12 @@ export async function submitPresentation(
       presentations,
       now: deps.now(),
       limits: deps.limits,
-      ports: { ledger: deps.ledger, trustAnchors: deps.trustAnchors, credentialStatus: deps.credentialStatus },
+      ports: {
+        ledger: deps.ledger,
+        trustAnchors: withPolicyAnchors(deps.trustAnchors, policies),
+        credentialStatus: deps.credentialStatus,
+      },
+      policies,
     },
     mode,
     report,

@@ -34,6 +34,22 @@ export interface VerificationSessionsTable {
   verified_at: Date | null;
 }
 
+/** Row of `verifier_policies` (jsonb columns read back parsed). */
+export interface VerifierPoliciesTable {
+  tenant: string;
+  name: string;
+  trusted_issuer_dids: string[];
+  /** base64 DER certificates. */
+  trusted_x509_roots: string[];
+  accepted_vcts: string[];
+  required_claims: string[][];
+  verification_mode: VerificationMode | null;
+  session_ttl_seconds: number | null;
+  digest: string;
+  updated_at: Date;
+}
+
 export interface VerifierTables {
   verification_sessions: VerificationSessionsTable;
+  verifier_policies: VerifierPoliciesTable;
 }

@@ -5,6 +5,7 @@ import type {
   VerifiedX5cChain,
 } from "@attesto/protocol";
 import type { VerificationLimits } from "../dependencies.js";
+import type { ActivePolicy } from "../policy/active-policy.js";
 import type { CredentialStatusSource, LedgerDidResolver, TrustAnchorSource } from "../upstream.js";
 import type { CheckStatus } from "../verification-session.js";
 
@@ -71,6 +72,8 @@ export interface VerificationContext {
   now: Date;
   limits: VerificationLimits;
   ports: CheckPorts;
+  /** The session tenant's verifier policies (none: the policy checks are not run). */
+  policies: readonly ActivePolicy[];
 }
 
 /** A named verification check; names are part of the result contract (README). */

@@ -1,0 +1,46 @@
+import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
+import type { TrustAnchorSource } from "../upstream.js";
+import { DEFAULT_SESSION_TTL_SECONDS, type VerificationMode } from "../verification-session.js";
+import type { VerifierPolicy } from "./verifier-policy.js";
+
+/** A stored policy with its X.509 roots parsed, as the verification checks use it. */
+export interface ActivePolicy {
+  policy: VerifierPolicy;
+  roots: Certificate[];
+}
+
+export const activePolicies = (policies: readonly VerifierPolicy[]): ActivePolicy[] =>
+  policies.map((policy) => ({
+    policy,
+    roots: policy.trustedX509RootsDer.map((der) => parseBase64DerCertificate(Buffer.from(der).toString("base64"))),
+  }));
+
+/** The platform trust anchors plus the tenant's policy roots (a policy root anchors the tenant's x5c chains). */
+export function withPolicyAnchors(source: TrustAnchorSource, policies: readonly ActivePolicy[]): TrustAnchorSource {
+  const extra = policies.flatMap((active) => active.roots);
+  if (extra.length === 0) return source;
+  return {
+    async anchors() {
+      const { certificates, unavailable } = await source.anchors();
+      return { certificates: [...certificates, ...extra], unavailable };
+    },
+  };
+}
+
+/**
+ * Lifetime of a new session: the RP's `expires_in` (or the default), at most the shortest policy
+ * session TTL; a policy TTL replaces the default when the RP gives none.
+ */
+export function sessionTtlSeconds(requested: number | undefined, policies: readonly VerifierPolicy[]): number {
+  const ttls = policies.flatMap((policy) => (policy.sessionTtlSeconds ? [policy.sessionTtlSeconds] : []));
+  if (ttls.length === 0) return requested ?? DEFAULT_SESSION_TTL_SECONDS;
+  const limit = Math.min(...ttls);
+  return requested === undefined ? limit : Math.min(requested, limit);
+}
+
+/** The policies' default verification mode: `run_all` when any asks for it, else `fail_fast` when any sets it. */
+export function policyVerificationMode(policies: readonly VerifierPolicy[]): VerificationMode | undefined {
+  const modes = new Set(policies.map((policy) => policy.verificationMode));
+  if (modes.has("run_all")) return "run_all";
+  return modes.has("fail_fast") ? "fail_fast" : undefined;
+}

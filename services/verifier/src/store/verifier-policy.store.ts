@@ -1,0 +1,95 @@
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { VerifierPolicy } from "../domain/policy/verifier-policy.js";
+import type { VerifierPolicyRepository } from "../domain/policy/verifier-policy-repository.js";
+import type { VerifierPoliciesTable, VerifierTables } from "./tables.js";
+
+/** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */
+const jsonb = (value: unknown) => sql<never>`${JSON.stringify(value)}::jsonb`;
+
+function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy {
+  return {
+    tenant: row.tenant,
+    name: row.name,
+    trustedIssuerDids: row.trusted_issuer_dids,
+    trustedX509RootsDer: row.trusted_x509_roots.map((der) => new Uint8Array(Buffer.from(der, "base64"))),
+    acceptedVcts: row.accepted_vcts,
+    requiredClaims: row.required_claims,
+    verificationMode: row.verification_mode ?? undefined,
+    sessionTtlSeconds: row.session_ttl_seconds ?? undefined,
+    digest: row.digest,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Verifier policies on PostgreSQL (`database` is already bound to the verifier's schema). */
+export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPolicyRepository {
+  const db = database as Kysely<VerifierTables>;
+  const find = async (tenant: string, name: string) => {
+    const row = await db
+      .selectFrom("verifier_policies")
+      .selectAll()
+      .where("tenant", "=", tenant)
+      .where("name", "=", name)
+      .executeTakeFirst();
+    return row ? toPolicy(row) : undefined;
+  };
+  return {
+    async apply(policy) {
+      const values = {
+        tenant: policy.tenant,
+        name: policy.name,
+        trusted_issuer_dids: jsonb(policy.trustedIssuerDids),
+        trusted_x509_roots: jsonb(policy.trustedX509RootsDer.map((der) => Buffer.from(der).toString("base64"))),
+        accepted_vcts: jsonb(policy.acceptedVcts),
+        required_claims: jsonb(policy.requiredClaims),
+        verification_mode: policy.verificationMode ?? null,
+        session_ttl_seconds: policy.sessionTtlSeconds ?? null,
+        digest: policy.digest,
+        updated_at: policy.updatedAt,
+      };
+      // One statement: a concurrent apply of the same digest changes nothing; another digest replaces.
+      const written = await db
+        .insertInto("verifier_policies")
+        .values(values)
+        .onConflict((conflict) =>
+          conflict
+            .columns(["tenant", "name"])
+            .doUpdateSet((eb) => ({
+              trusted_issuer_dids: eb.ref("excluded.trusted_issuer_dids"),
+              trusted_x509_roots: eb.ref("excluded.trusted_x509_roots"),
+              accepted_vcts: eb.ref("excluded.accepted_vcts"),
+              required_claims: eb.ref("excluded.required_claims"),
+              verification_mode: eb.ref("excluded.verification_mode"),
+              session_ttl_seconds: eb.ref("excluded.session_ttl_seconds"),
+              digest: eb.ref("excluded.digest"),
+              updated_at: eb.ref("excluded.updated_at"),
+            }))
+            .whereRef("verifier_policies.digest", "<>", "excluded.digest"),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      if (written) return { policy: toPolicy(written), changed: true };
+      const stored = await find(policy.tenant, policy.name);
+      if (!stored) throw new Error("verifier policy vanished during apply");
+      return { policy: stored, changed: false };
+    },
+    async delete(tenant, name) {
+      const result = await db
+        .deleteFrom("verifier_policies")
+        .where("tenant", "=", tenant)
+        .where("name", "=", name)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+    find,
+    async listByTenant(tenant) {
+      const rows = await db
+        .selectFrom("verifier_policies")
+        .selectAll()
+        .where("tenant", "=", tenant)
+        .orderBy("name")
+        .execute();
+      return rows.map(toPolicy);
+    },
+  };
+}
