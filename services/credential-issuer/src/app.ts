@@ -1,4 +1,4 @@
-import { credentialStatusV1, issuanceV1 } from "@attesto/proto";
+import { credentialStatusV1, issuanceV1, issuerConfigurationV1 } from "@attesto/proto";
 import { type App, acceptEmptyJsonBody, createServiceApp, type ServiceContext } from "@attesto/runtime";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { CredentialIssuerConfig } from "./config.js";
@@ -13,6 +13,7 @@ import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js"
 import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
 import { CredentialStatusServiceRpc } from "./rpc/credential-status-service.rpc.js";
 import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
+import { IssuerServiceRpc } from "./rpc/issuer-service.rpc.js";
 
 /** The credential issuer's public API: offers, nonces, the credential endpoint and issuer metadata. */
 export async function buildApp(
@@ -33,8 +34,9 @@ export async function buildApp(
   return app;
 }
 
-/** The internal API: GrantService (for the authorization server) and CredentialStatusService (for the verifier). */
+/** The internal API: GrantService (authorization server), CredentialStatusService (verifier), IssuerService (operator). */
 export function registerIssuerRpc(router: ConnectRouter, deps: IssuerDependencies): void {
   router.service(issuanceV1.GrantService, new GrantServiceRpc(deps));
   router.service(credentialStatusV1.CredentialStatusService, new CredentialStatusServiceRpc(deps));
+  router.service(issuerConfigurationV1.IssuerService, new IssuerServiceRpc(deps));
 }

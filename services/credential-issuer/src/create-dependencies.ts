@@ -12,6 +12,7 @@ import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
 import type { IssuerDependencies } from "./domain/dependencies.js";
 import { createCredentialStore } from "./store/credential.store.js";
+import { createIssuerConfigurationStore } from "./store/issuer-configuration.store.js";
 import { createOfferStore } from "./store/offer.store.js";
 
 export interface IssuerDependencyOptions {
@@ -75,6 +76,7 @@ export function createIssuerDeps(
     sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
+    issuerConfigurations: createIssuerConfigurationStore(context.db),
     cNonces: createCNonces({
       secret: config.NONCE_SECRET,
       ttlSeconds: config.C_NONCE_TTL_SECONDS,

@@ -103,6 +103,7 @@ function claimsOf(metadata: JsonObject): CredentialClaimDescription[] {
 async function configurationMetadata(
   deps: IssuerDependencies,
   configuration: CredentialConfiguration,
+  displayOverride: CredentialDisplay[] | undefined,
 ): Promise<CredentialConfigurationMetadata> {
   const type = await deps.credentialTypes.findByVct(configuration.vct);
   const entry: CredentialConfigurationMetadata = {
@@ -113,9 +114,10 @@ async function configurationMetadata(
     cryptographic_binding_methods_supported: [...BINDING_METHODS],
     proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...SIGNING_ALGS] } },
   };
-  if (!type) return entry;
-  const display = displayOf(type.metadata);
-  const claims = claimsOf(type.metadata);
+  if (!type && !displayOverride?.length) return entry;
+  // A display declared in the tenant's issuer configuration replaces the type's.
+  const display = displayOverride?.length ? displayOverride : type ? displayOf(type.metadata) : [];
+  const claims = type ? claimsOf(type.metadata) : [];
   entry.credential_metadata = {
     ...(display.length > 0 ? { display } : {}),
     ...(claims.length > 0 ? { claims } : {}),
@@ -137,9 +139,14 @@ export async function createIssuerMetadata(
   tenantId: string,
 ): Promise<CredentialIssuerMetadata> {
   const tenant = await findIssuerTenant(deps, tenantId);
+  // With an issuer configuration, only the configurations it offers, with its displays.
+  const configured = await deps.issuerConfigurations.find(tenant.tenant);
+  const offered = new Map(configured?.credentialConfigurations.map((c) => [c.id, c.display]));
+  const listed = configured ? tenant.configurations.filter((c) => offered.has(c.id)) : tenant.configurations;
   const entries = await Promise.all(
-    tenant.configurations.map(
-      async (configuration) => [configuration.id, await configurationMetadata(deps, configuration)] as const,
+    listed.map(
+      async (configuration) =>
+        [configuration.id, await configurationMetadata(deps, configuration, offered.get(configuration.id))] as const,
     ),
   );
   return {

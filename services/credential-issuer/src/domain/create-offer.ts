@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { isDid, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
 import { AppError, badRequest } from "@attesto/runtime";
 import type { IssuerDependencies } from "./dependencies.js";
+import type { IssuerConfiguration } from "./issuer-configuration.js";
 import {
   type Offer,
   type OfferFlow,
@@ -33,7 +34,8 @@ export interface CreateOfferInput {
   issuerDid?: string;
   issuerPrivateKey?: string;
   holderDid?: string;
-  expiresInSeconds: number;
+  /** Omitted: the tenant's configured default offer TTL, else OFFER_TTL_SECONDS.default. */
+  expiresInSeconds?: number;
   requireTransactionCode: boolean;
 }
 
@@ -54,11 +56,21 @@ function rejectTransactionCode(input: CreateOfferInput): void {
   }
 }
 
-/** Both DID fields: DID path; neither: X.509 path; only one: 400 (spec §4.2). */
-function selectSigningMode(input: CreateOfferInput): SigningRequest {
+/**
+ * Both DID fields: DID path; neither: X.509 path; only one: 400 (spec §4.2). A tenant whose issuer
+ * configuration says DID has no X.509 default: an offer without the DID fields is a 400.
+ */
+function selectSigningMode(input: CreateOfferInput, configured: IssuerConfiguration | undefined): SigningRequest {
   const { issuerDid, issuerPrivateKey } = input;
   if (issuerDid !== undefined && issuerPrivateKey !== undefined) return { mode: "did", issuerDid, issuerPrivateKey };
-  if (issuerDid === undefined && issuerPrivateKey === undefined) return { mode: "x509" };
+  if (issuerDid === undefined && issuerPrivateKey === undefined) {
+    if (configured?.signingMode === "did") {
+      throw badRequest(
+        `the issuer of tenant '${input.tenant}' is configured for DID signing: give issuer_did and issuer_private_key`,
+      );
+    }
+    return { mode: "x509" };
+  }
   throw badRequest(
     issuerDid === undefined
       ? "issuer_private_key requires issuer_did (give both for DID signing, or neither for X.509 signing)"
@@ -78,12 +90,18 @@ async function findConfiguration(
   deps: IssuerDependencies,
   tenant: string,
   configurationId: string,
+  configured: IssuerConfiguration | undefined,
 ): Promise<CredentialConfiguration> {
   const found = await deps.tenants.find(tenant);
   const configuration = found?.configurations.find((candidate) => candidate.id === configurationId);
   if (!configuration) {
     throw badRequest(
       `credential.config_id '${configurationId}' is not a credential configuration of tenant '${tenant}'`,
+    );
+  }
+  if (configured && !configured.credentialConfigurations.some((offered) => offered.id === configurationId)) {
+    throw badRequest(
+      `credential.config_id '${configurationId}' is not offered by the issuer of tenant '${tenant}' (its issuer configuration offers: ${configured.credentialConfigurations.map((c) => c.id).join(", ")})`,
     );
   }
   return configuration;
@@ -144,9 +162,10 @@ export function offerLinksOf(issuerUrl: string, offerId: string): { credentialOf
  */
 export async function createOffer(deps: IssuerDependencies, input: CreateOfferInput): Promise<CreatedOffer> {
   rejectTransactionCode(input);
-  const signingRequest = selectSigningMode(input);
+  const configured = await deps.issuerConfigurations.find(input.tenant);
+  const signingRequest = selectSigningMode(input, configured);
   checkHolderDid(input.holderDid);
-  const configuration = await findConfiguration(deps, input.tenant, input.configurationId);
+  const configuration = await findConfiguration(deps, input.tenant, input.configurationId, configured);
   await validateClaims(deps, configuration, input.claims);
   const id = randomUUID();
   const signing = await prepareSigning(deps, id, signingRequest);
@@ -161,7 +180,10 @@ export async function createOffer(deps: IssuerDependencies, input: CreateOfferIn
     grant: createGrant(deps, id, input.flow),
     ...(input.holderDid === undefined ? {} : { holderDid: input.holderDid }),
     status: "offered",
-    expiresAt: new Date(now.getTime() + input.expiresInSeconds * 1000),
+    expiresAt: new Date(
+      now.getTime() +
+        (input.expiresInSeconds ?? configured?.defaultOfferTtlSeconds ?? OFFER_TTL_SECONDS.default) * 1000,
+    ),
     createdAt: now,
   };
   await deps.offers.insert(offer);

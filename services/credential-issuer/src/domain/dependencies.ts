@@ -1,6 +1,7 @@
 import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
 import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
 import type { ClaimsValidators } from "./claims-validators.js";
+import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
 import type { CredentialTypeCatalog, Ledger, Notary, TenantDirectory, X509Signers } from "./ports.js";
 import type { CredentialRepository, OfferRepository } from "./repositories.js";
 
@@ -35,6 +36,8 @@ export interface IssuerDependencies {
   sealer: EnvelopeSealer;
   offers: OfferRepository;
   credentials: CredentialRepository;
+  /** Tenants' issuer configurations (IssuerService); a tenant without one gets the platform defaults. */
+  issuerConfigurations: IssuerConfigurationRepository;
   cNonces: CNonces;
   dpopNonces: DpopNonceSource;
   replay: ReplayStore;

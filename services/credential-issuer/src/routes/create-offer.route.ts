@@ -33,7 +33,8 @@ const zCreateOfferBody = z
         .min(OFFER_TTL_SECONDS.min, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
         .max(OFFER_TTL_SECONDS.max, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
         .nullish()
-        .transform((value) => value ?? OFFER_TTL_SECONDS.default),
+        // Omitted: the tenant's configured default (IssuerService), else OFFER_TTL_SECONDS.default.
+        .transform((value) => value ?? undefined),
       require_transaction_code: z
         .boolean({ error: "must be a boolean" })
         .nullish()

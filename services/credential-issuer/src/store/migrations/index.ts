@@ -1,9 +1,11 @@
 import type { Migrations } from "@attesto/store";
 import { createOffersAndCredentials } from "./0001-offers-and-credentials.js";
 import { addOfferRedemptionId } from "./0002-offer-redemption-id.js";
+import { createIssuerConfigurations } from "./0003-issuer-configurations.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
   "0001_offers_and_credentials": createOffersAndCredentials,
   "0002_offer_redemption_id": addOfferRedemptionId,
+  "0003_issuer_configurations": createIssuerConfigurations,
 };

@@ -1,0 +1,80 @@
+import { type ColumnType, type Kysely, type Selectable, sql } from "kysely";
+import type {
+  IssuerConfiguration,
+  IssuerConfigurationRepository,
+  OfferedConfiguration,
+} from "../domain/issuer-configuration.js";
+
+/** Row of `issuer_configurations` (migration 0003). */
+interface IssuerConfigurationsTable {
+  tenant: string;
+  issuer_name: string;
+  credential_configurations: ColumnType<OfferedConfiguration[], string, string>;
+  signing_mode: "did" | "x509" | null;
+  signing_key_id: string | null;
+  default_offer_ttl_seconds: number | null;
+  digest: string;
+  updated_at: Date;
+}
+
+type Tables = { issuer_configurations: IssuerConfigurationsTable };
+
+function toConfiguration(row: Selectable<IssuerConfigurationsTable>): IssuerConfiguration {
+  return {
+    tenant: row.tenant,
+    issuerName: row.issuer_name,
+    credentialConfigurations: row.credential_configurations,
+    ...(row.signing_mode === null ? {} : { signingMode: row.signing_mode }),
+    ...(row.signing_key_id === null ? {} : { signingKeyId: row.signing_key_id }),
+    ...(row.default_offer_ttl_seconds === null ? {} : { defaultOfferTtlSeconds: row.default_offer_ttl_seconds }),
+    digest: row.digest,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Issuer configurations on PostgreSQL (`db` is bound to the service's schema); keyed by tenant. */
+export function createIssuerConfigurationStore(database: Kysely<unknown>): IssuerConfigurationRepository {
+  const db = database as Kysely<Tables>;
+  return {
+    async find(tenant) {
+      const row = await db
+        .selectFrom("issuer_configurations")
+        .selectAll()
+        .where("tenant", "=", tenant)
+        .executeTakeFirst();
+      return row ? toConfiguration(row) : undefined;
+    },
+
+    async put(configuration) {
+      const values = {
+        tenant: configuration.tenant,
+        issuer_name: configuration.issuerName,
+        credential_configurations: JSON.stringify(configuration.credentialConfigurations),
+        signing_mode: configuration.signingMode ?? null,
+        signing_key_id: configuration.signingKeyId ?? null,
+        default_offer_ttl_seconds: configuration.defaultOfferTtlSeconds ?? null,
+        digest: configuration.digest,
+        updated_at: configuration.updatedAt,
+      };
+      const { tenant: _tenant, ...changes } = values;
+      // One statement: concurrent applies of the same digest write once, different digests last-wins.
+      const written = await db
+        .insertInto("issuer_configurations")
+        .values(values)
+        .onConflict((oc) =>
+          oc
+            .column("tenant")
+            .doUpdateSet(changes)
+            .where(sql<boolean>`issuer_configurations.digest IS DISTINCT FROM excluded.digest`),
+        )
+        .returning("tenant")
+        .executeTakeFirst();
+      return written !== undefined;
+    },
+
+    async delete(tenant) {
+      const result = await db.deleteFrom("issuer_configurations").where("tenant", "=", tenant).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
