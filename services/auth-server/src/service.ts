@@ -1,6 +1,8 @@
 import { readPackageVersion, type ServiceModule } from "@attesto/runtime";
 import { buildApp } from "./app.js";
 import { type AuthServerConfig, authServerPorts, loadAuthServerConfig } from "./config.js";
+import { registerAuthServerRpc } from "./rpc/register-auth-server-rpc.js";
+import { createAuthorizationCodeStore } from "./store/authorization-code.store.js";
 import { migrations } from "./store/migrations/index.js";
 
 export const authServer: ServiceModule<AuthServerConfig> = {
@@ -10,6 +12,9 @@ export const authServer: ServiceModule<AuthServerConfig> = {
     migrations,
     // Production dependencies (GrantService over Connect, signer and nonces from config).
     buildApp: (context) => buildApp(context),
+    // TokenStatusService for the credential issuer (revoked access tokens).
+    rpc: (router, context) =>
+      registerAuthServerRpc(router, { authorizationCodes: createAuthorizationCodeStore(context.db) }),
   },
   loadConfig: loadAuthServerConfig,
   ports: authServerPorts,

@@ -22,6 +22,7 @@ export const credentialIssuerConfigSchema = z
     /** Where the authorization server publishes its access-token keys; `${AUTH_SERVER_URL}/.well-known/jwks.json` when unset. */
     AUTH_SERVER_JWKS_URL: z.url().optional(),
     /** Internal (Connect) URLs of the services the issuer calls. */
+    AUTH_SERVER_INTERNAL_URL: url("http://localhost:9081"),
     TRUST_REGISTRY_INTERNAL_URL: url("http://localhost:9085"),
     SCHEMA_REGISTRY_INTERNAL_URL: url("http://localhost:9086"),
     LEDGER_INTERNAL_URL: url("http://localhost:9088"),

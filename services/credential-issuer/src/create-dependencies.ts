@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { keysV1, ledgerV1, notaryV1, schemaV1, tenantV1 } from "@attesto/proto";
+import { keysV1, ledgerV1, notaryV1, schemaV1, tenantV1, tokenStatusV1 } from "@attesto/proto";
 import { createAccessTokenVerifier, createCNonces, createDpopNonces } from "@attesto/protocol";
 import { createApiKeyAuthenticator, createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
 import type { JSONWebKeySet } from "jose";
@@ -7,6 +7,7 @@ import { createKeyCustodySigners } from "./clients/key-custody-signers.js";
 import { createLedger } from "./clients/ledger.js";
 import { createNotary } from "./clients/notary.js";
 import { createSchemaRegistryTypes } from "./clients/schema-registry-types.js";
+import { createAccessTokenStatus } from "./clients/token-status.client.js";
 import { createTrustRegistryTenants } from "./clients/trust-registry-tenants.js";
 import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
@@ -73,6 +74,12 @@ export function createIssuerDeps(
       issuer: config.AUTH_SERVER_URL,
       now,
     }),
+    accessTokenStatus: createAccessTokenStatus(
+      context.rpcClient(tokenStatusV1.TokenStatusService, {
+        baseUrl: config.AUTH_SERVER_INTERNAL_URL,
+        audience: "auth-server",
+      }),
+    ),
     sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),

@@ -1,5 +1,6 @@
 import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
 import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
+import type { AccessTokenStatus } from "./access-token-status.js";
 import type { ClaimsValidators } from "./claims-validators.js";
 import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
 import type { CredentialTypeCatalog, Ledger, Notary, TenantDirectory, X509Signers } from "./ports.js";
@@ -33,6 +34,8 @@ export interface IssuerDependencies {
   notary: Notary;
   x509Signers: X509Signers;
   accessTokens: AccessTokenVerifier;
+  /** Revocation of `revocable` access tokens, at the authorization server (TokenStatusService). */
+  accessTokenStatus: AccessTokenStatus;
   sealer: EnvelopeSealer;
   offers: OfferRepository;
   credentials: CredentialRepository;

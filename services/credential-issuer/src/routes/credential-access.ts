@@ -73,6 +73,23 @@ export async function verifyAccessToken(
   return claims;
 }
 
+/**
+ * Step 4: revocation. A `revocable` token (authorization-code flow: a replay of its code revokes
+ * it) is looked up at the authorization server; revoked -> 401 `invalid_token`. The status call
+ * fails closed: an unreachable authorization server is 503, never a credential. Other tokens
+ * (pre-authorized flow) cannot be revoked early and skip the round trip.
+ */
+export async function checkAccessTokenNotRevoked(
+  deps: IssuerDependencies,
+  presented: PresentedToken,
+  claims: AccessTokenClaims,
+): Promise<void> {
+  if (!claims.revocable) return;
+  if (await deps.accessTokenStatus.isRevoked(claims.jti)) {
+    throw invalidToken(presented.scheme, "access token has been revoked");
+  }
+}
+
 /** use_dpop_nonce at a resource server: 401 with a DPoP challenge and a fresh `DPoP-Nonce` (RFC 9449 §9). */
 function useDpopNonce(deps: IssuerDependencies, description: string, cause: unknown): OAuthError {
   return new OAuthError(401, "use_dpop_nonce", description, {

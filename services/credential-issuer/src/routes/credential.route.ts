@@ -3,15 +3,21 @@ import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issueCredentials } from "../domain/issue-credentials.js";
 import { parseCredentialRequest } from "../domain/parse-credential-request.js";
 import type { IssuerMetrics } from "../issuer-metrics.js";
-import { readAccessToken, verifyAccessToken, verifyDpopBinding } from "./credential-access.js";
+import {
+  checkAccessTokenNotRevoked,
+  readAccessToken,
+  verifyAccessToken,
+  verifyDpopBinding,
+} from "./credential-access.js";
 
 /**
  * POST /credential (OID4VCI 1.0 §8, spec §4.2), as an ordered list of steps:
  * 1. read the access token (Authorization: Bearer | DPoP)      -> 401 invalid_token
  * 2. verify it (signature, iss, exp, aud = tenant issuer id)   -> 401 invalid_token
  * 3. enforce its DPoP binding (proof, nonce dance)             -> 401 use_dpop_nonce, 400 invalid_dpop_proof
- * 4. parse the request (identifiers, proofs, is_on_chain)      -> 400 invalid_credential_request / invalid_proof
- * 5. issue: configuration covered by the token, key proofs, holder binding, single-use c_nonces,
+ * 4. not revoked (`revocable` tokens only: authorization server) -> 401 invalid_token, 503 AS unreachable
+ * 5. parse the request (identifiers, proofs, is_on_chain)      -> 400 invalid_credential_request / invalid_proof
+ * 6. issue: configuration covered by the token, key proofs, holder binding, single-use c_nonces,
  *    one SD-JWT VC per proof, optional notarization, credential records
  *                                                              -> 400 unknown_credential_configuration /
  *                                                                 invalid_proof, 503 ledger unreachable
@@ -30,6 +36,7 @@ export function registerCredentialRoute(app: App, deps: IssuerDependencies, metr
       const presented = readAccessToken(request);
       const claims = await verifyAccessToken(deps, presented);
       await verifyDpopBinding(deps, request, reply, presented, claims);
+      await checkAccessTokenNotRevoked(deps, presented, claims);
       const credentialRequest = parseCredentialRequest(request.body);
       const { credentials, signing } = await issueCredentials(deps, claims, credentialRequest);
       metrics.credentialsIssued.inc({ signing }, credentials.length);

@@ -17,6 +17,7 @@ import {
   diplomaSchema,
 } from "./credential-type.fixture.js";
 import { createDidDocumentFor } from "./did-document.js";
+import { TokenStatusDouble } from "./token-status-double.js";
 import { createTestChain, signEs256, type TestChain } from "./x509-chain.js";
 
 /**
@@ -181,6 +182,8 @@ export interface Doubles {
   schemaRegistry: SchemaRegistryDouble;
   ledger: LedgerDouble;
   notary: NotaryDouble;
+  /** The authorization server's TokenStatusService. */
+  tokenStatus: TokenStatusDouble;
   /** A client of a double by the audience the issuer calls it with. */
   clientFor<S extends DescService>(service: S, audience: string): Client<S>;
 }
@@ -190,7 +193,9 @@ export function createDoubles(): Doubles {
   const schemaRegistry = new SchemaRegistryDouble();
   const ledger = new LedgerDouble();
   const notary = new NotaryDouble(ledger);
+  const tokenStatus = new TokenStatusDouble();
   const transports = {
+    "auth-server": createRouterTransport((router) => tokenStatus.register(router)),
     "trust-registry": createRouterTransport((router) => trustRegistry.register(router)),
     "schema-registry": createRouterTransport((router) => schemaRegistry.register(router)),
     ledger: createRouterTransport((router) => ledger.register(router)),
@@ -201,6 +206,7 @@ export function createDoubles(): Doubles {
     schemaRegistry,
     ledger,
     notary,
+    tokenStatus,
     clientFor(service, audience) {
       const transport = transports[audience];
       if (!transport) throw new Error(`no double for ${audience}`);

@@ -4,7 +4,9 @@ import type { Grant } from "../grant.js";
 /**
  * Step 4: the access token. Its audience is the credential issuer identifier of the grant's
  * tenant, its subject the offer id; a DPoP proof binds it to the proof key (`cnf.jkt`); an
- * authenticated client (authorization-code flow) is named in `client_id`.
+ * authenticated client (authorization-code flow) is named in `client_id`, and such a token is
+ * `revocable`: a replay of its code revokes it, so the credential issuer checks its status
+ * (TokenStatusService) before honouring it. Pre-authorized tokens skip that round trip.
  */
 export function issueAccessToken(
   grant: Grant,
@@ -20,6 +22,6 @@ export function issueAccessToken(
     credentialConfigurationIds: grant.credentialConfigurationIds,
     dpopRequired: grant.dpopRequired,
     ...(proof ? { jkt: proof.jkt } : {}),
-    ...(clientId === undefined ? {} : { clientId }),
+    ...(clientId === undefined ? {} : { clientId, revocable: true }),
   });
 }

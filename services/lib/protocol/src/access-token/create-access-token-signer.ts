@@ -62,7 +62,7 @@ function importSigningKey(jwk: P256PrivateJwk): KeyObject {
  * Signs the authorization server's access tokens: RFC 9068 JWTs (`typ: at+jwt`, ES256, `kid` =
  * key thumbprint) carrying iss, aud (the credential issuer identifier), sub (the offer id),
  * client_id?, iat, exp, jti, and the grant: tenant, offer_id, credential_configuration_ids,
- * dpop_required, and `cnf.jkt` when DPoP-bound.
+ * dpop_required, `cnf.jkt` when DPoP-bound, and `revocable: true` when the token can be revoked early.
  */
 export function createAccessTokenSigner(options: CreateAccessTokenSignerOptions): AccessTokenSigner {
   const key = importSigningKey(options.privateJwk);
@@ -100,6 +100,7 @@ export function createAccessTokenSigner(options: CreateAccessTokenSignerOptions)
         credential_configuration_ids: [...grant.credentialConfigurationIds],
         dpop_required: grant.dpopRequired,
         ...(grant.jkt === undefined ? {} : { cnf: { jkt: grant.jkt } }),
+        ...(grant.revocable ? { revocable: true } : {}),
       };
       return new SignJWT(payload).setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: ACCESS_TOKEN_TYP, kid }).sign(key);
     },

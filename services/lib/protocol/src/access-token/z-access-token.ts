@@ -20,6 +20,7 @@ export const zAccessTokenPayload = z
     offer_id: z.string().min(1),
     credential_configuration_ids: z.array(z.string()),
     dpop_required: z.boolean(),
+    revocable: z.boolean().optional(),
     cnf: z
       .object({ jkt: z.string().min(1).optional() })
       .loose()
@@ -43,6 +44,11 @@ export interface AccessTokenGrant {
   jkt?: string;
   /** Authenticated client, when there is one (not in the anonymous pre-authorized flow). */
   clientId?: string;
+  /**
+   * The authorization server may revoke the token before it expires (a replayed authorization
+   * code): resource servers ask its TokenStatusService before honouring it (`revocable: true`).
+   */
+  revocable?: boolean;
 }
 
 /** A verified access token's claims (camelCase). */
@@ -69,5 +75,6 @@ export function parseAccessTokenPayload(payload: AccessTokenPayload): AccessToke
   };
   if (payload.cnf?.jkt !== undefined) claims.jkt = payload.cnf.jkt;
   if (payload.client_id !== undefined) claims.clientId = payload.client_id;
+  if (payload.revocable === true) claims.revocable = true;
   return claims;
 }

@@ -1,0 +1,32 @@
+import type { tokenStatusV1 } from "@attesto/proto";
+import { AppError, fromRpcError } from "@attesto/runtime";
+import type { Client } from "@connectrpc/connect";
+import type { AccessTokenStatus } from "../domain/access-token-status.js";
+
+export type TokenStatusServiceClient = Client<typeof tokenStatusV1.TokenStatusService>;
+
+/**
+ * The authorization server's TokenStatusService as the issuer's AccessTokenStatus. An unreachable
+ * or timed-out authorization server is 503 `temporarily_unavailable` (OAuth shape: the client may
+ * retry); any other failure (e.g. a refused service credential, a deployment fault) is a 500.
+ */
+export function createAccessTokenStatus(client: TokenStatusServiceClient): AccessTokenStatus {
+  return {
+    async isRevoked(jti) {
+      try {
+        return (await client.getTokenStatus({ jti })).revoked;
+      } catch (error) {
+        const failure = fromRpcError(error, "authorization server");
+        if (failure.status === 503) {
+          throw new AppError(503, "temporarily_unavailable", "authorization server is unavailable: try again later", {
+            cause: error,
+            shape: "oauth",
+          });
+        }
+        throw new AppError(500, "server_error", "authorization server failed to report the token status", {
+          cause: error,
+        });
+      }
+    },
+  };
+}
