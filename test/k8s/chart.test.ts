@@ -153,6 +153,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
       INTERNAL_PORT: "9082",
       PUBLIC_URL: "https://issuer.attesto.example",
       AUTH_SERVER_URL: "https://auth.attesto.example",
+      AUTH_SERVER_INTERNAL_URL: "http://attesto-auth-server:9081",
       TRUST_REGISTRY_INTERNAL_URL: "http://attesto-trust-registry:9085",
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel-collector.observability.svc:4318/v1/traces",
       DATABASE_URL: { name: "attesto-database", key: "DATABASE_URL" },

@@ -80,7 +80,7 @@ credential-issuer:
   key: credentialIssuer
   public: 8082
   internal: 9082
-  internalUrls: [TRUST_REGISTRY, SCHEMA_REGISTRY, LEDGER, SCHEDULER]
+  internalUrls: [AUTH_SERVER, TRUST_REGISTRY, SCHEMA_REGISTRY, LEDGER, SCHEDULER]
   publicUrls: [AUTH_SERVER, TRUST_REGISTRY, SCHEMA_REGISTRY]
   secrets: [NONCE_SECRET, KEY_ENCRYPTION_KEYS]
   optionalSecrets: []
