@@ -3,6 +3,7 @@ import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { ServiceCredentialSigner } from "./service-credential.js";
+import { traceClientInterceptor } from "./trace-context.js";
 
 export interface RpcClientOptions {
   /** Internal URL of the callee, e.g. http://localhost:9086. */
@@ -57,16 +58,28 @@ export function retryInterceptor(retries: number): Interceptor {
   };
 }
 
-/** The interceptors every internal call runs through (exported for in-memory transports in tests). */
+/**
+ * The interceptors every internal call runs through: trace context, retries, credential (exported
+ * for in-memory transports in tests).
+ */
 export function clientInterceptors(options: Pick<RpcClientOptions, "signer" | "audience" | "retries">): Interceptor[] {
-  return [retryInterceptor(options.retries ?? 2), credentialInterceptor(options.signer, options.audience)];
+  return [
+    traceClientInterceptor(options.audience),
+    retryInterceptor(options.retries ?? 2),
+    credentialInterceptor(options.signer, options.audience),
+  ];
 }
 
-/** A typed client of an internal service, with deadline, credential and safe retries. */
+/**
+ * A typed client of an internal service, with deadline, credential and safe retries. Calls go over
+ * cleartext HTTP/2 (h2c; every internal server speaks it): one long-lived, multiplexed connection
+ * per callee instead of HTTP/1.1 request plumbing per call (about a third less CPU per call,
+ * measured with hack/bench). A lost connection is re-established on the next call.
+ */
 export function createRpcClient<S extends DescService>(service: S, options: RpcClientOptions): Client<S> {
   const transport = createConnectTransport({
     baseUrl: options.baseUrl,
-    httpVersion: "1.1",
+    httpVersion: "2",
     defaultTimeoutMs: options.timeoutMs,
     interceptors: clientInterceptors(options),
   });

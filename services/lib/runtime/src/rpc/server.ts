@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import { toConnectError } from "./error-mapping.js";
 import type { ServiceCredentialVerifier } from "./service-credential.js";
+import { traceServerInterceptor } from "./trace-context.js";
 
 /** The verified name of the calling service, available to RPC handlers via `context.values`. */
 export const callerKey = createContextKey<string>("", { description: "calling service" });
@@ -28,8 +29,15 @@ export interface InternalServer {
   close(): Promise<void>;
 }
 
-/** Rejects calls without a valid service credential; turns handler errors into Connect errors. */
-export function serverInterceptors(verifier: ServiceCredentialVerifier, logger: FastifyBaseLogger): Interceptor[] {
+/**
+ * Continues the caller's trace, rejects calls without a valid service credential, and turns
+ * handler errors into Connect errors. `service` names the callee on its spans.
+ */
+export function serverInterceptors(
+  verifier: ServiceCredentialVerifier,
+  logger: FastifyBaseLogger,
+  service = "internal",
+): Interceptor[] {
   const authenticate: Interceptor = (next) => async (req) => {
     const header = req.header.get("authorization") ?? "";
     const token = header.startsWith("Bearer ") ? header.slice(7) : "";
@@ -50,7 +58,7 @@ export function serverInterceptors(verifier: ServiceCredentialVerifier, logger: 
       throw connectError;
     }
   };
-  return [authenticate, mapErrors];
+  return [traceServerInterceptor(service), authenticate, mapErrors];
 }
 
 /**
@@ -61,7 +69,7 @@ export async function startInternalServer(options: InternalServerOptions): Promi
   const { service, version, metrics } = options;
   const handler = connectNodeAdapter({
     routes: options.routes,
-    interceptors: serverInterceptors(options.verifier, options.logger),
+    interceptors: serverInterceptors(options.verifier, options.logger, service),
     fallback: (req, res) => {
       const path = (req.url ?? "").split("?")[0];
       if (req.method === "GET" && path === "/health") {
