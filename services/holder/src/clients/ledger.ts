@@ -1,12 +1,31 @@
 import type { ledgerV1 } from "@attesto/proto";
+import { cacheDidResolution, type DidResolutionCacheOptions } from "@attesto/protocol";
 import { fromRpcError, unavailable } from "@attesto/runtime";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { Ledger } from "../domain/ports.js";
 
 const parseDocument = (json: string): unknown => JSON.parse(json);
 
-/** The ledger's LedgerService as the holder uses it. Unreachable => 503 "Ledger is unavailable". */
-export function createLedger(client: Client<typeof ledgerV1.LedgerService>): Ledger {
+/**
+ * The ledger's LedgerService as the holder uses it. Unreachable => 503 "Ledger is unavailable".
+ * Found DID documents are reused for a few seconds (`cacheDidResolution`): a receive resolves the
+ * issuer's DID more than once.
+ */
+export function createLedger(
+  client: Client<typeof ledgerV1.LedgerService>,
+  options: DidResolutionCacheOptions = {},
+): Ledger {
+  const resolveDid = cacheDidResolution(async (did: string) => {
+    try {
+      const resolved = await client.resolveDid({ did });
+      return { document: parseDocument(resolved.didDocumentJson), deactivated: resolved.deactivated };
+    } catch (error) {
+      // Unknown, or malformed in the ledger's eyes: either way not a DID on the ledger.
+      const code = ConnectError.from(error).code;
+      if (code === Code.NotFound || code === Code.InvalidArgument) return undefined;
+      throw fromRpcError(error, "Ledger");
+    }
+  }, options);
   return {
     async createDid(publicJwk) {
       try {
@@ -17,17 +36,7 @@ export function createLedger(client: Client<typeof ledgerV1.LedgerService>): Led
       }
     },
 
-    async resolveDid(did) {
-      try {
-        const resolved = await client.resolveDid({ did });
-        return { document: parseDocument(resolved.didDocumentJson), deactivated: resolved.deactivated };
-      } catch (error) {
-        // Unknown, or malformed in the ledger's eyes: either way not a DID on the ledger.
-        const code = ConnectError.from(error).code;
-        if (code === Code.NotFound || code === Code.InvalidArgument) return undefined;
-        throw fromRpcError(error, "Ledger");
-      }
-    },
+    resolveDid,
 
     /**
      * GetCheckpoint has no side effect worth avoiding and every ledger answers it; any answer

@@ -1,8 +1,11 @@
 export * from "./did/did-key.js";
+export * from "./did/did-resolution-cache.js";
 export * from "./issuance-exports.js";
 export * from "./keys/ed25519.js";
 export { KeyFormatError } from "./keys/key-format-error.js";
 export * from "./keys/p256.js";
+export * from "./keys/public-key-cache.js";
+export * from "./keys/seed-public-key-cache.js";
 export { fromHex, toHex } from "./merkle/hex.js";
 export * from "./merkle/rfc6962.js";
 export * from "./presentation-exports.js";

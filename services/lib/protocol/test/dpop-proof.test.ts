@@ -358,15 +358,21 @@ describe("verifyDpopProof: server nonces", () => {
     ).resolves.toBeDefined();
   });
 
-  it("reports structure and signature problems as invalid_dpop_proof even without a nonce", async () => {
-    const badSignature = (await rawProof({ header: { jwk: p256PublicJwk(generateP256Jwk()) } })).proof;
-    expect(await failure(badSignature, { nonces })).toMatchObject({ code: "invalid_dpop_proof" });
+  it("reports structure and claim problems as invalid_dpop_proof even without a nonce", async () => {
     expect(await failure((await rawProof({ payload: { iat: NOW_SECONDS - 600 } })).proof, { nonces })).toMatchObject({
       code: "invalid_dpop_proof",
     });
     expect(await failure((await rawProof({ payload: { htm: "GET" } })).proof, { nonces })).toMatchObject({
       code: "invalid_dpop_proof",
     });
+  });
+
+  it("asks for the nonce before it verifies the signature, and still refuses a bad signature with one", async () => {
+    const otherKey = p256PublicJwk(generateP256Jwk());
+    const withoutNonce = (await rawProof({ header: { jwk: otherKey } })).proof;
+    expect(await failure(withoutNonce, { nonces })).toMatchObject({ code: "use_dpop_nonce", reason: "nonce" });
+    const withNonce = (await rawProof({ header: { jwk: otherKey }, payload: { nonce: nonces.issue() } })).proof;
+    expect(await failure(withNonce, { nonces })).toMatchObject({ code: "invalid_dpop_proof", reason: "signature" });
   });
 
   it("does not consume the jti of a proof refused for its nonce", async () => {

@@ -35,6 +35,8 @@ export interface KeyVaultOptions {
   now: () => Date;
   /** How many decrypted private keys to keep in memory. */
   cacheSize: number;
+  /** How long a decrypted private key stays in memory (default DEFAULT_KEY_CACHE_TTL_MS). */
+  cacheTtlMs?: number;
 }
 
 const REWRAP_PAGE_SIZE = 100;
@@ -58,8 +60,8 @@ const envelopeOf = (row: KeyRow): Envelope => ({
 });
 
 /** Custody of private keys: sealing into envelopes, the rows that hold them, decryption and its cache. */
-export function createKeyVault({ db, ring, now, cacheSize }: KeyVaultOptions): KeyVault {
-  const cache = new KeyCache<LoadedKey>(cacheSize);
+export function createKeyVault({ db, ring, now, cacheSize, cacheTtlMs }: KeyVaultOptions): KeyVault {
+  const cache = new KeyCache<LoadedKey>({ capacity: cacheSize, ttlMs: cacheTtlMs, now: () => now().getTime() });
 
   async function findOwned(tenant: string, keyId: string): Promise<KeyRow> {
     const row = await findKey(db, keyId);

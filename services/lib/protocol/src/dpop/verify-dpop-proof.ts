@@ -1,4 +1,5 @@
-import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
+import { compactVerify, decodeProtectedHeader } from "jose";
+import { publicKeyCache } from "../keys/public-key-cache.js";
 import { htuMatches } from "./compare-htu.js";
 import { computeDpopAth } from "./compute-dpop-ath.js";
 import type { DpopNonces } from "./create-dpop-nonces.js";
@@ -97,27 +98,12 @@ function parseProofHeader(compact: string): DpopJwtHeader & { jwk: DpopJwk } {
   return { ...parsed.data, jwk };
 }
 
-/** The proof's payload, once its signature by the header's `jwk` holds. */
-async function verifyProofSignature(
-  compact: string,
-  header: DpopJwtHeader & { jwk: DpopJwk },
-): Promise<DpopJwtPayload> {
-  let key: Awaited<ReturnType<typeof importJWK>>;
-  try {
-    const { kty, crv, x, y } = header.jwk;
-    key = await importJWK({ kty, crv, x, ...(y === undefined ? {} : { y }) } as JWK, header.alg);
-  } catch (error) {
-    throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
-  }
-  let payloadBytes: Uint8Array;
-  try {
-    ({ payload: payloadBytes } = await compactVerify(compact, key, { algorithms: [header.alg] }));
-  } catch (error) {
-    throw invalidDpopProof("signature", "DPoP proof signature is invalid", error);
-  }
+/** The proof's payload claims, decoded without any signature check (cheap checks run first). */
+function decodeProofPayload(compact: string): DpopJwtPayload {
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payloadBytes));
+    const encoded = compact.slice(compact.indexOf(".") + 1, compact.lastIndexOf("."));
+    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(encoded, "base64url")));
   } catch (error) {
     throw invalidDpopProof("malformed", "DPoP proof payload is not JSON", error);
   }
@@ -127,6 +113,21 @@ async function verifyProofSignature(
   const parsed = zDpopJwtPayload.safeParse(raw);
   if (!parsed.success) throw invalidDpopProof("claims", `DPoP proof ${firstIssue(parsed.error)}`);
   return parsed.data;
+}
+
+/** The signature by the header's `jwk` (imported once per distinct key, see public-key-cache.ts). */
+async function verifyProofSignature(compact: string, header: DpopJwtHeader & { jwk: DpopJwk }): Promise<void> {
+  let key: Awaited<ReturnType<typeof publicKeyCache.importKey>>;
+  try {
+    key = await publicKeyCache.importKey(header.jwk, header.alg);
+  } catch (error) {
+    throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
+  }
+  try {
+    await compactVerify(compact, key, { algorithms: [header.alg] });
+  } catch (error) {
+    throw invalidDpopProof("signature", "DPoP proof signature is invalid", error);
+  }
 }
 
 function checkRequestBinding(payload: DpopJwtPayload, options: VerifyDpopProofOptions): void {
@@ -193,19 +194,30 @@ async function consumeJti(
  * is `use_dpop_nonce` (so a client that retries with a fresh nonce succeeds). The `jti` is
  * consumed last, once everything else holds.
  *
+ * Cheapest first: the claims, the key binding and the server nonce (an HMAC) are checked on the
+ * decoded payload before the signature, so the nonce retry every fresh wallet makes costs no
+ * signature verification. A payload that fails there is refused either way; a payload that passes
+ * is only trusted once the signature over exactly those bytes holds.
+ *
  * @throws DpopProofError
  */
 export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<VerifiedDpopProof> {
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const compact = singleProofOf(options.header);
   const header = parseProofHeader(compact);
-  const payload = await verifyProofSignature(compact, header);
+  const payload = decodeProofPayload(compact);
   checkRequestBinding(payload, options);
   checkIssuedAt(payload, nowSeconds);
   checkAccessTokenHash(payload, options.accessToken);
-  const jkt = await calculateJwkThumbprint(header.jwk as JWK, "sha256");
+  let jkt: string;
+  try {
+    jkt = await publicKeyCache.thumbprint(header.jwk);
+  } catch (error) {
+    throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
+  }
   checkKeyBinding(jkt, options.expectedJkt);
   checkNonce(payload, options.nonces);
+  await verifyProofSignature(compact, header);
   await consumeJti(jkt, payload, nowSeconds, options.replay);
   return { jkt, jwk: header.jwk, jti: payload.jti };
 }

@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey } from "node:crypto";
 import { KeyFormatError } from "./key-format-error.js";
+import { createSeedPublicKeyCache } from "./seed-public-key-cache.js";
 
 /** DER prefix of a PKCS#8 Ed25519 private key; the 32-byte seed follows it. */
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -25,11 +26,19 @@ export function decodeEd25519Seed(value: string): Uint8Array {
   return seed;
 }
 
-/** The private JWK of an Ed25519 seed. */
+const derivedPublicKeys = createSeedPublicKeyCache();
+
+/** The public key (`x`) of a seed, derived the slow way. */
+function deriveEd25519X(seed: Uint8Array): string {
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" });
+  return (key.export({ format: "jwk" }) as Ed25519PrivateJwk).x;
+}
+
+/** The private JWK of an Ed25519 seed (its public key derived once per seed: seed-public-key-cache.ts). */
 export function ed25519JwkFromSeed(seed: Uint8Array): Ed25519PrivateJwk {
   if (seed.length !== 32) throw new KeyFormatError(`Ed25519 private key must be 32 bytes, got ${seed.length}`);
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" });
-  return key.export({ format: "jwk" }) as Ed25519PrivateJwk;
+  const x = derivedPublicKeys.publicKeyOf(seed, deriveEd25519X);
+  return { crv: "Ed25519", d: Buffer.from(seed).toString("base64url"), x, kty: "OKP" };
 }
 
 /** A fresh Ed25519 key pair as a private JWK. */

@@ -1,6 +1,7 @@
-import { compactVerify, decodeProtectedHeader, importJWK, type ProtectedHeaderParameters } from "jose";
+import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } from "jose";
 import { CNonceError } from "../c-nonce/c-nonce-error.js";
 import type { CNonces } from "../c-nonce/create-c-nonces.js";
+import { publicKeyCache } from "../keys/public-key-cache.js";
 import { CredentialProofError } from "./credential-proof-error.js";
 import {
   algorithmOfKey,
@@ -97,7 +98,7 @@ async function resolveProofKey(
 async function verifySignature(jwt: string, alg: SignatureAlgorithm, publicJwk: PublicJwk): Promise<unknown> {
   if (algorithmOfKey(publicJwk) !== alg) fail(`proof alg ${alg} does not match its key type`);
   try {
-    const key = await importJWK({ ...publicJwk, alg }, alg);
+    const key = await publicKeyCache.importKey(publicJwk, alg);
     const { payload } = await compactVerify(jwt, key, { algorithms: [alg] });
     return JSON.parse(new TextDecoder().decode(payload));
   } catch (error) {

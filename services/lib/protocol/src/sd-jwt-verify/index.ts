@@ -21,5 +21,13 @@ export {
   parseBase64DerCertificate,
   parsePemCertificates,
   type VerifiedX5cChain,
+  validateX5cChain,
   verifyX5cChain,
 } from "./verify-x5c-chain.js";
+export {
+  createX5cChainCache,
+  DEFAULT_X5C_CHAIN_CACHE_SIZE,
+  type ValidatedX5cChain,
+  type X5cChainCache,
+  x5cChainCache,
+} from "./x5c-chain-cache.js";

@@ -1,4 +1,5 @@
-import { compactVerify, importJWK, type JWK } from "jose";
+import { compactVerify, type JWK } from "jose";
+import { type CacheablePublicJwk, publicKeyCache } from "../keys/public-key-cache.js";
 import { type AllowedJwsAlgorithm, isAllowedJwsAlgorithm } from "./jws-algorithms.js";
 
 /** Whether a public JWK can verify `alg`: ES256 needs an EC P-256 key, EdDSA an OKP Ed25519 key. */
@@ -27,7 +28,7 @@ export async function verifyJwsSignature(compact: string, publicJwk: Record<stri
   }
   if (!isAllowedJwsAlgorithm(alg) || !keyMatchesAlgorithm(publicJwk, alg)) return false;
   try {
-    const key = await importJWK(publicMembersOf(publicJwk), alg);
+    const key = await publicKeyCache.importKey(publicMembersOf(publicJwk) as CacheablePublicJwk, alg);
     await compactVerify(compact, key, { algorithms: [alg] });
     return true;
   } catch {

@@ -3,6 +3,7 @@ import "reflect-metadata";
 import { createPublicKey, webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { SdJwtVerificationError } from "./sd-jwt-verification-error.js";
+import { type ValidatedX5cChain, x5cChainCache } from "./x5c-chain-cache.js";
 
 x509.cryptoProvider.set(webcrypto as ReturnType<typeof x509.cryptoProvider.get>);
 
@@ -17,6 +18,8 @@ export interface VerifiedX5cChain {
   /** The trust anchor the chain ends at. */
   anchorSubject: string;
 }
+
+export type { ValidatedX5cChain };
 
 const fail = (code: string, message: string): never => {
   throw new SdJwtVerificationError(code, message);
@@ -65,8 +68,24 @@ function authorityKeyIdOf(certificate: Certificate): string | undefined {
  * certificate is signed by the next, the last by a trust anchor (an anchor repeated at the end of
  * the chain is tolerated), issuers are CAs, and every certificate, anchor included, is within its
  * validity period at `now`. Returns the leaf's public key.
+ *
+ * A validated chain is remembered (see x5c-chain-cache.ts) for as long as every certificate in it
+ * stays valid, keyed by the chain and the anchor set: an issuer signs every credential with the
+ * same chain, and validating it costs several signature checks and ASN.1 parsing.
  */
 export async function verifyX5cChain(x5c: unknown, trustAnchors: Certificate[], now: Date): Promise<VerifiedX5cChain> {
+  if (!Array.isArray(x5c) || x5c.length === 0 || x5c.some((entry) => typeof entry !== "string")) {
+    return validateX5cChain(x5c, trustAnchors, now).then((validated) => validated.chain);
+  }
+  return x5cChainCache.verify(x5c as string[], trustAnchors, now, validateX5cChain);
+}
+
+/** verifyX5cChain without the cache, with the window in which its answer holds. */
+export async function validateX5cChain(
+  x5c: unknown,
+  trustAnchors: Certificate[],
+  now: Date,
+): Promise<ValidatedX5cChain> {
   if (!Array.isArray(x5c) || x5c.length === 0) return fail("x5c_malformed", "x5c must be a non-empty array");
   let chain: Certificate[];
   try {
@@ -109,5 +128,10 @@ export async function verifyX5cChain(x5c: unknown, trustAnchors: Certificate[], 
     return fail("x5c_malformed", "the leaf certificate's public key cannot be read");
   }
   const authorityKeyIds = [...chain.map(authorityKeyIdOf)].filter((id): id is string => id !== undefined);
-  return { leafPublicJwk, leafSubject: leaf.subject, authorityKeyIds, anchorSubject: anchor.subject };
+  const checked = [...chain, anchor];
+  return {
+    chain: { leafPublicJwk, leafSubject: leaf.subject, authorityKeyIds, anchorSubject: anchor.subject },
+    validFrom: new Date(Math.max(...checked.map((certificate) => certificate.notBefore.getTime()))),
+    validUntil: new Date(Math.min(...checked.map((certificate) => certificate.notAfter.getTime()))),
+  };
 }

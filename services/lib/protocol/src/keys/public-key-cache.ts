@@ -1,0 +1,94 @@
+import { calculateJwkThumbprint, importJWK, type JWK } from "jose";
+import { LRUCache } from "lru-cache";
+
+/** Public keys the platform verifies with: Ed25519 (OKP) and P-256 (EC). */
+export interface CacheablePublicJwk {
+  kty: string;
+  crv?: string;
+  x?: string;
+  y?: string;
+}
+
+export type PublicKeyAlgorithm = "ES256" | "EdDSA";
+
+type ImportedKey = Awaited<ReturnType<typeof importJWK>>;
+
+export interface PublicKeyCacheOptions {
+  /** Distinct keys kept (least recently used go first). */
+  max?: number;
+  /** How long an unused key is kept, in milliseconds. */
+  ttlMs?: number;
+  /** Clock for the TTL (tests). */
+  now?: () => number;
+}
+
+export interface PublicKeyCache {
+  /** The key imported for `alg` (jose's `importJWK`), imported once per distinct key. Throws on a bad key. */
+  importKey(jwk: CacheablePublicJwk, alg: PublicKeyAlgorithm): Promise<ImportedKey>;
+  /** RFC 7638 SHA-256 thumbprint of the key, computed once per distinct key. */
+  thumbprint(jwk: CacheablePublicJwk): Promise<string>;
+  readonly size: number;
+}
+
+export const DEFAULT_PUBLIC_KEY_CACHE_SIZE = 2048;
+export const DEFAULT_PUBLIC_KEY_CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * The RFC 7638 thumbprint input of the key: its required members in lexicographic order. Two JWKs
+ * share a cache entry exactly when they are the same public key; any changed member misses.
+ */
+export function thumbprintInputOf(jwk: CacheablePublicJwk): string {
+  const { kty, crv, x, y } = jwk;
+  if (kty === "EC") return JSON.stringify({ crv, kty, x, y });
+  if (kty === "OKP") return JSON.stringify({ crv, kty, x });
+  throw new TypeError(`unsupported key type ${String(kty)}`);
+}
+
+/**
+ * A bounded LRU of imported public keys (and their thumbprints), keyed by the thumbprint input: a
+ * wallet's DPoP key, a holder's `cnf.jwk`, an issuer key. Importing a JWK goes through WebCrypto
+ * and costs about ten times the signature check it serves; wallets and issuers reuse their keys.
+ * Only public keys are ever held; a failed import is not remembered.
+ */
+export function createPublicKeyCache(options: PublicKeyCacheOptions = {}): PublicKeyCache {
+  const now = options.now;
+  const entries = new LRUCache<string, { keys: Map<string, Promise<ImportedKey>>; thumbprint?: Promise<string> }>({
+    max: options.max ?? DEFAULT_PUBLIC_KEY_CACHE_SIZE,
+    ttl: options.ttlMs ?? DEFAULT_PUBLIC_KEY_CACHE_TTL_MS,
+    updateAgeOnGet: true,
+    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+  });
+  const entryOf = (input: string) => {
+    let entry = entries.get(input);
+    if (!entry) {
+      entry = { keys: new Map() };
+      entries.set(input, entry);
+    }
+    return entry;
+  };
+  return {
+    importKey(jwk, alg) {
+      const input = thumbprintInputOf(jwk);
+      const entry = entryOf(input);
+      let key = entry.keys.get(alg);
+      if (!key) {
+        key = importJWK(JSON.parse(input) as JWK, alg) as Promise<ImportedKey>;
+        entry.keys.set(alg, key);
+        key.catch(() => entry.keys.delete(alg));
+      }
+      return key;
+    },
+    thumbprint(jwk) {
+      const input = thumbprintInputOf(jwk);
+      const entry = entryOf(input);
+      entry.thumbprint ??= calculateJwkThumbprint(JSON.parse(input) as JWK, "sha256");
+      return entry.thumbprint;
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}
+
+/** The process-wide cache the protocol verifiers share. */
+export const publicKeyCache: PublicKeyCache = createPublicKeyCache();
