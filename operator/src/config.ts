@@ -9,6 +9,8 @@ export const operatorConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Internal (Connect) URL of the trust registry: TenantService and KeyCustodyService. */
   TRUST_REGISTRY_INTERNAL_URL: z.url().default("http://localhost:9085"),
+  /** Internal (Connect) URL of the verifier: VerifierPolicyService. */
+  VERIFIER_INTERNAL_URL: z.url().default("http://localhost:9083"),
   /** Shared secret of service-to-service credentials; the operator calls as "operator". */
   SERVICE_AUTH_SECRET: z.string().min(32, "SERVICE_AUTH_SECRET must be at least 32 characters"),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),

@@ -1,4 +1,4 @@
-import { keysV1, tenantV1 } from "@attesto/proto";
+import { keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
 import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Controller, type ControllerLogger } from "./controller/controller.js";
@@ -16,9 +16,10 @@ import type { Platform, ResourceCache } from "./reconcile/reconciler.js";
 
 export const OPERATOR_CALLER = "operator";
 
-/** The platform clients of the operator: the trust registry's internal API, as caller "operator". */
+/** The platform clients of the operator: the trust registry's and the verifier's internal APIs, as caller "operator". */
 export function createPlatform(options: {
   trustRegistryUrl: string;
+  verifierUrl: string;
   serviceAuthSecret: string;
   timeoutMs: number;
 }): Platform {
@@ -32,6 +33,11 @@ export function createPlatform(options: {
   return {
     tenants: createRpcClient(tenantV1.TenantService, target),
     keys: createRpcClient(keysV1.KeyCustodyService, target),
+    verifierPolicies: createRpcClient(verifierPolicyV1.VerifierPolicyService, {
+      ...target,
+      baseUrl: options.verifierUrl,
+      audience: "verifier",
+    }),
   };
 }
 

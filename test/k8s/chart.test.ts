@@ -262,6 +262,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     const env = envOf(podSpec(operator).containers[0]!);
     expect(env).toMatchObject({
       TRUST_REGISTRY_INTERNAL_URL: "http://attesto-trust-registry:9085",
+      VERIFIER_INTERNAL_URL: "http://attesto-verifier:9083",
       LEADER_ELECTION: "true",
     });
     const clusterRole = byKind(production, "ClusterRole")[0]!;

@@ -8,11 +8,13 @@ import {
   policyDigestOf,
   TENANT_FINALIZER,
   TenantReconciler,
+  VERIFIER_POLICY_FINALIZER,
   VerifierPolicyReconciler,
   WorkQueue,
   zTenantId,
   zVerifierPolicySpec,
 } from "@attesto/operator";
+import { verifierPolicyV1 } from "@attesto/proto";
 import { Code } from "@connectrpc/connect";
 import { beforeEach, describe, expect, it } from "vitest";
 import { InMemoryKube } from "./support/in-memory-kube.js";
@@ -468,7 +470,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     expect(stored?.status?.conditions?.[0]?.message).toContain("keyRef requires signingMode DID");
   });
 
-  it("records a VerifierPolicy with X.509 roots by fingerprint; a non-CA root is refused", async () => {
+  it("applies a VerifierPolicy to the verifier (roots as DER, claim paths split) and reports it Enforced", async () => {
     const built = controller();
     await readyTenant(built);
     const roots = await createTestCertificates("Trusted");
@@ -479,7 +481,9 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       tenantRef: { name: "acme" },
       trustedIssuers: { dids: ["did:ledger:abc"], x509RootsSecretRef: { name: "roots" } },
       acceptedVcts: ["https://example.test/vct/employee-badge"],
-      requiredClaims: ["given_name"],
+      requiredClaims: ["given_name", "address.country"],
+      verificationMode: "run_all",
+      sessionTtlSeconds: 600,
     };
     built.onEvent(
       "VerifierPolicy",
@@ -496,14 +500,112 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     );
     await settle(built);
     const good = kube.get("VerifierPolicy", NS, "good");
-    expect(conditionsOf(good).Ready).toBe("True/Validated");
+    expect(conditionsOf(good)).toEqual({
+      Ready: "True/Applied",
+      Reconciling: "False/Applied",
+      Degraded: "False/Applied",
+    });
+    expect(good?.metadata.finalizers).toEqual([VERIFIER_POLICY_FINALIZER]);
     const fingerprints = (good?.status as { x509RootFingerprints?: string[] } | undefined)?.x509RootFingerprints ?? [];
     expect(fingerprints).toHaveLength(1);
+    const digest = policyDigestOf("acme", zVerifierPolicySpec.parse(spec), fingerprints);
     expect(good?.status).toMatchObject({
+      tenantId: "acme",
       trustedDidCount: 1,
-      policyDigest: policyDigestOf("acme", zVerifierPolicySpec.parse(spec), fingerprints),
+      policyDigest: digest,
+      enforcement: "Enforced",
     });
+
+    const applied = registry.verifier.policies.get("acme/good");
+    expect(applied).toMatchObject({
+      tenant: "acme",
+      name: "good",
+      trustedIssuerDids: ["did:ledger:abc"],
+      acceptedVcts: ["https://example.test/vct/employee-badge"],
+      requiredClaims: [{ segments: ["given_name"] }, { segments: ["address", "country"] }],
+      verificationMode: verifierPolicyV1.VerificationMode.RUN_ALL,
+      sessionTtlSeconds: 600,
+      digest,
+    });
+    expect(Buffer.from(applied!.trustedX509RootsDer[0]!).toString("base64")).toBe(roots.rootDer);
+    expect(registry.verifier.callsOf("ApplyPolicy").map((call) => call.caller)).toEqual(["operator"]);
+    expect(kube.events.map((event) => event.reason)).toContain("PolicyApplied");
+
     expect(conditionsOf(kube.get("VerifierPolicy", NS, "bad")).Ready).toBe("False/InvalidX509Roots");
+    expect(registry.verifier.policies.has("acme/bad")).toBe(false);
+  });
+
+  it("retries ApplyPolicy while the verifier is unavailable; a rejection is Degraded without retries", async () => {
+    const built = controller();
+    await readyTenant(built);
+    registry.verifier.fail("ApplyPolicy", Code.Unavailable, 2);
+    const spec = { tenantRef: { name: "acme" }, trustedIssuers: { dids: ["did:ledger:abc"] } };
+    built.onEvent(
+      "VerifierPolicy",
+      "add",
+      kube.add("VerifierPolicy", { metadata: { name: "p", namespace: NS }, spec }),
+    );
+    await settle(built, 300);
+    expect(conditionsOf(kube.get("VerifierPolicy", NS, "p")).Ready).toBe("True/Applied");
+    expect(registry.verifier.callsOf("ApplyPolicy")).toHaveLength(3);
+    expect(kube.events.filter((event) => event.reason === "PlatformUnavailable")).toHaveLength(2);
+
+    registry.verifier.fail("ApplyPolicy", Code.InvalidArgument);
+    built.onEvent(
+      "VerifierPolicy",
+      "add",
+      kube.add("VerifierPolicy", { metadata: { name: "q", namespace: NS }, spec }),
+    );
+    await settle(built);
+    const rejected = kube.get("VerifierPolicy", NS, "q");
+    expect(conditionsOf(rejected)).toMatchObject({
+      Ready: "False/PlatformRejected",
+      Reconciling: "False/PlatformRejected",
+    });
+    expect(registry.verifier.callsOf("ApplyPolicy").filter((call) => call.name === "q")).toHaveLength(1);
+  });
+
+  it("the finalizer deletes the policy from the verifier before it lets the resource go", async () => {
+    const built = controller();
+    await readyTenant(built);
+    const spec = { tenantRef: { name: "acme" }, acceptedVcts: ["https://example.test/vct/employee-badge"] };
+    built.onEvent(
+      "VerifierPolicy",
+      "add",
+      kube.add("VerifierPolicy", { metadata: { name: "p", namespace: NS }, spec }),
+    );
+    await settle(built);
+    expect(registry.verifier.policies.has("acme/p")).toBe(true);
+
+    registry.verifier.fail("DeletePolicy", Code.Unavailable);
+    const stored = kube.get("VerifierPolicy", NS, "p")!;
+    stored.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("VerifierPolicy", "update", stored);
+    await settle(built, 200);
+    expect(registry.verifier.callsOf("DeletePolicy")).toHaveLength(2);
+    expect(registry.verifier.policies.has("acme/p")).toBe(false);
+    expect(kube.get("VerifierPolicy", NS, "p")?.metadata.finalizers).toEqual([]);
+    expect(kube.events.map((event) => event.reason)).toContain("PolicyDeleted");
+  });
+
+  it("a policy moved to another tenant is deleted from the old one", async () => {
+    const built = controller();
+    await readyTenant(built);
+    built.onEvent("Tenant", "add", addTenant({}, "globex"));
+    await settle(built);
+    const policy = kube.add("VerifierPolicy", {
+      metadata: { name: "p", namespace: NS },
+      spec: { tenantRef: { name: "acme" }, acceptedVcts: ["https://example.test/vct/a"] },
+    });
+    built.onEvent("VerifierPolicy", "add", policy);
+    await settle(built);
+    const stored = kube.get("VerifierPolicy", NS, "p")!;
+    stored.spec = { tenantRef: { name: "globex" }, acceptedVcts: ["https://example.test/vct/a"] };
+    stored.metadata.generation = (stored.metadata.generation ?? 1) + 1;
+    built.onEvent("VerifierPolicy", "update", stored);
+    await settle(built);
+    expect([...registry.verifier.policies.keys()]).toEqual(["globex/p"]);
+    expect(kube.get("VerifierPolicy", NS, "p")?.status).toMatchObject({ tenantId: "globex", enforcement: "Enforced" });
   });
 });
 

@@ -266,8 +266,12 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
       trustedDidCount: 1,
       x509RootFingerprints: [],
       policyDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
-      enforcement: "Recorded",
+      enforcement: "Enforced",
     });
+    expect(condition(policy, "Ready")?.reason).toBe("Applied");
+    expect(registry.verifier.policies.get("acme-university/acme-university")?.digest).toBe(
+      (policy.status as { policyDigest?: string }).policyDigest,
+    );
   });
 
   it("an Issuer naming a type the tenant does not have is Degraded with the type named", async () => {

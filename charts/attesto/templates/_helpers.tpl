@@ -222,6 +222,11 @@ Ingress serves it, else its in-cluster Service URL.
 {{- default (include "attesto.internalUrl" (dict "root" . "prefix" "TRUST_REGISTRY")) .Values.operator.trustRegistryUrl -}}
 {{- end -}}
 
+{{/* The VerifierPolicyService the operator applies VerifierPolicy resources to. */}}
+{{- define "attesto.operatorVerifierUrl" -}}
+{{- default (include "attesto.internalUrl" (dict "root" . "prefix" "VERIFIER")) .Values.operator.verifierUrl -}}
+{{- end -}}
+
 {{/* The volumes every container needs with a read-only root filesystem: a writable /tmp. */}}
 {{- define "attesto.tmpVolume" -}}
 - name: tmp

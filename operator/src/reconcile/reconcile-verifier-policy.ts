@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import { createHash, type X509Certificate } from "node:crypto";
+import { verifierPolicyV1 } from "@attesto/proto";
 import { succeeded, waiting } from "../controller/conditions.js";
 import { decodeSecretValue } from "../kube/kube-client.js";
 import {
@@ -6,25 +7,33 @@ import {
   describeSpecError,
   type VerifierPolicySpec,
   type VerifierPolicyStatus,
+  zTenantSpec,
   zVerifierPolicySpec,
 } from "../resources.js";
 import { readTenantRef, TenantNotUsableError } from "./read-tenant-ref.js";
-import { blockedError, retryableError } from "./reconcile-error.js";
+import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
 import type { ReconcileDeps, ReconcileResult, Reconciler } from "./reconciler.js";
 import { fingerprintOf, parsePemCertificates } from "./x509.js";
 
 const ROOTS_RECHECK_MS = 24 * 60 * 60 * 1000;
 
-export const VERIFIER_POLICY_ENFORCEMENT_GAP =
-  "recorded only: the platform has no VerifierPolicyService.ApplyPolicy; the verifier does not enforce this policy yet";
+/** The finalizer that removes the policy from the verifier before its VerifierPolicy resource goes away. */
+export const VERIFIER_POLICY_FINALIZER = "attesto.dev/verifier-policy-cleanup";
+
+const MODE = {
+  fail_fast: verifierPolicyV1.VerificationMode.FAIL_FAST,
+  run_all: verifierPolicyV1.VerificationMode.RUN_ALL,
+} as const;
 
 /**
- * VerifierPolicy -> validated: the Tenant is Ready with the verifier role, the X.509 roots Secret
- * holds valid, unexpired CA certificates. The normalized policy and its digest are recorded in status
- * for the platform-side VerifierPolicyService (not there yet) to enforce.
+ * VerifierPolicy -> the verifier's VerifierPolicyService: the Tenant is Ready with the verifier role,
+ * the X.509 roots Secret holds valid, unexpired CA certificates; the policy is applied under the
+ * resource's name for the tenant (idempotent by digest) and the verifier enforces it. The finalizer
+ * deletes it from the verifier.
  */
 export class VerifierPolicyReconciler implements Reconciler {
   readonly kind = "VerifierPolicy" as const;
+  readonly finalizer = VERIFIER_POLICY_FINALIZER;
 
   constructor(private readonly deps: ReconcileDeps) {}
 
@@ -32,7 +41,7 @@ export class VerifierPolicyReconciler implements Reconciler {
     const parsed = zVerifierPolicySpec.safeParse(resource.spec ?? {});
     if (!parsed.success) throw blockedError("InvalidSpec", describeSpecError(parsed.error));
     const spec = parsed.data;
-    const namespace = resource.metadata.namespace;
+    const { namespace, name } = resource.metadata;
 
     let tenantId: string;
     try {
@@ -44,28 +53,80 @@ export class VerifierPolicyReconciler implements Reconciler {
       throw error;
     }
 
-    const rootFingerprints = await this.readRoots(namespace, spec);
+    const roots = await this.readRoots(namespace, spec);
+    const rootFingerprints = roots.map(fingerprintOf).sort();
+    const policyDigest = policyDigestOf(tenantId, spec, rootFingerprints);
+
+    // The policy moved to another tenant: the old tenant's copy goes first.
+    const previousTenant = (resource.status as VerifierPolicyStatus | undefined)?.tenantId;
+    if (previousTenant && previousTenant !== tenantId) await this.deletePolicy(previousTenant, name);
+
+    const applied = await this.deps.platform.verifierPolicies
+      .applyPolicy({
+        policy: {
+          tenant: tenantId,
+          name,
+          trustedIssuerDids: spec.trustedIssuers.dids,
+          trustedX509RootsDer: roots.map((root) => new Uint8Array(root.raw)),
+          acceptedVcts: spec.acceptedVcts,
+          requiredClaims: spec.requiredClaims.map((path) => ({ segments: path.split(".") })),
+          verificationMode: MODE[spec.verificationMode],
+          sessionTtlSeconds: spec.sessionTtlSeconds,
+          digest: policyDigest,
+        },
+      })
+      .catch((error: unknown) => {
+        throw fromPlatformError(error, "ApplyPolicy");
+      });
+
     const status: VerifierPolicyStatus = {
       tenantId,
       trustedDidCount: spec.trustedIssuers.dids.length,
       x509RootFingerprints: rootFingerprints,
-      policyDigest: policyDigestOf(tenantId, spec, rootFingerprints),
-      enforcement: "Recorded",
+      policyDigest,
+      enforcement: "Enforced",
     };
+    const message = `enforced by the verifier for tenant ${tenantId}`;
     return {
       status: { ...status },
-      conditions: succeeded("Validated", VERIFIER_POLICY_ENFORCEMENT_GAP),
+      conditions: succeeded("Applied", message),
       observed: true,
       requeueAfterMs: spec.trustedIssuers.x509RootsSecretRef ? ROOTS_RECHECK_MS : undefined,
+      event: applied.changed
+        ? { reason: "PolicyApplied", message: `policy ${policyDigest.slice(0, 12)} ${message}` }
+        : undefined,
     };
   }
 
-  private async readRoots(namespace: string, spec: VerifierPolicySpec): Promise<string[]> {
+  /** Deletes the policy from the verifier (idempotent), for the tenant it was applied to. */
+  async finalize(resource: CustomResource): Promise<{ reason: string; message: string }> {
+    const tenantId = (resource.status as VerifierPolicyStatus | undefined)?.tenantId ?? this.tenantIdOfRef(resource);
+    if (!tenantId) return { reason: "PolicyNotApplied", message: "the policy was never applied to a tenant" };
+    await this.deletePolicy(tenantId, resource.metadata.name);
+    return { reason: "PolicyDeleted", message: `policy removed from the verifier of tenant ${tenantId}` };
+  }
+
+  private async deletePolicy(tenant: string, name: string): Promise<void> {
+    await this.deps.platform.verifierPolicies.deletePolicy({ tenant, name }).catch((error: unknown) => {
+      throw fromPlatformError(error, "DeletePolicy");
+    });
+  }
+
+  /** The tenant id the spec's tenantRef names, when no status recorded one (the status write was lost). */
+  private tenantIdOfRef(resource: CustomResource): string | undefined {
+    const spec = zVerifierPolicySpec.safeParse(resource.spec ?? {});
+    if (!spec.success) return undefined;
+    const tenant = this.deps.cache.get("Tenant", resource.metadata.namespace, spec.data.tenantRef.name);
+    const tenantSpec = zTenantSpec.safeParse(tenant?.spec ?? {});
+    return tenantSpec.success ? tenantSpec.data.tenantId : undefined;
+  }
+
+  private async readRoots(namespace: string, spec: VerifierPolicySpec): Promise<X509Certificate[]> {
     const ref = spec.trustedIssuers.x509RootsSecretRef;
     if (!ref) return [];
     const pem = decodeSecretValue(await this.deps.kube.getSecret(namespace, ref.name), ref.key);
     if (!pem) throw retryableError("X509RootsSecretNotFound", `Secret ${ref.name} has no key ${ref.key}`);
-    let certificates: ReturnType<typeof parsePemCertificates>;
+    let certificates: X509Certificate[];
     try {
       certificates = parsePemCertificates(pem);
     } catch {
@@ -83,7 +144,7 @@ export class VerifierPolicyReconciler implements Reconciler {
         );
       }
     }
-    return certificates.map(fingerprintOf).sort();
+    return certificates;
   }
 }
 

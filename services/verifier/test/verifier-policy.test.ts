@@ -5,7 +5,6 @@ import {
   createServiceCredentialVerifier,
   serverInterceptors,
 } from "@attesto/runtime";
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifier as verifierModule } from "../src/service.js";
@@ -22,7 +21,10 @@ import {
 import { type PresentOptions, presentationFor, vpTokenOf } from "./support/wallet.js";
 
 const { VerifierPolicyService } = verifierPolicyV1;
-type PolicyInit = MessageInitShape<typeof verifierPolicyV1.VerifierPolicySchema>;
+/** ApplyPolicy's policy, as a plain object. */
+type PolicyInit = Partial<Omit<verifierPolicyV1.VerifierPolicy, "$typeName" | "$unknown" | "requiredClaims">> & {
+  requiredClaims?: Array<{ segments: string[] }>;
+};
 const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterceptors>[1];
 
 let verifier: TestVerifier;

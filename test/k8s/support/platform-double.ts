@@ -18,6 +18,7 @@ import {
   type HandlerContext,
 } from "@connectrpc/connect";
 import type { TestCertificates } from "./test-certificates.js";
+import { InMemoryVerifierPolicies } from "./verifier-policy-double.js";
 
 export const SERVICE_AUTH_SECRET = "k8s-test-service-auth-secret-0123456789abcdef";
 
@@ -64,6 +65,8 @@ export class InMemoryTrustRegistry {
   ];
   setWebhooksImplemented = true;
   signingCertificate: TestCertificates | undefined;
+  /** The verifier's VerifierPolicyService (the operator's other platform edge). */
+  readonly verifier = new InMemoryVerifierPolicies(SERVICE_AUTH_SECRET);
   private readonly failures: Array<{ method: string; code: Code; remaining: number }> = [];
 
   fail(method: string, code: Code, times = 1): void {
@@ -210,6 +213,7 @@ export class InMemoryTrustRegistry {
     return {
       tenants: createClient(tenantV1.TenantService, transport),
       keys: createClient(keysV1.KeyCustodyService, transport),
+      verifierPolicies: this.verifier.client(signer),
     };
   }
 }

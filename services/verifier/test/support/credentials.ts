@@ -54,9 +54,12 @@ export function didKeyIssuer(): TestIssuer {
 }
 
 /** did:ledger issuer (EdDSA, kid = <did>#key-1) registered in the ledger double. */
-export function didLedgerIssuer(edges: PlatformEdges, options: { deactivated?: boolean } = {}): TestIssuer {
+export function didLedgerIssuer(
+  edges: PlatformEdges,
+  options: { deactivated?: boolean; did?: string } = {},
+): TestIssuer {
   const privateJwk = generateEd25519Jwk();
-  const did = `did:ledger:${randomBytes(16).toString("hex")}`;
+  const did = options.did ?? `did:ledger:${randomBytes(16).toString("hex")}`;
   const keyId = `${did}#key-1`;
   edges.dids.set(did, {
     deactivated: options.deactivated ?? false,

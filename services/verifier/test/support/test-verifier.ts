@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { tenantV1 } from "@attesto/proto";
 import { didKeyFromPublicJwk, generateEd25519Jwk } from "@attesto/protocol";
 import { type App, createServiceContext, type ServiceContext } from "@attesto/runtime";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
+import type { DescService } from "@bufbuild/protobuf";
+import type { Client } from "@connectrpc/connect";
 import { decodeJwt } from "jose";
 import { buildApp } from "../../src/app.js";
 import { loadVerifierConfig, type VerifierConfig } from "../../src/config.js";
@@ -36,7 +39,12 @@ export interface TestVerifier {
 
 /** The verifier on its own test schema, its edges in memory, its app ready for inject() (or listen()). */
 export async function startTestVerifier(
-  options: { env?: Record<string, string>; publicUrl?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    publicUrl?: string;
+    /** A TenantService to authenticate API keys with instead of the in-memory double (other tenants). */
+    tenants?: Client<typeof tenantV1.TenantService>;
+  } = {},
 ): Promise<TestVerifier> {
   const database = await createTestDatabase<unknown>({ prefix: "verifier", migrations });
   const config = loadVerifierConfig({
@@ -52,7 +60,10 @@ export async function startTestVerifier(
   const edges = new PlatformEdges();
   const context: ServiceContext<VerifierConfig> = {
     ...createServiceContext(verifier.definition, config, database.db),
-    rpcClient: edges.rpcClient,
+    rpcClient: <S extends DescService>(service: S): Client<S> =>
+      options.tenants && service.typeName === tenantV1.TenantService.typeName
+        ? (options.tenants as unknown as Client<S>)
+        : edges.rpcClient(service),
   };
   const clock = new TestClock();
   const deps: VerifierDependencies = { ...createVerifierDeps(context), now: clock.now };
