@@ -11,7 +11,9 @@ import {
   ed25519JwkFromSeed,
   generateEd25519Jwk,
   generateP256Jwk,
+  type RequestObjectClaims,
   type SdJwtVerificationError,
+  signRequestObject,
   validateX5cChain,
   verifyJwsSignature,
   verifyX5cChain,
@@ -92,7 +94,8 @@ describe("public key cache", () => {
     const bad = { kty: "OKP", crv: "Ed25519", x: "AAAA" };
     await expect(cache.importKey(bad, "EdDSA")).rejects.toThrow();
     await expect(cache.importKey(bad, "EdDSA")).rejects.toThrow();
-    expect(() => cache.importKey({ kty: "RSA" }, "ES256")).toThrow(/unsupported key type/);
+    expect(() => cache.importKey({ kty: "RSA" }, "ES256")).toThrow(/unsupported or incomplete RSA key/);
+    expect(() => cache.thumbprint({ kty: "EC", crv: "P-256", x: "AAAA" })).toThrow(/incomplete EC key/);
   });
 });
 
@@ -286,5 +289,36 @@ describe("DID resolution cache", () => {
     await resolve("did:ledger:b");
     await resolve("did:ledger:c");
     expect(resolve.size).toBe(2);
+  });
+});
+
+describe("request object signing keys (cached imports)", () => {
+  const claims: RequestObjectClaims = {
+    iss: "did:key:z",
+    aud: "https://self-issued.me/v2",
+    client_id: "decentralized_identifier:did:key:z",
+    response_type: "vp_token",
+    response_mode: "direct_post",
+    response_uri: "https://verifier.example/v1/verifier/presentation",
+    nonce: "n",
+    state: "s",
+    dcql_query: { credentials: [] },
+    client_metadata: {},
+    iat: 1,
+    exp: 2,
+  };
+
+  it("signs every request object with the key it is given, never a previously cached one", async () => {
+    const a = generateEd25519Jwk() as Jwk;
+    const b = generateEd25519Jwk() as Jwk;
+    for (const [signer, other] of [
+      [a, b],
+      [b, a],
+      [a, b],
+    ] as const) {
+      const jwt = await signRequestObject(claims, signer as never);
+      expect(await verifyJwsSignature(jwt, publicOf(signer))).toBe(true);
+      expect(await verifyJwsSignature(jwt, publicOf(other))).toBe(false);
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { calculateJwkThumbprint, importJWK, type JWK } from "jose";
+import { createHash } from "node:crypto";
+import { importJWK, type JWK } from "jose";
 import { LRUCache } from "lru-cache";
 
 /** Public keys the platform verifies with: Ed25519 (OKP) and P-256 (EC). */
@@ -39,9 +40,10 @@ export const DEFAULT_PUBLIC_KEY_CACHE_TTL_MS = 10 * 60_000;
  */
 export function thumbprintInputOf(jwk: CacheablePublicJwk): string {
   const { kty, crv, x, y } = jwk;
-  if (kty === "EC") return JSON.stringify({ crv, kty, x, y });
-  if (kty === "OKP") return JSON.stringify({ crv, kty, x });
-  throw new TypeError(`unsupported key type ${String(kty)}`);
+  const present = (value: unknown) => typeof value === "string" && value.length > 0;
+  if (kty === "EC" && present(crv) && present(x) && present(y)) return JSON.stringify({ crv, kty, x, y });
+  if (kty === "OKP" && present(crv) && present(x)) return JSON.stringify({ crv, kty, x });
+  throw new TypeError(`unsupported or incomplete ${String(kty)} key`);
 }
 
 /**
@@ -81,7 +83,8 @@ export function createPublicKeyCache(options: PublicKeyCacheOptions = {}): Publi
     thumbprint(jwk) {
       const input = thumbprintInputOf(jwk);
       const entry = entryOf(input);
-      entry.thumbprint ??= calculateJwkThumbprint(JSON.parse(input) as JWK, "sha256");
+      // RFC 7638: SHA-256 of exactly this canonical JSON (required members, sorted, no whitespace).
+      entry.thumbprint ??= Promise.resolve(createHash("sha256").update(input).digest("base64url"));
       return entry.thumbprint;
     },
     get size() {

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { importJWK, type JWK, SignJWT } from "jose";
+import { LRUCache } from "lru-cache";
 
 /** `typ` of a signed authorization request (RFC 9101, OID4VP 1.0 §5). */
 export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
@@ -31,13 +33,36 @@ export interface RequestObjectClaims {
   wallet_nonce?: string;
 }
 
+type SigningKey = Awaited<ReturnType<typeof importJWK>>;
+
+/**
+ * Imported relying-party signing keys, keyed by SHA-256 of the private JWK's key members: a
+ * verifier signs every request object of a session (and often of many sessions) with one key, and
+ * the WebCrypto import costs more than the signature. Non-extractable keys only, bounded, expiring.
+ */
+const signingKeys = new LRUCache<string, Promise<SigningKey>>({ max: 256, ttl: 10 * 60_000 });
+
+function signingKeyOf(privateJwk: JWK): Promise<SigningKey> {
+  const { kty, crv, x, d } = privateJwk;
+  const id = createHash("sha256")
+    .update(JSON.stringify([kty, crv, x, d]))
+    .digest("base64url");
+  let key = signingKeys.get(id);
+  if (!key) {
+    key = importJWK(privateJwk, "EdDSA");
+    signingKeys.set(id, key);
+    key.catch(() => signingKeys.delete(id));
+  }
+  return key;
+}
+
 /** Signs a request object with the verifier's Ed25519 private JWK (EdDSA), `typ` oauth-authz-req+jwt. */
 export async function signRequestObject(
   claims: RequestObjectClaims,
   privateJwk: JWK,
   options: { kid?: string } = {},
 ): Promise<string> {
-  const key = await importJWK(privateJwk, "EdDSA");
+  const key = await signingKeyOf(privateJwk);
   const header = { alg: "EdDSA", typ: REQUEST_OBJECT_TYP, ...(options.kid ? { kid: options.kid } : {}) };
   return new SignJWT({ ...claims }).setProtectedHeader(header).sign(key);
 }

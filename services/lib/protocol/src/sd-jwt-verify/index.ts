@@ -29,5 +29,6 @@ export {
   DEFAULT_X5C_CHAIN_CACHE_SIZE,
   type ValidatedX5cChain,
   type X5cChainCache,
+  type X5cChainValidator,
   x5cChainCache,
 } from "./x5c-chain-cache.js";
