@@ -9,6 +9,8 @@ export const operatorConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Internal (Connect) URL of the trust registry: TenantService and KeyCustodyService. */
   TRUST_REGISTRY_INTERNAL_URL: z.url().default("http://localhost:9085"),
+  /** Internal (Connect) URL of the credential issuer: IssuerService. */
+  CREDENTIAL_ISSUER_INTERNAL_URL: z.url().default("http://localhost:9082"),
   /** Internal (Connect) URL of the verifier: VerifierPolicyService. */
   VERIFIER_INTERNAL_URL: z.url().default("http://localhost:9083"),
   /** Shared secret of service-to-service credentials; the operator calls as "operator". */

@@ -1,4 +1,4 @@
-import { keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
+import { issuerConfigurationV1, keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
 import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Controller, type ControllerLogger } from "./controller/controller.js";
@@ -19,6 +19,7 @@ export const OPERATOR_CALLER = "operator";
 /** The platform clients of the operator: the trust registry's and the verifier's internal APIs, as caller "operator". */
 export function createPlatform(options: {
   trustRegistryUrl: string;
+  credentialIssuerUrl: string;
   verifierUrl: string;
   serviceAuthSecret: string;
   timeoutMs: number;
@@ -33,6 +34,11 @@ export function createPlatform(options: {
   return {
     tenants: createRpcClient(tenantV1.TenantService, target),
     keys: createRpcClient(keysV1.KeyCustodyService, target),
+    issuers: createRpcClient(issuerConfigurationV1.IssuerService, {
+      ...target,
+      baseUrl: options.credentialIssuerUrl,
+      audience: "credential-issuer",
+    }),
     verifierPolicies: createRpcClient(verifierPolicyV1.VerifierPolicyService, {
       ...target,
       baseUrl: options.verifierUrl,

@@ -26,6 +26,7 @@ export async function runOperatorMain(env: Record<string, string | undefined>): 
     kubeConfig,
     platform: createPlatform({
       trustRegistryUrl: config.TRUST_REGISTRY_INTERNAL_URL,
+      credentialIssuerUrl: config.CREDENTIAL_ISSUER_INTERNAL_URL,
       verifierUrl: config.VERIFIER_INTERNAL_URL,
       serviceAuthSecret: config.SERVICE_AUTH_SECRET,
       timeoutMs: config.RPC_TIMEOUT_MS,

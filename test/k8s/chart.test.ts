@@ -263,6 +263,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     expect(env).toMatchObject({
       TRUST_REGISTRY_INTERNAL_URL: "http://attesto-trust-registry:9085",
       VERIFIER_INTERNAL_URL: "http://attesto-verifier:9083",
+      CREDENTIAL_ISSUER_INTERNAL_URL: "http://attesto-credential-issuer:9082",
       LEADER_ELECTION: "true",
     });
     const clusterRole = byKind(production, "ClusterRole")[0]!;

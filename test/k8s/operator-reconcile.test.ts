@@ -2,6 +2,7 @@ import {
   Controller,
   type CustomResource,
   createEventRecorder,
+  ISSUER_FINALIZER,
   IssuerReconciler,
   LeaderElector,
   mergeConditions,
@@ -14,7 +15,7 @@ import {
   zTenantId,
   zVerifierPolicySpec,
 } from "@attesto/operator";
-import { verifierPolicyV1 } from "@attesto/proto";
+import { issuerConfigurationV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
 import { Code } from "@connectrpc/connect";
 import { beforeEach, describe, expect, it } from "vitest";
 import { InMemoryKube } from "./support/in-memory-kube.js";
@@ -344,9 +345,9 @@ describe("TenantReconciler through the controller", () => {
     expect(conditionsOf(kube.get("Tenant", NS, "globex")).Ready).toBe("False/PlatformUnsupported");
   });
 
-  it("finalizes: Revoke replaces the API key and removes webhooks; Retain leaves the platform alone", async () => {
+  it("finalizes: Revoke deletes (deactivates) the platform tenant; Retain leaves the platform alone", async () => {
     const built = controller();
-    built.onEvent("Tenant", "add", addTenant());
+    built.onEvent("Tenant", "add", addTenant({ webhooks: [{ url: "https://hooks.example/x" }] }));
     built.onEvent("Tenant", "add", addTenant({ deletionPolicy: "Retain" }, "globex"));
     await settle(built);
     const acmeKey = kube.secretValue(NS, "acme-api-key", "api-key");
@@ -357,15 +358,93 @@ describe("TenantReconciler through the controller", () => {
       built.onEvent("Tenant", "update", stored);
     }
     await settle(built);
-    expect(registry.tenants.get("acme")?.apiKeys).not.toContain(acmeKey);
+    expect(registry.callsOf("DeleteTenant").map((call) => call.tenant)).toEqual(["acme"]);
+    expect(registry.tenants.get("acme")).toMatchObject({ deactivated: true, apiKeys: [], webhooks: [] });
+    expect((await registry.platform().tenants.authenticateApiKey({ apiKey: acmeKey })).outcome).not.toBe(
+      tenantV1.ApiKeyOutcome.VALID,
+    );
     expect(registry.tenants.get("globex")?.apiKeys).toEqual([globexKey]);
+    expect(registry.tenants.get("globex")?.deactivated).toBeUndefined();
     expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([]);
     expect(kube.get("Tenant", NS, "globex")?.metadata.finalizers).toEqual([]);
     const removal = kube.jsonPatches.find((p) => p.name === "acme" && p.operations.some((o) => o.op === "remove"));
     expect(removal?.operations[0]).toMatchObject({ op: "test", path: "/metadata/resourceVersion" });
     expect(kube.events.map((e) => e.reason)).toEqual(
-      expect.arrayContaining(["PlatformTenantRevoked", "PlatformTenantRetained"]),
+      expect.arrayContaining(["PlatformTenantDeleted", "PlatformTenantRetained"]),
     );
+  });
+
+  it("a Tenant still referenced by an Issuer is not deleted (TenantInUse) until the Issuer is gone", async () => {
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant());
+    await settle(built);
+    built.onEvent("Tenant", "update", kube.get("Tenant", NS, "acme")!);
+    const issuer = kube.add("Issuer", {
+      metadata: { name: "acme-issuer", namespace: NS },
+      spec: { tenantRef: { name: "acme" }, credentialConfigurations: [{ type: "employee-badge", version: "v1" }] },
+    });
+    built.onEvent("Issuer", "add", issuer);
+    await settle(built);
+    expect(conditionsOf(kube.get("Issuer", NS, "acme-issuer")).Ready).toBe("True/Applied");
+
+    const tenant = kube.get("Tenant", NS, "acme")!;
+    tenant.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("Tenant", "update", tenant);
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme"))).toMatchObject({
+      Ready: "False/TenantInUse",
+      Degraded: "True/TenantInUse",
+    });
+    expect(kube.get("Tenant", NS, "acme")?.status?.conditions?.[0]?.message).toContain(
+      `still referenced by Issuer/${NS}/acme-issuer`,
+    );
+    expect(registry.callsOf("DeleteTenant")).toHaveLength(0);
+    expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([TENANT_FINALIZER]);
+
+    // The Issuer goes: its finalizer deletes its configuration, then the Tenant's cleanup proceeds.
+    const stored = kube.get("Issuer", NS, "acme-issuer")!;
+    stored.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("Issuer", "update", stored);
+    await settle(built);
+    expect(registry.issuer.configurations.has("acme")).toBe(false);
+    expect(kube.get("Issuer", NS, "acme-issuer")?.metadata.finalizers).toEqual([]);
+    const gone = kube.get("Issuer", NS, "acme-issuer")!;
+    kube.resources.delete(`Issuer/${NS}/acme-issuer`);
+    built.onEvent("Issuer", "delete", gone);
+    await settle(built);
+    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
+    expect(registry.tenants.get("acme")?.deactivated).toBe(true);
+    expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([]);
+  });
+
+  it("a VerifierPolicy referencing the Tenant blocks its deletion the same way", async () => {
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant());
+    await settle(built);
+    built.onEvent("Tenant", "update", kube.get("Tenant", NS, "acme")!);
+    const policy = kube.add("VerifierPolicy", {
+      metadata: { name: "p", namespace: NS },
+      spec: { tenantRef: { name: "acme" }, acceptedVcts: ["https://example.test/vct/a"] },
+    });
+    built.onEvent("VerifierPolicy", "add", policy);
+    await settle(built);
+    const tenant = kube.get("Tenant", NS, "acme")!;
+    tenant.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("Tenant", "update", tenant);
+    await settle(built);
+    expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("False/TenantInUse");
+    expect(registry.callsOf("DeleteTenant")).toHaveLength(0);
+
+    const stored = kube.get("VerifierPolicy", NS, "p")!;
+    stored.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("VerifierPolicy", "update", stored);
+    await settle(built);
+    const gone = kube.get("VerifierPolicy", NS, "p")!;
+    kube.resources.delete(`VerifierPolicy/${NS}/p`);
+    built.onEvent("VerifierPolicy", "delete", gone);
+    await settle(built);
+    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
+    expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([]);
   });
 });
 
@@ -376,7 +455,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("True/Reconciled");
   }
 
-  it("waits for the Tenant, then validates configurations and records them", async () => {
+  it("waits for the Tenant, then validates and applies the configuration to the credential issuer", async () => {
     const built = controller();
     const issuer = kube.add("Issuer", {
       metadata: { name: "acme", namespace: NS },
@@ -392,12 +471,116 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     built.onEvent("Tenant", "update", kube.get("Tenant", NS, "acme")!);
     await settle(built);
     const stored = kube.get("Issuer", NS, "acme");
-    expect(conditionsOf(stored).Ready).toBe("True/Validated");
+    expect(conditionsOf(stored).Ready).toBe("True/Applied");
+    expect(stored?.metadata.finalizers).toEqual([ISSUER_FINALIZER]);
     expect(stored?.status).toMatchObject({
       tenantId: "acme",
       credentialConfigurationIds: ["employee-badge"],
-      enforcement: "Recorded",
+      enforcement: "Enforced",
     });
+    expect(registry.issuer.configurations.get("acme")).toMatchObject({
+      tenant: "acme",
+      issuerName: `${NS}/acme`,
+      credentialConfigurations: [{ id: "employee-badge", display: [] }],
+      signingMode: issuerConfigurationV1.SigningMode.DID,
+      signingKeyId: "",
+      defaultOfferTtlSeconds: 3600,
+    });
+    expect(registry.issuer.callsOf("ApplyIssuerConfiguration").map((call) => call.caller)).toEqual(["operator"]);
+    expect(kube.events.map((event) => event.reason)).toContain("IssuerConfigurationApplied");
+  });
+
+  it("sends display, signing mode and offer TTL; retries an unavailable issuer; a rejection is Degraded", async () => {
+    const built = controller();
+    await readyTenant(built);
+    registry.signingCertificate = await createTestCertificates("acme");
+    registry.issuer.fail("ApplyIssuerConfiguration", Code.Unavailable, 2);
+    const spec = {
+      tenantRef: { name: "acme" },
+      credentialConfigurations: [
+        {
+          type: "university-diploma",
+          version: "v1",
+          display: [
+            {
+              name: "ACME Diploma",
+              locale: "en-US",
+              description: "Degree",
+              backgroundColor: "#12107C",
+              textColor: "#FFFFFF",
+              logo: { uri: "https://acme.example/logo.png", altText: "ACME" },
+            },
+          ],
+        },
+      ],
+      signingMode: "X509",
+      offerTtlSeconds: 1800,
+    };
+    built.onEvent("Issuer", "add", kube.add("Issuer", { metadata: { name: "acme", namespace: NS }, spec }));
+    await settle(built, 300);
+    expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("True/Applied");
+    expect(registry.issuer.callsOf("ApplyIssuerConfiguration")).toHaveLength(3);
+    expect(kube.events.filter((event) => event.reason === "PlatformUnavailable")).toHaveLength(2);
+    expect(registry.issuer.configurations.get("acme")).toMatchObject({
+      credentialConfigurations: [
+        {
+          id: "university-diploma",
+          display: [
+            {
+              name: "ACME Diploma",
+              locale: "en-US",
+              description: "Degree",
+              backgroundColor: "#12107C",
+              textColor: "#FFFFFF",
+              logoUri: "https://acme.example/logo.png",
+              logoAltText: "ACME",
+            },
+          ],
+        },
+      ],
+      signingMode: issuerConfigurationV1.SigningMode.X509,
+      signingKeyId: "key-acme",
+      defaultOfferTtlSeconds: 1800,
+    });
+
+    registry.issuer.fail("ApplyIssuerConfiguration", Code.InvalidArgument);
+    const changed = kube.get("Issuer", NS, "acme")!;
+    changed.spec = { ...spec, offerTtlSeconds: 600 };
+    changed.metadata.generation = 2;
+    built.onEvent("Issuer", "update", changed);
+    await settle(built);
+    expect(conditionsOf(kube.get("Issuer", NS, "acme"))).toMatchObject({
+      Ready: "False/PlatformRejected",
+      Reconciling: "False/PlatformRejected",
+    });
+    expect(registry.issuer.callsOf("ApplyIssuerConfiguration")).toHaveLength(4);
+  });
+
+  it("one Issuer per Tenant: a second is Degraded (DuplicateIssuer), and its deletion keeps the first's configuration", async () => {
+    const built = controller();
+    await readyTenant(built);
+    const spec = { tenantRef: { name: "acme" }, credentialConfigurations: [{ type: "employee-badge", version: "v1" }] };
+    built.onEvent("Issuer", "add", kube.add("Issuer", { metadata: { name: "first", namespace: NS }, spec }));
+    await settle(built);
+    built.onEvent("Issuer", "add", kube.add("Issuer", { metadata: { name: "second", namespace: NS }, spec }));
+    await settle(built);
+    expect(conditionsOf(kube.get("Issuer", NS, "second")).Ready).toBe("False/DuplicateIssuer");
+    expect(registry.issuer.configurations.get("acme")?.issuerName).toBe(`${NS}/first`);
+
+    const second = kube.get("Issuer", NS, "second")!;
+    second.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("Issuer", "update", second);
+    await settle(built);
+    expect(kube.get("Issuer", NS, "second")?.metadata.finalizers).toEqual([]);
+    expect(registry.issuer.configurations.get("acme")?.issuerName).toBe(`${NS}/first`);
+    expect(registry.issuer.callsOf("DeleteIssuerConfiguration")).toHaveLength(0);
+
+    const first = kube.get("Issuer", NS, "first")!;
+    first.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("Issuer", "update", first);
+    await settle(built);
+    expect(registry.issuer.configurations.has("acme")).toBe(false);
+    expect(kube.events.map((event) => event.reason)).toContain("IssuerConfigurationDeleted");
   });
 
   it("rejects an Issuer whose Tenant lacks the issuer role", async () => {
@@ -415,7 +598,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("False/TenantLacksIssuerRole");
   });
 
-  it("checks an X.509 certificateRef: valid chain recorded, expired chain Degraded", async () => {
+  it("checks an X.509 certificateRef: valid chain applied (with the custody gap said), expired chain Degraded", async () => {
     const built = controller();
     await readyTenant(built);
     const good = await createTestCertificates("acme");
@@ -441,7 +624,8 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       );
     }
     await settle(built);
-    expect(conditionsOf(kube.get("Issuer", NS, "good")).Ready).toBe("True/Validated");
+    expect(conditionsOf(kube.get("Issuer", NS, "good")).Ready).toBe("True/Applied");
+    expect(kube.get("Issuer", NS, "good")?.status?.conditions?.[0]?.message).toContain("not taken into key custody");
     expect(kube.get("Issuer", NS, "good")?.status).toMatchObject({
       certificateFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
     });

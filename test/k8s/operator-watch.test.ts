@@ -1,13 +1,14 @@
 import {
   addFinalizer,
   createKubeClient,
+  ISSUER_FINALIZER,
   KubeConflictError,
   type RunningOperator,
   startOperator,
   TENANT_FINALIZER,
   type TenantStatus,
 } from "@attesto/operator";
-import { tenantV1 } from "@attesto/proto";
+import { issuerConfigurationV1, tenantV1 } from "@attesto/proto";
 import { Code } from "@connectrpc/connect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readExample, toStoredSecret } from "./support/examples.js";
@@ -196,7 +197,7 @@ describe("Tenant through the watch path", () => {
     expect(registry.callsOf("ApplyTenant").length).toBe(3);
   });
 
-  it("on delete revokes the tenant's API keys, removes the finalizer with a precondition, and the Secret goes", async () => {
+  it("on delete deletes (deactivates) the platform tenant, removes the finalizer with a precondition, and the Secret goes", async () => {
     await start();
     applyExample("tenant.yaml");
     await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
@@ -204,9 +205,10 @@ describe("Tenant through the watch path", () => {
 
     server.delete(GROUP, "tenants", NS, "acme-university");
     await waitFor(() => tenant() === undefined, "Tenant gone");
-    expect(registry.callsOf("ReplaceApiKey")).toHaveLength(1);
-    expect(registry.tenants.get("acme-university")?.apiKeys).not.toContain(apiKey);
-    expect(registry.tenants.get("acme-university")?.webhooks).toEqual([]);
+    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
+    expect(registry.tenants.get("acme-university")).toMatchObject({ deactivated: true, webhooks: [] });
+    const authenticated = await registry.platform().tenants.authenticateApiKey({ apiKey });
+    expect(authenticated.outcome).toBe(tenantV1.ApiKeyOutcome.INVALID);
     expect(server.get("", "secrets", NS, "acme-university-api-key")).toBeUndefined();
     const removal = server.requests.filter((r) => r.contentType === "application/json-patch+json").at(-1);
     expect(removal?.body).toEqual([
@@ -214,7 +216,7 @@ describe("Tenant through the watch path", () => {
       { op: "test", path: "/metadata/finalizers/0", value: TENANT_FINALIZER },
       { op: "remove", path: "/metadata/finalizers/0" },
     ]);
-    expect(events().map((e) => e.reason)).toContain("PlatformTenantRevoked");
+    expect(events().map((e) => e.reason)).toContain("PlatformTenantDeleted");
   });
 
   it("refuses a finalizer patch made on a stale resourceVersion", async () => {
@@ -232,7 +234,7 @@ describe("Tenant through the watch path", () => {
 });
 
 describe("Issuer and VerifierPolicy through the watch path", () => {
-  it("validate against the Ready tenant and record the desired state", async () => {
+  it("are applied to the platform once the Tenant is Ready (the example YAML)", async () => {
     await start();
     // Dependents first: they wait for the Tenant and are queued again when it becomes Ready.
     applyExample("issuer.yaml");
@@ -253,9 +255,30 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
       credentialConfigurationIds: ["university-diploma"],
       signingKeyId: "key-acme-university",
       certificateFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
-      enforcement: "Recorded",
+      enforcement: "Enforced",
     });
-    expect(condition(issuer, "Ready")?.reason).toBe("Validated");
+    expect(condition(issuer, "Ready")?.reason).toBe("Applied");
+    expect(issuer.metadata.finalizers).toEqual([ISSUER_FINALIZER]);
+    // What examples/issuer.yaml declares, as the credential issuer received it.
+    expect(registry.issuer.configurations.get("acme-university")).toMatchObject({
+      issuerName: `${NS}/acme-university`,
+      credentialConfigurations: [
+        {
+          id: "university-diploma",
+          display: [
+            {
+              name: "ACME University Diploma",
+              locale: "en-US",
+              backgroundColor: "#12107C",
+              textColor: "#FFFFFF",
+            },
+          ],
+        },
+      ],
+      signingMode: issuerConfigurationV1.SigningMode.X509,
+      signingKeyId: "key-acme-university",
+      defaultOfferTtlSeconds: 1800,
+    });
 
     const policy = await waitFor(() => {
       const found = server.get(GROUP, "verifierpolicies", NS, "acme-university");
@@ -272,6 +295,29 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
     expect(registry.verifier.policies.get("acme-university/acme-university")?.digest).toBe(
       (policy.status as { policyDigest?: string }).policyDigest,
     );
+  });
+
+  it("deleting everything: the Tenant waits for its Issuer, whose finalizer removes the configuration first", async () => {
+    await start();
+    applyExample("tenant.yaml");
+    applyExample("issuer.yaml");
+    await waitFor(
+      () => condition(server.get(GROUP, "issuers", NS, "acme-university"), "Ready")?.reason === "Applied",
+      "Issuer applied",
+    );
+    server.delete(GROUP, "tenants", NS, "acme-university");
+    await waitFor(() => condition(tenant(), "Degraded")?.reason === "TenantInUse", "Tenant blocked by its Issuer");
+    expect(condition(tenant(), "Ready")?.message).toContain("Issuer/attesto-tenants/acme-university");
+    expect(registry.callsOf("DeleteTenant")).toHaveLength(0);
+    expect(events().some((e) => e.reason === "TenantInUse" && e.type === "Warning")).toBe(true);
+
+    server.delete(GROUP, "issuers", NS, "acme-university");
+    await waitFor(() => tenant() === undefined, "Tenant gone after its Issuer");
+    expect(server.get(GROUP, "issuers", NS, "acme-university")).toBeUndefined();
+    expect(registry.issuer.configurations.has("acme-university")).toBe(false);
+    expect(registry.issuer.callsOf("DeleteIssuerConfiguration")).toHaveLength(1);
+    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
+    expect(registry.tenants.get("acme-university")?.deactivated).toBe(true);
   });
 
   it("an Issuer naming a type the tenant does not have is Degraded with the type named", async () => {

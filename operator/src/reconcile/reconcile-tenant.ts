@@ -7,14 +7,14 @@ import {
   describeSpecError,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
-  objectKey,
   TENANT_FINALIZER,
   type TenantSpec,
   type TenantStatus,
   zTenantSpec,
 } from "../resources.js";
 import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
-import type { ReconcileDeps, ReconcileResult, Reconciler } from "./reconciler.js";
+import type { ReconcileDeps, ReconcileResult, Reconciler, ResourceCache } from "./reconciler.js";
+import { resourcesReferringTo } from "./tenant-references.js";
 
 /** Keys of the Secret the operator writes for a tenant. */
 export const API_KEY_SECRET_KEYS = {
@@ -148,9 +148,10 @@ export class TenantReconciler implements Reconciler {
   }
 
   /**
-   * The platform has no DeleteTenant yet: with `deletionPolicy: Revoke` the tenant's API keys are
-   * revoked (ReplaceApiKey, the new key discarded) and its webhooks removed, so that nothing acts for
-   * it any more; the account record itself stays.
+   * With `deletionPolicy: Revoke` (default): once no Issuer or VerifierPolicy references this Tenant
+   * any more (precondition; else Degraded/TenantInUse until they are gone), TenantService.DeleteTenant
+   * deactivates the platform tenant: API keys revoked, webhooks removed, unknown to every API, its
+   * records kept (re-applying the Tenant reactivates it with a new key). `Retain` leaves it alone.
    */
   async finalize(resource: CustomResource): Promise<{ reason: string; message: string }> {
     const parsed = zTenantSpec.safeParse(resource.spec ?? {});
@@ -158,34 +159,30 @@ export class TenantReconciler implements Reconciler {
     if (!parsed.success || parsed.data.deletionPolicy === "Retain" || !status?.tenantUuid) {
       return { reason: "PlatformTenantRetained", message: "platform tenant left as it is" };
     }
+    const referrers = resourcesReferringTo(resource, this.deps.cache);
+    if (referrers.length > 0) {
+      const named =
+        referrers.slice(0, 5).join(", ") + (referrers.length > 5 ? `, and ${referrers.length - 5} more` : "");
+      throw blockedError(
+        "TenantInUse",
+        `the platform tenant is deleted only once nothing references this Tenant; still referenced by ${named}`,
+      );
+    }
     const tenant = parsed.data.tenantId;
-    await this.deps.platform.tenants.replaceApiKey({ tenant }).catch((error: unknown) => {
-      throw fromPlatformError(error, "ReplaceApiKey");
-    });
-    await this.deps.platform.tenants.setWebhooks({ tenant, webhooks: [], secret: "" }).catch((error: unknown) => {
-      const failure = fromPlatformError(error, "SetWebhooks");
-      if (failure.reason !== "PlatformUnsupported") throw failure;
+    const deleted = await this.deps.platform.tenants.deleteTenant({ tenant }).catch((error: unknown) => {
+      throw fromPlatformError(error, "DeleteTenant");
     });
     return {
-      reason: "PlatformTenantRevoked",
-      message: `API keys of tenant ${tenant} revoked and webhooks removed (the account remains: the platform has no DeleteTenant)`,
+      reason: "PlatformTenantDeleted",
+      message: deleted.found
+        ? `tenant ${tenant} deactivated: ${deleted.revokedApiKeys} API key(s) revoked, webhooks removed (records kept; re-applying the Tenant reactivates it)`
+        : `tenant ${tenant} was not on the platform`,
     };
   }
 
-  dependents(resource: CustomResource, cache: { list(kind: "Issuer" | "VerifierPolicy"): readonly CustomResource[] }) {
-    const refersToThis = (other: CustomResource) =>
-      other.metadata.namespace === resource.metadata.namespace &&
-      (other.spec as { tenantRef?: { name?: string } } | undefined)?.tenantRef?.name === resource.metadata.name;
-    return [
-      ...cache
-        .list("Issuer")
-        .filter(refersToThis)
-        .map((o) => objectKey("Issuer", o.metadata)),
-      ...cache
-        .list("VerifierPolicy")
-        .filter(refersToThis)
-        .map((o) => objectKey("VerifierPolicy", o.metadata)),
-    ];
+  /** Issuers and VerifierPolicies naming this Tenant: queued again when its readiness changes. */
+  dependents(resource: CustomResource, cache: ResourceCache): string[] {
+    return resourcesReferringTo(resource, cache);
   }
 
   /** Two Tenant resources for one platform tenant would fight: the oldest wins, the others stay Degraded. */

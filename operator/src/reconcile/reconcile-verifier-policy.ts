@@ -12,7 +12,8 @@ import {
 } from "../resources.js";
 import { readTenantRef, TenantNotUsableError } from "./read-tenant-ref.js";
 import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
-import type { ReconcileDeps, ReconcileResult, Reconciler } from "./reconciler.js";
+import type { ReconcileDeps, ReconcileResult, Reconciler, ResourceCache } from "./reconciler.js";
+import { tenantAwaitingCleanup } from "./tenant-references.js";
 import { fingerprintOf, parsePemCertificates } from "./x509.js";
 
 const ROOTS_RECHECK_MS = 24 * 60 * 60 * 1000;
@@ -104,6 +105,11 @@ export class VerifierPolicyReconciler implements Reconciler {
     if (!tenantId) return { reason: "PolicyNotApplied", message: "the policy was never applied to a tenant" };
     await this.deletePolicy(tenantId, resource.metadata.name);
     return { reason: "PolicyDeleted", message: `policy removed from the verifier of tenant ${tenantId}` };
+  }
+
+  /** A Tenant being deleted waits for its VerifierPolicies: queue it again when this one changes or goes. */
+  dependents(resource: CustomResource, cache: ResourceCache): string[] {
+    return tenantAwaitingCleanup(resource, cache);
   }
 
   private async deletePolicy(tenant: string, name: string): Promise<void> {

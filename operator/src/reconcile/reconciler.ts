@@ -1,4 +1,4 @@
-import type { keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
+import type { issuerConfigurationV1, keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
 import type { Client } from "@connectrpc/connect";
 import type { ConditionUpdate } from "../controller/conditions.js";
 import type { KubeClient } from "../kube/kube-client.js";
@@ -8,6 +8,8 @@ import type { CustomResource, ResourceKind } from "../resources.js";
 export interface Platform {
   tenants: Client<typeof tenantV1.TenantService>;
   keys: Client<typeof keysV1.KeyCustodyService>;
+  /** The credential issuer's IssuerService. */
+  issuers: Client<typeof issuerConfigurationV1.IssuerService>;
   /** The verifier's VerifierPolicyService. */
   verifierPolicies: Client<typeof verifierPolicyV1.VerifierPolicyService>;
 }

@@ -13,7 +13,11 @@ import { SERVICE_AUTH_SECRET, startTestIssuer, type TestIssuer } from "./support
 import { createOffer, didKeyOf, ed25519Key } from "./support/wallet.js";
 
 const { SigningMode } = issuerConfigurationV1;
-type ConfigurationInit = MessageInitShape<typeof issuerConfigurationV1.IssuerConfigurationSchema>;
+/** The init shape of an IssuerConfiguration message (plain fields, no $typeName). */
+type ConfigurationInit = Exclude<
+  MessageInitShape<typeof issuerConfigurationV1.IssuerConfigurationSchema>,
+  issuerConfigurationV1.IssuerConfiguration
+>;
 
 /** IssuerService as a given calling service reaches it (real service-credential check). */
 function issuerServiceAs(issuer: TestIssuer, caller: string): Client<typeof issuerConfigurationV1.IssuerService> {
@@ -89,7 +93,7 @@ describe("IssuerService (internal RPC for the operator) and its enforcement", ()
       defaultOfferTtlSeconds: 1800,
       digest: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    const again = await operator.applyIssuerConfiguration({ configuration: { ...declaration(), digest: "ignored" } });
+    const again = await operator.applyIssuerConfiguration({ configuration: declaration({ digest: "ignored" }) });
     expect(again).toMatchObject({ changed: false, configuration: { digest: first.configuration?.digest } });
     expect(again.configuration?.updatedAt).toBe(first.configuration?.updatedAt);
 
@@ -206,8 +210,8 @@ describe("IssuerService (internal RPC for the operator) and its enforcement", ()
         "credential_configurations: not credential configurations of tenant 'acme': nope",
       ],
       [
-        { credentialConfigurations: [{ id: "university-diploma", display: [{ name: "x", logoUri: "http://a" }] }] },
-        "credential_configurations[0].display[0].logo_uri: must be an absolute https URL",
+        { credentialConfigurations: [{ id: "university-diploma", display: [{ name: "x", logoUri: "ftp://a" }] }] },
+        "credential_configurations[0].display[0].logo_uri: must be an http(s) or data URI",
       ],
       [
         { credentialConfigurations: [{ id: "university-diploma", display: [{ name: "" }] }] },

@@ -17,6 +17,7 @@ import {
   createRouterTransport,
   type HandlerContext,
 } from "@connectrpc/connect";
+import { InMemoryIssuerConfigurations } from "./issuer-service-double.js";
 import type { TestCertificates } from "./test-certificates.js";
 import { InMemoryVerifierPolicies } from "./verifier-policy-double.js";
 
@@ -33,6 +34,8 @@ interface TenantRecord {
   apiKeys: string[];
   webhooks: Array<{ url: string; events: string[] }>;
   webhookSecret: string;
+  /** Set by DeleteTenant: unknown to every call until ApplyTenant reactivates it. */
+  deactivated?: boolean;
 }
 
 const RESERVED = ["u-", "svc-", "admin-", "api-", "www-"];
@@ -65,6 +68,8 @@ export class InMemoryTrustRegistry {
   ];
   setWebhooksImplemented = true;
   signingCertificate: TestCertificates | undefined;
+  /** The credential issuer's IssuerService (the operator's Issuer edge). */
+  readonly issuer = new InMemoryIssuerConfigurations(SERVICE_AUTH_SECRET);
   /** The verifier's VerifierPolicyService (the operator's other platform edge). */
   readonly verifier = new InMemoryVerifierPolicies(SERVICE_AUTH_SECRET);
   private readonly failures: Array<{ method: string; code: Code; remaining: number }> = [];
@@ -84,6 +89,11 @@ export class InMemoryTrustRegistry {
       failure.remaining--;
       throw new ConnectError(`injected ${Code[failure.code]}`, failure.code);
     }
+  }
+
+  private activeTenant(tenant: string): TenantRecord | undefined {
+    const record = this.tenants.get(tenant);
+    return record?.deactivated ? undefined : record;
   }
 
   private configurationsOf() {
@@ -112,14 +122,14 @@ export class InMemoryTrustRegistry {
     router.service(tenantV1.TenantService, {
       authenticateApiKey: (request, context) => {
         this.enter("AuthenticateApiKey", "", context);
-        const record = [...this.tenants.values()].find((t) => t.apiKeys.includes(request.apiKey));
+        const record = [...this.tenants.values()].find((t) => !t.deactivated && t.apiKeys.includes(request.apiKey));
         return record
           ? { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: this.message(record) }
           : { outcome: tenantV1.ApiKeyOutcome.INVALID };
       },
       getTenant: (request, context) => {
         this.enter("GetTenant", request.tenant, context);
-        const record = this.tenants.get(request.tenant);
+        const record = this.activeTenant(request.tenant);
         if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
         return { tenant: this.message(record), credentialConfigurations: this.configurationsOf() };
       },
@@ -129,6 +139,17 @@ export class InMemoryTrustRegistry {
           throw new ConnectError("tenant is invalid", Code.InvalidArgument);
         }
         const existing = this.tenants.get(request.tenant);
+        if (existing?.deactivated) {
+          const apiKey = `attesto_test_${randomBytes(24).toString("hex")}`;
+          Object.assign(existing, {
+            name: request.name,
+            isIssuer: request.isIssuer,
+            isVerifier: request.isVerifier,
+            apiKeys: [apiKey],
+            deactivated: false,
+          });
+          return { tenant: this.message(existing), apiKey };
+        }
         if (existing) {
           Object.assign(existing, {
             name: request.name,
@@ -154,7 +175,7 @@ export class InMemoryTrustRegistry {
       },
       replaceApiKey: (request, context) => {
         this.enter("ReplaceApiKey", request.tenant, context);
-        const record = this.tenants.get(request.tenant);
+        const record = this.activeTenant(request.tenant);
         if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
         const apiKey = `attesto_test_${randomBytes(24).toString("hex")}`;
         record.apiKeys = [apiKey];
@@ -163,7 +184,7 @@ export class InMemoryTrustRegistry {
       setWebhooks: (request, context) => {
         this.enter("SetWebhooks", request.tenant, context);
         if (!this.setWebhooksImplemented) throw new ConnectError("not implemented", Code.Unimplemented);
-        const record = this.tenants.get(request.tenant);
+        const record = this.activeTenant(request.tenant);
         if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
         record.webhooks = request.webhooks.map((w) => ({ url: w.url, events: [...w.events] }));
         let generatedSecret = "";
@@ -176,9 +197,26 @@ export class InMemoryTrustRegistry {
       },
       getWebhooks: (request, context) => {
         this.enter("GetWebhooks", request.tenant, context);
-        const record = this.tenants.get(request.tenant);
+        const record = this.activeTenant(request.tenant);
         if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
         return { webhooks: record.webhooks, secret: record.webhookSecret };
+      },
+      revokeApiKeys: (request, context) => {
+        this.enter("RevokeApiKeys", request.tenant, context);
+        const record = this.activeTenant(request.tenant);
+        if (!record) throw new ConnectError("Tenant not found", Code.NotFound);
+        const revoked = record.apiKeys.length;
+        record.apiKeys = [];
+        return { revoked };
+      },
+      deleteTenant: (request, context) => {
+        this.enter("DeleteTenant", request.tenant, context);
+        const record = this.tenants.get(request.tenant);
+        if (!record) return { found: false };
+        const deactivated = !record.deactivated;
+        const revokedApiKeys = record.apiKeys.length;
+        Object.assign(record, { deactivated: true, apiKeys: [], webhooks: [], webhookSecret: "" });
+        return { found: true, deactivated, revokedApiKeys };
       },
     });
     router.service(keysV1.KeyCustodyService, {
@@ -213,6 +251,7 @@ export class InMemoryTrustRegistry {
     return {
       tenants: createClient(tenantV1.TenantService, transport),
       keys: createClient(keysV1.KeyCustodyService, transport),
+      issuers: this.issuer.client(signer),
       verifierPolicies: this.verifier.client(signer),
     };
   }

@@ -39,23 +39,23 @@ const optional = (schema: z.ZodString) =>
 
 const zDisplay = z
   .object({
-    name: z.string().min(1, "is required").max(200, "must be at most 200 characters"),
+    name: z.string().min(1, "is required").max(255, "must be at most 255 characters"),
     locale: optional(
       z
         .string()
         .max(35, "must be at most 35 characters")
         .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, "must be a BCP 47 language tag"),
     ),
-    description: optional(z.string().max(500, "must be at most 500 characters")),
+    description: optional(z.string().max(1024, "must be at most 1024 characters")),
     backgroundColor: optional(z.string().max(32, "must be at most 32 characters")),
     textColor: optional(z.string().max(32, "must be at most 32 characters")),
     logoUri: optional(
       z
         .string()
         .max(2048, "must be at most 2048 characters")
-        .regex(/^https:\/\/[^\s]+$/, "must be an absolute https URL"),
+        .regex(/^(https?|data):[^\s]+$/, "must be an http(s) or data URI"),
     ),
-    logoAltText: optional(z.string().max(200, "must be at most 200 characters")),
+    logoAltText: optional(z.string().max(255, "must be at most 255 characters")),
   })
   .refine((display) => !display.logoAltText || display.logoUri, {
     message: "logo_alt_text requires logo_uri",

@@ -22,7 +22,7 @@ export const file_attesto_issuance_v1_issuer_configuration: GenFile =
  */
 export type CredentialDisplay = Message<"attesto.issuance.v1.CredentialDisplay"> & {
   /**
-   * 1-200 characters.
+   * 1-255 characters.
    *
    * @generated from field: string name = 1;
    */
@@ -53,7 +53,7 @@ export type CredentialDisplay = Message<"attesto.issuance.v1.CredentialDisplay">
   textColor: string;
 
   /**
-   * Absolute https URL, optional.
+   * http(s) or data URI, optional.
    *
    * @generated from field: string logo_uri = 6;
    */
