@@ -259,7 +259,12 @@ export function verificationFlow(
   urls: Urls,
   tenant: BenchTenant,
   credentials: IssuedCredential[],
-  options: { label: string; responseMode: "direct_post" | "direct_post.jwt" },
+  options: {
+    label: string;
+    responseMode: "direct_post" | "direct_post.jwt";
+    /** Told the session id of every completed verification (the soak checks each is stored). */
+    onVerified?: (sessionId: string) => void;
+  },
 ): Flow {
   const verifier = urls.verifier.publicUrl;
   const relyingParty = clientKey("EdDSA");
@@ -345,6 +350,7 @@ export function verificationFlow(
           );
         }
       });
+      options.onVerified?.(created.session_id);
     },
   };
 }

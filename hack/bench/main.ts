@@ -5,7 +5,8 @@
  * memory of every service process from /proc, measures the in-process crypto ceiling of each flow,
  * and prints a table and writes bench-results.json. BENCH_PROFILE=1 runs the auth server, issuer,
  * verifier, trust registry, ledger and holder under `node --cpu-prof` and summarizes where their
- * time went; `--count-queries` counts database round trips per flow instead of timing.
+ * time went; `--count-queries` counts database round trips per flow instead of timing; `--soak`
+ * runs the bounded load test of soak.ts (zero errors, bounded memory, every record stored).
  */
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
@@ -36,6 +37,7 @@ import {
 import { monotonicMicros, type ProfileSummary, type ProfileWindow, summarizeProfiles } from "./profile.js";
 import { formatReport, table } from "./report.js";
 import { type LevelResult, runLevel } from "./runner.js";
+import { runSoak } from "./soak.js";
 import { BENCH_SERVICES, benchSchemas, repoRoot, startBenchPlatform } from "./topology.js";
 
 const env = process.env;
@@ -51,11 +53,15 @@ const CEILING_SECONDS = Number(env.BENCH_CEILING_SECONDS ?? 3);
 const PORT_OFFSET = Number(env.BENCH_PORT_OFFSET ?? 21_500);
 const DATABASE_URL = env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? "warn";
+/** How separate service processes run: compiled JavaScript (default) or the TypeScript sources under tsx. */
+const RUNTIME = env.BENCH_RUNTIME === "tsx" ? "tsx" : "compiled";
 const ALL_IN_ONE = process.argv.includes("--all-in-one");
 /** `--count-queries`: instead of timing, count the database round trips of each flow per service. */
 const COUNT_QUERIES = process.argv.includes("--count-queries") || env.BENCH_COUNT_QUERIES === "1";
 /** Flows per scenario in --count-queries mode (after 5 uncounted ones that fill caches). */
 const COUNTED_FLOWS = 20;
+/** `--soak`: the bounded load test of soak.ts instead of the measured levels. */
+const SOAK = process.argv.includes("--soak");
 const ALL_SCENARIOS = [
   "schema-read",
   "issuance-did",
@@ -200,7 +206,7 @@ async function main() {
   const loadAtStart = loadAverage();
   const schemaPrefix = `bench_${randomBytes(4).toString("hex")}`;
   process.stdout.write(
-    `attesto bench: ${ALL_IN_ONE ? "all-in-one process" : "one process per service"}, PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}, ` +
+    `attesto bench: ${ALL_IN_ONE ? "all-in-one process (tsx)" : `one process per service (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"})`}, PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}, ` +
       `concurrency ${CONCURRENCY.join("/")}, ${DURATION_SECONDS} s per level${PROFILE.length ? `, profiling ${PROFILE.join(", ")}` : ""}\n`,
   );
   const platform = await startBenchPlatform({
@@ -211,6 +217,7 @@ async function main() {
     profile: PROFILE,
     schemaPrefix,
     countQueries: COUNT_QUERIES,
+    runtime: RUNTIME,
     services: BENCH_SERVICES.filter((name) => name !== "holder" || SCENARIOS.some((s) => s.startsWith("holder-"))),
   }).catch(async (error: unknown) => {
     // The services that did start have created their schemas.
@@ -241,6 +248,15 @@ async function main() {
 
     const { urls } = platform;
     const tenant: BenchTenant = await createBenchTenant(urls, "bench");
+    if (SOAK) {
+      const presentable = await issueForPresentation(
+        (sink) => issuanceFlow(urls, tenant, "did", sink),
+        PRESENTABLE_CREDENTIALS,
+      );
+      const passed = await runSoak({ platform, tenant, databaseUrl: DATABASE_URL, schemaPrefix, presentable });
+      if (!passed) process.exitCode = 1;
+      return;
+    }
     const flows = new Map<string, Flow>();
     if (SCENARIOS.includes("schema-read")) flows.set("schema-read", schemaReadFlow(urls["schema-registry"].publicUrl));
     if (SCENARIOS.includes("issuance-did")) flows.set("issuance-did", issuanceFlow(urls, tenant, "did"));
@@ -333,7 +349,7 @@ async function main() {
     });
   }
   if (failure) throw failure;
-  if (COUNT_QUERIES) return;
+  if (COUNT_QUERIES || SOAK) return;
 
   process.stdout.write("measuring the in-process ceiling\n");
   const machine = machineFacts();
@@ -350,6 +366,7 @@ async function main() {
     machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
     database: "PostgreSQL",
     topology: platform.topology,
+    runtime: ALL_IN_ONE ? "tsx" : RUNTIME,
     logLevel: LOG_LEVEL,
     durationSecondsPerLevel: DURATION_SECONDS,
     warmupSeconds: WARMUP_SECONDS,

@@ -78,7 +78,10 @@ function describeFrame(callFrame: CpuProfile["nodes"][number]["callFrame"], root
     const area = segments[0]!.startsWith("@") ? `${segments[0]}/${segments[1]}` : segments[0]!;
     return { name, location: `${inside}:${lineNumber + 1}`, area, internal: false, attesto: false };
   }
-  const inRepo = relative(root, path);
+  // Compiled runs (BENCH_RUNTIME=compiled) execute dist/bench/services/...: report the source path.
+  const inRepo = relative(root, path)
+    .replace(/^dist\/bench\//, "")
+    .replace(/\.js$/, ".ts");
   const match = /^services\/(lib\/)?([^/]+)/.exec(inRepo);
   return {
     name,

@@ -14,6 +14,7 @@ export interface Report {
   };
   database: string;
   topology: string;
+  runtime: string;
   logLevel: string;
   durationSecondsPerLevel: number;
   memory: {
@@ -64,7 +65,7 @@ export function formatReport(report: Report): string {
       `${m.loadAverageAtEnd.join(" ")} at end`,
   );
   out.push(
-    `Platform: ${report.topology}, ${report.database}, LOG_LEVEL=${report.logLevel}; ${report.durationSecondsPerLevel} s per level, closed loop`,
+    `Platform: ${report.topology} (${report.runtime}), ${report.database}, LOG_LEVEL=${report.logLevel}; ${report.durationSecondsPerLevel} s per level, closed loop`,
   );
 
   out.push("\nFlows (end to end; latency in ms; ceiling = in-process crypto of one flow x cores)");

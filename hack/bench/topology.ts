@@ -8,6 +8,7 @@ import { developmentSecrets } from "../../services/all-in-one/src/dev-secrets.js
 import { buildServiceEnv, type Env, planAddresses } from "../../services/all-in-one/src/service-env.js";
 import { platformServices } from "../../services/all-in-one/src/services.js";
 import { waitForHealth } from "../../services/all-in-one/src/wait-for-health.js";
+import { compileServices } from "./compile.js";
 import { PgCounter } from "./pg-counter.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -59,10 +60,16 @@ export interface PlatformOptions {
   services: BenchService[];
   /** Put a counting proxy between every process and PostgreSQL (adds a hop: not for timed runs). */
   countQueries: boolean;
+  /**
+   * How separate service processes run their code: `compiled` (plain node on JavaScript transpiled
+   * to dist/bench by compile.ts) or `tsx` (node --import tsx on the sources, as `npm start` does).
+   * The all-in-one process always runs under tsx.
+   */
+  runtime: "compiled" | "tsx";
 }
 
 const prefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
-const schemaOf = (prefix: string, service: string) => `${prefix}_${service.replace(/-/g, "_")}`;
+export const schemaOf = (prefix: string, service: string) => `${prefix}_${service.replace(/-/g, "_")}`;
 
 /** A child process with its output kept (the tail is shown when it fails). */
 function startChild(name: string, args: string[], env: Env) {
@@ -101,9 +108,10 @@ async function waitHealthy(child: Child, targets: Array<{ service: string; url: 
 }
 
 /**
- * Starts the platform the way production runs it: one `node --import tsx services/<svc>/src/main.ts`
- * per service, each with the environment the all-in-one launcher would build (service-env.ts,
- * dev-secrets.ts), on PostgreSQL with fresh schemas. With `allInOne`, the same services run in one
+ * Starts the platform the way production runs it: one process per service (`node` on the compiled
+ * JavaScript, or `node --import tsx services/<svc>/src/main.ts` with runtime `tsx`), each with the
+ * environment the all-in-one launcher would build (service-env.ts, dev-secrets.ts), on PostgreSQL
+ * with fresh schemas. With `allInOne`, the same services run in one
  * process through the launcher's startPlatform (bench-all-in-one.ts).
  */
 export async function startBenchPlatform(options: PlatformOptions): Promise<RunningPlatform> {
@@ -200,6 +208,11 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
     }
 
     const processes = new Map<string, number>();
+    const compiledRoot = options.runtime === "compiled" ? compileServices(repoRoot) : undefined;
+    const entryArgs = (name: string) =>
+      compiledRoot
+        ? [join(compiledRoot, "services", name, "src", "main.js")]
+        : ["--import", "tsx", `services/${name}/src/main.ts`];
     for (const name of started) {
       const index = platformServices.findIndex((module) => module.definition.name === name);
       const address = addresses[index]!;
@@ -211,11 +224,7 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         databaseUrl: await databaseUrlFor(name),
         serviceAuthSecret,
       });
-      const child = startChild(
-        name,
-        [...profileArgs(name), "--import", "tsx", `services/${name}/src/main.ts`],
-        serviceEnv,
-      );
+      const child = startChild(name, [...profileArgs(name), ...entryArgs(name)], serviceEnv);
       children.push(child);
       await waitHealthy(
         child,
