@@ -34,7 +34,7 @@ const run = randomBytes(4).toString("hex");
 const schemaOf = (service: string) => `e2e_${run}_${service.replace(/-/g, "_")}`;
 const prefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
 
-function launcherEnv(dataDir: string): NodeJS.ProcessEnv {
+function launcherEnv(dataDir: string, database: "configured" | "embedded" = "configured"): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT_OFFSET: String(PORT_OFFSET),
@@ -43,7 +43,7 @@ function launcherEnv(dataDir: string): NodeJS.ProcessEnv {
   };
   delete env.DATABASE_URL;
   delete env.SERVICE_AUTH_SECRET;
-  if (realDatabaseUrl) {
+  if (realDatabaseUrl && database === "configured") {
     env.DATABASE_URL = realDatabaseUrl;
     for (const { name } of services) env[`${prefixOf(name)}_DATABASE_SCHEMA`] = schemaOf(name);
   }
@@ -114,31 +114,36 @@ describe("all-in-one launcher (npm start)", () => {
   });
 
   it("stops cleanly on SIGTERM within the grace period", async () => {
-    if (!realDatabaseUrl) {
-      // A row written now must survive the restart below.
-      const database = openDatabase({ url: launcher.embeddedDatabaseUrl!, schema: "public", poolMax: 1 });
-      await database.pool.query("CREATE SCHEMA IF NOT EXISTS e2e_marker");
-      await database.pool.query("CREATE TABLE IF NOT EXISTS e2e_marker.runs (run text PRIMARY KEY)");
-      await database.pool.query("INSERT INTO e2e_marker.runs (run) VALUES ($1)", [run]);
-      await database.close();
-    }
     expect(await launcher.stop("SIGTERM", 15_000)).toEqual({ code: 0, signal: null });
     await expect(fetch(`${schemaRegistry.publicUrl}/health`)).rejects.toThrow();
   });
+});
 
-  it.skipIf(realDatabaseUrl !== undefined)(
-    "keeps its embedded data across a restart with the same data folder",
-    async () => {
-      launcher = await startLauncher({ env: launcherEnv(dataDir), readyTimeoutMs: 80_000 });
-      const database = openDatabase({ url: launcher.embeddedDatabaseUrl!, schema: "public", poolMax: 1 });
-      const { rows } = await database.pool.query("SELECT run FROM e2e_marker.runs");
-      await database.close();
-      expect(rows).toEqual([{ run }]);
+describe("all-in-one launcher: the embedded database (no DATABASE_URL, as on a new machine)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "attesto-e2e-embedded-"));
+  let launcher: LauncherProcess | undefined;
+  afterAll(async () => {
+    await launcher?.stop("SIGTERM", 15_000).catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 30_000);
 
-      const list = await getJson(`${schemaRegistry.publicUrl}/schemas`);
-      expect((list.body as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(4);
-      expect(await launcher.stop("SIGTERM", 15_000)).toEqual({ code: 0, signal: null });
-    },
-    110_000,
-  );
+  it("keeps its data across a restart with the same data folder", async () => {
+    launcher = await startLauncher({ env: launcherEnv(dataDir, "embedded"), readyTimeoutMs: 110_000 });
+    const before = openDatabase({ url: launcher.embeddedDatabaseUrl!, schema: "public", poolMax: 1 });
+    await before.pool.query("CREATE SCHEMA IF NOT EXISTS e2e_marker");
+    await before.pool.query("CREATE TABLE IF NOT EXISTS e2e_marker.runs (run text PRIMARY KEY)");
+    await before.pool.query("INSERT INTO e2e_marker.runs (run) VALUES ($1)", [run]);
+    await before.close();
+    expect(await launcher.stop("SIGTERM", 15_000)).toEqual({ code: 0, signal: null });
+
+    launcher = await startLauncher({ env: launcherEnv(dataDir, "embedded"), readyTimeoutMs: 80_000 });
+    const after = openDatabase({ url: launcher.embeddedDatabaseUrl!, schema: "public", poolMax: 1 });
+    const { rows } = await after.pool.query("SELECT run FROM e2e_marker.runs");
+    await after.close();
+    expect(rows).toEqual([{ run }]);
+    const list = await getJson(`${schemaRegistry.publicUrl}/schemas`);
+    expect((list.body as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(4);
+    expect(await launcher.stop("SIGTERM", 15_000)).toEqual({ code: 0, signal: null });
+    launcher = undefined;
+  }, 200_000);
 });

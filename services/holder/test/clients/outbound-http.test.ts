@@ -16,7 +16,9 @@ beforeAll(async () => {
       req.on("data", (chunk) => (body += chunk));
       req.on("end", () => {
         res.writeHead(200, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] });
-        res.end(JSON.stringify({ method: req.method, body, agent: req.headers["user-agent"], extra: req.headers["x-extra"] }));
+        res.end(
+          JSON.stringify({ method: req.method, body, agent: req.headers["user-agent"], extra: req.headers["x-extra"] }),
+        );
       });
       return;
     }
