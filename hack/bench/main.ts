@@ -207,7 +207,7 @@ async function main() {
   const schemaPrefix = `bench_${randomBytes(4).toString("hex")}`;
   process.stdout.write(
     `attesto bench: ${ALL_IN_ONE ? "all-in-one process (tsx)" : `one process per service (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"})`}, PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}, ` +
-      `concurrency ${CONCURRENCY.join("/")}, ${DURATION_SECONDS} s per level${PROFILE.length ? `, profiling ${PROFILE.join(", ")}` : ""}\n`,
+      `${SOAK ? "soak" : `concurrency ${CONCURRENCY.join("/")}, ${DURATION_SECONDS} s per level`}${PROFILE.length ? `, profiling ${PROFILE.join(", ")}` : ""}\n`,
   );
   const platform = await startBenchPlatform({
     allInOne: ALL_IN_ONE,
