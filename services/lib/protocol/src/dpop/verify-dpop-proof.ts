@@ -194,10 +194,11 @@ async function consumeJti(
  * is `use_dpop_nonce` (so a client that retries with a fresh nonce succeeds). The `jti` is
  * consumed last, once everything else holds.
  *
- * Cheapest first: the claims, the key binding and the server nonce (an HMAC) are checked on the
- * decoded payload before the signature, so the nonce retry every fresh wallet makes costs no
- * signature verification. A payload that fails there is refused either way; a payload that passes
- * is only trusted once the signature over exactly those bytes holds.
+ * Cheap checks first: the claims and the key binding are checked on the decoded payload before
+ * the signature (a payload failing there is refused either way). The server nonce comes after the
+ * signature, so a forged or broken proof is always `invalid_dpop_proof` and never an invitation to
+ * retry (what wallets and conformance suites expect); the public key import is cached, so the
+ * nonce round trip of a fresh wallet costs one verification with an already imported key.
  *
  * @throws DpopProofError
  */
@@ -216,8 +217,8 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
     throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
   }
   checkKeyBinding(jkt, options.expectedJkt);
-  checkNonce(payload, options.nonces);
   await verifyProofSignature(compact, header);
+  checkNonce(payload, options.nonces);
   await consumeJti(jkt, payload, nowSeconds, options.replay);
   return { jkt, jwk: header.jwk, jti: payload.jti };
 }
