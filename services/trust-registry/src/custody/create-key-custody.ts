@@ -3,6 +3,8 @@ import { findX5cOfKey } from "./certificate.store.js";
 import { configuredIssuingCa } from "./configured-issuing-ca.js";
 import { type KeyEncryptionKey, KeyRing } from "./envelope.js";
 import { generatedIssuingCa } from "./generated-issuing-ca.js";
+import { findImportedX5cOfKey } from "./imported-certificate.store.js";
+import { createImportedCertificates } from "./imported-certificates.js";
 import type { CustodyDb } from "./key.store.js";
 import type { KeyCustody } from "./key-custody.js";
 import { assertKeyAlgorithm, generatePrivateKey, importPrivateJwk } from "./key-material.js";
@@ -45,6 +47,7 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
     validityDays: options.signingCertValidityDays,
     now,
   });
+  const imported = createImportedCertificates({ db, vault, now });
 
   return {
     async generateKey(tenant, alg) {
@@ -68,13 +71,23 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
     async describeKey(tenant, keyId) {
       assertCallerTenant(tenant);
       const held = await vault.describe(tenant, keyId);
-      const x5c = await findX5cOfKey(db, tenant, keyId);
+      const x5c = (await findImportedX5cOfKey(db, tenant, keyId)) ?? (await findX5cOfKey(db, tenant, keyId));
       return x5c ? { ...held, x5c } : held;
     },
 
     async signingCertificate(tenant) {
       assertCallerTenant(tenant);
-      return certificates.get(tenant);
+      return (await imported.find(tenant)) ?? certificates.get(tenant);
+    },
+
+    async importSigningCertificate(tenant, chainDer, privateKeyPem) {
+      assertCallerTenant(tenant);
+      return imported.import(tenant, chainDer, privateKeyPem);
+    },
+
+    async clearSigningCertificate(tenant) {
+      assertCallerTenant(tenant);
+      return imported.clear(tenant);
     },
 
     async trustAnchors() {

@@ -1,7 +1,14 @@
 export { IssuingCaConfigError } from "./configured-issuing-ca.js";
 export { createKeyCustody, DEFAULT_KEY_CACHE_SIZE, type KeyCustodyOptions } from "./create-key-custody.js";
 export { EnvelopeIntegrityError, type KeyEncryptionKey, UnknownKeyEncryptionKeyError } from "./envelope.js";
-export type { HeldKey, KeyAlgorithm, KeyCustody, PublicJwk, SigningCertificate } from "./key-custody.js";
+export type {
+  HeldKey,
+  ImportedSigningCertificate,
+  KeyAlgorithm,
+  KeyCustody,
+  PublicJwk,
+  SigningCertificate,
+} from "./key-custody.js";
 export { KeyCustodyServiceRpc, registerKeyCustodyRpc } from "./key-custody.rpc.js";
 export { custodyMigrations } from "./migrations.js";
 export { PLATFORM_TENANT } from "./tenant.js";

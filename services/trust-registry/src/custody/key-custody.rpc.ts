@@ -1,10 +1,18 @@
 import { keysV1 } from "@attesto/proto";
-import { badRequest } from "@attesto/runtime";
+import { badRequest, callerKey, forbidden } from "@attesto/runtime";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
-import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter, HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { KeyAlgorithm, KeyCustody } from "./key-custody.js";
 
 type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
+
+/** Services (by verified service-credential issuer) allowed to replace a tenant's signing certificate. */
+const CERTIFICATE_IMPORTERS = new Set(["operator"]);
+
+function assertOperator(context: HandlerContext, rpc: string) {
+  if (!CERTIFICATE_IMPORTERS.has(context.values.get(callerKey))) throw forbidden(`${rpc} is for the operator only`);
+}
 
 function algorithmFromWire(alg: keysV1.KeyAlgorithm): KeyAlgorithm {
   switch (alg) {
@@ -76,6 +84,29 @@ export class KeyCustodyServiceRpc implements ServiceImpl<typeof keysV1.KeyCustod
       x5c: certificate.x5c,
       trustAnchor: certificate.trustAnchor,
     };
+  }
+
+  async importSigningCertificate(
+    request: keysV1.ImportSigningCertificateRequest,
+    context: HandlerContext,
+  ): Reply<typeof keysV1.ImportSigningCertificateResponseSchema> {
+    assertOperator(context, "ImportSigningCertificate");
+    const imported = await this.custody.importSigningCertificate(request.tenant, request.chain, request.privateKeyPem);
+    return {
+      keyId: imported.keyId,
+      x5c: imported.x5c,
+      fingerprint: imported.fingerprint,
+      notAfter: timestampFromDate(imported.notAfter),
+      changed: imported.changed,
+    };
+  }
+
+  async clearSigningCertificate(
+    request: keysV1.ClearSigningCertificateRequest,
+    context: HandlerContext,
+  ): Reply<typeof keysV1.ClearSigningCertificateResponseSchema> {
+    assertOperator(context, "ClearSigningCertificate");
+    return { cleared: await this.custody.clearSigningCertificate(request.tenant) };
   }
 
   async getTrustAnchors(): Reply<typeof keysV1.GetTrustAnchorsResponseSchema> {

@@ -35,6 +35,15 @@ export interface SigningCertificate extends HeldKey {
   trustAnchor: string;
 }
 
+/** What ImportSigningCertificate held (or already held). */
+export interface ImportedSigningCertificate extends SigningCertificate {
+  /** SHA-256 of the leaf's DER, lowercase hex. */
+  fingerprint: string;
+  notAfter: Date;
+  /** False when this chain was already the tenant's imported certificate. */
+  changed: boolean;
+}
+
 export interface KeyCustody {
   generateKey(tenant: string, alg: KeyAlgorithm): Promise<HeldKey>;
   /** Takes custody of a private JWK (Ed25519 `OKP` or P-256 `EC` with `d`). */
@@ -42,8 +51,19 @@ export interface KeyCustody {
   /** Raw JWS signature over `signingInput` (for EdDSA the Ed25519 signature, for ES256 r||s). */
   sign(tenant: string, keyId: string, signingInput: Uint8Array): Promise<{ signature: Uint8Array; alg: KeyAlgorithm }>;
   describeKey(tenant: string, keyId: string): Promise<HeldKey>;
-  /** The tenant's X.509 signing key and chain, issued by the platform CA on first use. */
+  /**
+   * The tenant's X.509 signing key and chain: the imported one when present (refused once expired),
+   * else the platform's, issued by the platform CA on first use.
+   */
   signingCertificate(tenant: string): Promise<SigningCertificate>;
+  /** Takes custody of the tenant's own chain (DER, leaf first) and P-256 key (PKCS#8 or SEC1 PEM). */
+  importSigningCertificate(
+    tenant: string,
+    chainDer: readonly Uint8Array[],
+    privateKeyPem: string,
+  ): Promise<ImportedSigningCertificate>;
+  /** Drops the tenant's imported certificate (back to the platform's); whether there was one. */
+  clearSigningCertificate(tenant: string): Promise<boolean>;
   /** The trust anchors (root CA certificates, standard base64 DER) of tenant signing certificates. */
   trustAnchors(): Promise<string[]>;
   /** Re-encrypts every key under the current KEK; returns how many were rewrapped. */

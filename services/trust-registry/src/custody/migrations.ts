@@ -54,4 +54,20 @@ export const custodyMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  /** Tenants' own signing certificates (ImportSigningCertificate), preferred over custody_certificates. */
+  "0103_custody_imported_certificates": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("custody_imported_certificates")
+        .addColumn("tenant", "text", (c) => c.primaryKey())
+        .addColumn("key_id", "text", (c) => c.notNull().references("custody_keys.key_id"))
+        .addColumn("chain", "jsonb", (c) => c.notNull())
+        .addColumn("x5c", "jsonb", (c) => c.notNull())
+        .addColumn("trust_anchor", "text", (c) => c.notNull())
+        .addColumn("fingerprint", "text", (c) => c.notNull())
+        .addColumn("not_after", "timestamptz", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+    },
+  },
 };

@@ -36,6 +36,26 @@ export interface CustodyCertificatesTable {
   created_at: Generated<Date>;
 }
 
+/**
+ * `custody_imported_certificates`: a tenant's own signing certificate (ImportSigningCertificate),
+ * used instead of the platform-issued one while present.
+ */
+export interface CustodyImportedCertificatesTable {
+  tenant: string;
+  /** The imported P-256 custody key (owned by the same tenant). */
+  key_id: string;
+  /** Every certificate as imported, standard base64 DER, leaf first. */
+  chain: JSONColumnType<string[]>;
+  /** The chain without a trailing self-signed root. */
+  x5c: JSONColumnType<string[]>;
+  /** The trailing self-signed root, or "". */
+  trust_anchor: string;
+  /** SHA-256 of the leaf, lowercase hex. */
+  fingerprint: string;
+  not_after: Date;
+  created_at: Generated<Date>;
+}
+
 /** `custody_ca`: the generated platform CA, rows `root` and `issuing`, inserted together once. */
 export interface CustodyCaTable {
   id: "root" | "issuing";
@@ -48,4 +68,5 @@ export interface CustodyTables {
   custody_keys: CustodyKeysTable;
   custody_certificates: CustodyCertificatesTable;
   custody_ca: CustodyCaTable;
+  custody_imported_certificates: CustodyImportedCertificatesTable;
 }

@@ -4,6 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
@@ -12,7 +14,8 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_keys_v1_keys: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "ChphdHRlc3RvL2tleXMvdjEva2V5cy5wcm90bxIPYXR0ZXN0by5rZXlzLnYxIlAKEkdlbmVyYXRlS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI+ChNHZW5lcmF0ZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiaAoQSW1wb3J0S2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobRIYChBwcml2YXRlX2p3a19qc29uGAMgASgJIjwKEUltcG9ydEtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiRAoLU2lnblJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCRIVCg1zaWduaW5nX2lucHV0GAMgASgMIk0KDFNpZ25SZXNwb25zZRIRCglzaWduYXR1cmUYASABKAwSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI0ChJEZXNjcmliZUtleVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCSJ3ChNEZXNjcmliZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIqCgNhbGcYAiABKA4yHS5hdHRlc3RvLmtleXMudjEuS2V5QWxnb3JpdGhtEhcKD3B1YmxpY19qd2tfanNvbhgDIAEoCRILCgN4NWMYBCADKAkiLgocR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiawodR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhcKD3B1YmxpY19qd2tfanNvbhgCIAEoCRILCgN4NWMYAyADKAkSFAoMdHJ1c3RfYW5jaG9yGAQgASgJIhgKFkdldFRydXN0QW5jaG9yc1JlcXVlc3QiLwoXR2V0VHJ1c3RBbmNob3JzUmVzcG9uc2USFAoMY2VydGlmaWNhdGVzGAEgAygJIhMKEVJld3JhcEtleXNSZXF1ZXN0IicKElJld3JhcEtleXNSZXNwb25zZRIRCglyZXdyYXBwZWQYASABKAUqXwoMS2V5QWxnb3JpdGhtEh0KGUtFWV9BTEdPUklUSE1fVU5TUEVDSUZJRUQQABIXChNLRVlfQUxHT1JJVEhNX0VERFNBEAESFwoTS0VZX0FMR09SSVRITV9FUzI1NhACMq4FChFLZXlDdXN0b2R5U2VydmljZRJYCgtHZW5lcmF0ZUtleRIjLmF0dGVzdG8ua2V5cy52MS5HZW5lcmF0ZUtleVJlcXVlc3QaJC5hdHRlc3RvLmtleXMudjEuR2VuZXJhdGVLZXlSZXNwb25zZRJSCglJbXBvcnRLZXkSIS5hdHRlc3RvLmtleXMudjEuSW1wb3J0S2V5UmVxdWVzdBoiLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRLZXlSZXNwb25zZRJICgRTaWduEhwuYXR0ZXN0by5rZXlzLnYxLlNpZ25SZXF1ZXN0Gh0uYXR0ZXN0by5rZXlzLnYxLlNpZ25SZXNwb25zZSIDkAIBEl0KC0Rlc2NyaWJlS2V5EiMuYXR0ZXN0by5rZXlzLnYxLkRlc2NyaWJlS2V5UmVxdWVzdBokLmF0dGVzdG8ua2V5cy52MS5EZXNjcmliZUtleVJlc3BvbnNlIgOQAgESewoVR2V0U2lnbmluZ0NlcnRpZmljYXRlEi0uYXR0ZXN0by5rZXlzLnYxLkdldFNpZ25pbmdDZXJ0aWZpY2F0ZVJlcXVlc3QaLi5hdHRlc3RvLmtleXMudjEuR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2UiA5ACAhJpCg9HZXRUcnVzdEFuY2hvcnMSJy5hdHRlc3RvLmtleXMudjEuR2V0VHJ1c3RBbmNob3JzUmVxdWVzdBooLmF0dGVzdG8ua2V5cy52MS5HZXRUcnVzdEFuY2hvcnNSZXNwb25zZSIDkAIBEloKClJld3JhcEtleXMSIi5hdHRlc3RvLmtleXMudjEuUmV3cmFwS2V5c1JlcXVlc3QaIy5hdHRlc3RvLmtleXMudjEuUmV3cmFwS2V5c1Jlc3BvbnNlIgOQAgJiBnByb3RvMw",
+    "ChphdHRlc3RvL2tleXMvdjEva2V5cy5wcm90bxIPYXR0ZXN0by5rZXlzLnYxIlAKEkdlbmVyYXRlS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI+ChNHZW5lcmF0ZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiaAoQSW1wb3J0S2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobRIYChBwcml2YXRlX2p3a19qc29uGAMgASgJIjwKEUltcG9ydEtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiRAoLU2lnblJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCRIVCg1zaWduaW5nX2lucHV0GAMgASgMIk0KDFNpZ25SZXNwb25zZRIRCglzaWduYXR1cmUYASABKAwSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI0ChJEZXNjcmliZUtleVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCSJ3ChNEZXNjcmliZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIqCgNhbGcYAiABKA4yHS5hdHRlc3RvLmtleXMudjEuS2V5QWxnb3JpdGhtEhcKD3B1YmxpY19qd2tfanNvbhgDIAEoCRILCgN4NWMYBCADKAkiLgocR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiawodR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhcKD3B1YmxpY19qd2tfanNvbhgCIAEoCRILCgN4NWMYAyADKAkSFAoMdHJ1c3RfYW5jaG9yGAQgASgJIlkKH0ltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg0KBWNoYWluGAIgAygMEhcKD3ByaXZhdGVfa2V5X3BlbRgDIAEoCSKUAQogSW1wb3J0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEgsKA3g1YxgCIAMoCRITCgtmaW5nZXJwcmludBgDIAEoCRItCglub3RfYWZ0ZXIYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2NoYW5nZWQYBSABKAgiMAoeQ2xlYXJTaWduaW5nQ2VydGlmaWNhdGVSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCSIyCh9DbGVhclNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlEg8KB2NsZWFyZWQYASABKAgiGAoWR2V0VHJ1c3RBbmNob3JzUmVxdWVzdCIvChdHZXRUcnVzdEFuY2hvcnNSZXNwb25zZRIUCgxjZXJ0aWZpY2F0ZXMYASADKAkiEwoRUmV3cmFwS2V5c1JlcXVlc3QiJwoSUmV3cmFwS2V5c1Jlc3BvbnNlEhEKCXJld3JhcHBlZBgBIAEoBSpfCgxLZXlBbGdvcml0aG0SHQoZS0VZX0FMR09SSVRITV9VTlNQRUNJRklFRBAAEhcKE0tFWV9BTEdPUklUSE1fRUREU0EQARIXChNLRVlfQUxHT1JJVEhNX0VTMjU2EAIyuQcKEUtleUN1c3RvZHlTZXJ2aWNlElgKC0dlbmVyYXRlS2V5EiMuYXR0ZXN0by5rZXlzLnYxLkdlbmVyYXRlS2V5UmVxdWVzdBokLmF0dGVzdG8ua2V5cy52MS5HZW5lcmF0ZUtleVJlc3BvbnNlElIKCUltcG9ydEtleRIhLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRLZXlSZXF1ZXN0GiIuYXR0ZXN0by5rZXlzLnYxLkltcG9ydEtleVJlc3BvbnNlEkgKBFNpZ24SHC5hdHRlc3RvLmtleXMudjEuU2lnblJlcXVlc3QaHS5hdHRlc3RvLmtleXMudjEuU2lnblJlc3BvbnNlIgOQAgESXQoLRGVzY3JpYmVLZXkSIy5hdHRlc3RvLmtleXMudjEuRGVzY3JpYmVLZXlSZXF1ZXN0GiQuYXR0ZXN0by5rZXlzLnYxLkRlc2NyaWJlS2V5UmVzcG9uc2UiA5ACARJ7ChVHZXRTaWduaW5nQ2VydGlmaWNhdGUSLS5hdHRlc3RvLmtleXMudjEuR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBouLmF0dGVzdG8ua2V5cy52MS5HZXRTaWduaW5nQ2VydGlmaWNhdGVSZXNwb25zZSIDkAICEmkKD0dldFRydXN0QW5jaG9ycxInLmF0dGVzdG8ua2V5cy52MS5HZXRUcnVzdEFuY2hvcnNSZXF1ZXN0GiguYXR0ZXN0by5rZXlzLnYxLkdldFRydXN0QW5jaG9yc1Jlc3BvbnNlIgOQAgEShAEKGEltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZRIwLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRTaWduaW5nQ2VydGlmaWNhdGVSZXF1ZXN0GjEuYXR0ZXN0by5rZXlzLnYxLkltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlIgOQAgISgQEKF0NsZWFyU2lnbmluZ0NlcnRpZmljYXRlEi8uYXR0ZXN0by5rZXlzLnYxLkNsZWFyU2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBowLmF0dGVzdG8ua2V5cy52MS5DbGVhclNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlIgOQAgISWgoKUmV3cmFwS2V5cxIiLmF0dGVzdG8ua2V5cy52MS5SZXdyYXBLZXlzUmVxdWVzdBojLmF0dGVzdG8ua2V5cy52MS5SZXdyYXBLZXlzUmVzcG9uc2UiA5ACAmIGcHJvdG8z",
+    [file_google_protobuf_timestamp],
   );
 
 /**
@@ -279,6 +282,124 @@ export const GetSigningCertificateResponseSchema: GenMessage<GetSigningCertifica
   messageDesc(file_attesto_keys_v1_keys, 9);
 
 /**
+ * @generated from message attesto.keys.v1.ImportSigningCertificateRequest
+ */
+export type ImportSigningCertificateRequest = Message<"attesto.keys.v1.ImportSigningCertificateRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * DER certificates, leaf first, each certified by the next (a self-signed root at the end is
+   * taken as the trust anchor and left out of x5c). The leaf has a P-256 key, every certificate is
+   * currently valid, and a leaf keyUsage (when present) allows digitalSignature.
+   *
+   * @generated from field: repeated bytes chain = 2;
+   */
+  chain: Uint8Array[];
+
+  /**
+   * The leaf's private key: PEM, PKCS#8 (`PRIVATE KEY`) or SEC1 (`EC PRIVATE KEY`), unencrypted.
+   *
+   * @generated from field: string private_key_pem = 3;
+   */
+  privateKeyPem: string;
+};
+
+/**
+ * Describes the message attesto.keys.v1.ImportSigningCertificateRequest.
+ * Use `create(ImportSigningCertificateRequestSchema)` to create a new message.
+ */
+export const ImportSigningCertificateRequestSchema: GenMessage<ImportSigningCertificateRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_keys_v1_keys, 10);
+
+/**
+ * @generated from message attesto.keys.v1.ImportSigningCertificateResponse
+ */
+export type ImportSigningCertificateResponse = Message<"attesto.keys.v1.ImportSigningCertificateResponse"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * Standard base64 DER certificates, leaf first, trust anchor excluded (what x5c will carry).
+   *
+   * @generated from field: repeated string x5c = 2;
+   */
+  x5c: string[];
+
+  /**
+   * SHA-256 of the leaf's DER, lowercase hex.
+   *
+   * @generated from field: string fingerprint = 3;
+   */
+  fingerprint: string;
+
+  /**
+   * The leaf's notAfter.
+   *
+   * @generated from field: google.protobuf.Timestamp not_after = 4;
+   */
+  notAfter?: Timestamp | undefined;
+
+  /**
+   * False when this chain was already the tenant's imported certificate (nothing changed).
+   *
+   * @generated from field: bool changed = 5;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message attesto.keys.v1.ImportSigningCertificateResponse.
+ * Use `create(ImportSigningCertificateResponseSchema)` to create a new message.
+ */
+export const ImportSigningCertificateResponseSchema: GenMessage<ImportSigningCertificateResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_keys_v1_keys, 11);
+
+/**
+ * @generated from message attesto.keys.v1.ClearSigningCertificateRequest
+ */
+export type ClearSigningCertificateRequest = Message<"attesto.keys.v1.ClearSigningCertificateRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+};
+
+/**
+ * Describes the message attesto.keys.v1.ClearSigningCertificateRequest.
+ * Use `create(ClearSigningCertificateRequestSchema)` to create a new message.
+ */
+export const ClearSigningCertificateRequestSchema: GenMessage<ClearSigningCertificateRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_keys_v1_keys, 12);
+
+/**
+ * @generated from message attesto.keys.v1.ClearSigningCertificateResponse
+ */
+export type ClearSigningCertificateResponse = Message<"attesto.keys.v1.ClearSigningCertificateResponse"> & {
+  /**
+   * Whether an imported certificate was dropped.
+   *
+   * @generated from field: bool cleared = 1;
+   */
+  cleared: boolean;
+};
+
+/**
+ * Describes the message attesto.keys.v1.ClearSigningCertificateResponse.
+ * Use `create(ClearSigningCertificateResponseSchema)` to create a new message.
+ */
+export const ClearSigningCertificateResponseSchema: GenMessage<ClearSigningCertificateResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_keys_v1_keys, 13);
+
+/**
  * @generated from message attesto.keys.v1.GetTrustAnchorsRequest
  */
 export type GetTrustAnchorsRequest = Message<"attesto.keys.v1.GetTrustAnchorsRequest"> & {};
@@ -289,7 +410,7 @@ export type GetTrustAnchorsRequest = Message<"attesto.keys.v1.GetTrustAnchorsReq
  */
 export const GetTrustAnchorsRequestSchema: GenMessage<GetTrustAnchorsRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 10);
+  messageDesc(file_attesto_keys_v1_keys, 14);
 
 /**
  * @generated from message attesto.keys.v1.GetTrustAnchorsResponse
@@ -309,7 +430,7 @@ export type GetTrustAnchorsResponse = Message<"attesto.keys.v1.GetTrustAnchorsRe
  */
 export const GetTrustAnchorsResponseSchema: GenMessage<GetTrustAnchorsResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 11);
+  messageDesc(file_attesto_keys_v1_keys, 15);
 
 /**
  * @generated from message attesto.keys.v1.RewrapKeysRequest
@@ -322,7 +443,7 @@ export type RewrapKeysRequest = Message<"attesto.keys.v1.RewrapKeysRequest"> & {
  */
 export const RewrapKeysRequestSchema: GenMessage<RewrapKeysRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 12);
+  messageDesc(file_attesto_keys_v1_keys, 16);
 
 /**
  * @generated from message attesto.keys.v1.RewrapKeysResponse
@@ -340,7 +461,7 @@ export type RewrapKeysResponse = Message<"attesto.keys.v1.RewrapKeysResponse"> &
  */
 export const RewrapKeysResponseSchema: GenMessage<RewrapKeysResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 13);
+  messageDesc(file_attesto_keys_v1_keys, 17);
 
 /**
  * Signature algorithm of a key (JOSE names).
@@ -422,8 +543,9 @@ export const KeyCustodyService: GenService<{
     output: typeof DescribeKeyResponseSchema;
   };
   /**
-   * GetSigningCertificate returns the tenant's X.509 signing key (P-256) and its chain for `x5c`,
-   * issuing both from the platform's issuing CA on first use.
+   * GetSigningCertificate returns the tenant's X.509 signing key (P-256) and its chain for `x5c`:
+   * the certificate imported with ImportSigningCertificate when there is one (FAILED_PRECONDITION
+   * once it has expired), else the platform's, issued from its issuing CA on first use.
    *
    * @generated from rpc attesto.keys.v1.KeyCustodyService.GetSigningCertificate
    */
@@ -442,6 +564,30 @@ export const KeyCustodyService: GenService<{
     methodKind: "unary";
     input: typeof GetTrustAnchorsRequestSchema;
     output: typeof GetTrustAnchorsResponseSchema;
+  };
+  /**
+   * ImportSigningCertificate (operator only) takes custody of the tenant's own X.509 signing
+   * certificate chain and P-256 key; GetSigningCertificate returns them from then on. Importing the
+   * chain already held changes nothing (changed = false). INVALID_ARGUMENT names the fault.
+   *
+   * @generated from rpc attesto.keys.v1.KeyCustodyService.ImportSigningCertificate
+   */
+  importSigningCertificate: {
+    methodKind: "unary";
+    input: typeof ImportSigningCertificateRequestSchema;
+    output: typeof ImportSigningCertificateResponseSchema;
+  };
+  /**
+   * ClearSigningCertificate (operator only) drops the tenant's imported certificate, so that
+   * GetSigningCertificate returns the platform-issued one again. Idempotent (cleared = false when
+   * there was none).
+   *
+   * @generated from rpc attesto.keys.v1.KeyCustodyService.ClearSigningCertificate
+   */
+  clearSigningCertificate: {
+    methodKind: "unary";
+    input: typeof ClearSigningCertificateRequestSchema;
+    output: typeof ClearSigningCertificateResponseSchema;
   };
   /**
    * RewrapKeys re-encrypts every held key under the current key-encryption key (KEK rotation).
