@@ -4,13 +4,32 @@ import { hostileText, INJECTIONS } from "./arbitraries.js";
 import { encodeHostile } from "./http.js";
 import type { TestPlatform } from "./platform.js";
 
+const sameSnapshot = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys({ ...a, ...b }).every((table) => a[table] === b[table]);
+
+/**
+ * A snapshot once background work of earlier tests has settled: the ledger signs a checkpoint up
+ * to a second after its log grew, notarization batches land asynchronously. Settled = unchanged
+ * across 1.5 s (a checkpoint interval and a half), for at most 15 s.
+ */
+async function settledSnapshot(platform: TestPlatform): Promise<Record<string, string>> {
+  let previous = await platform.snapshot();
+  for (let round = 0; round < 10; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const current = await platform.snapshot();
+    if (sameSnapshot(previous, current)) return current;
+    previous = current;
+  }
+  return previous;
+}
+
 /** Runs `body` and checks that no table of any service changed meanwhile (rejected requests write nothing). */
 export async function expectNoDatabaseChange(platform: TestPlatform, body: () => Promise<void>): Promise<void> {
-  const before = await platform.snapshot();
+  const before = await settledSnapshot(platform);
   await body();
   const after = await platform.snapshot();
   const changed = Object.keys({ ...before, ...after }).filter((table) => before[table] !== after[table]);
-  expect(changed, "tables changed by requests that were all refused").toEqual([]);
+  expect(changed, `tables changed by requests that were all refused: ${changed.join(", ")}`).toEqual([]);
 }
 
 /** Form fields as ordered pairs, so a repeated field is possible. */
