@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   Controller,
   type CustomResource,
@@ -598,38 +599,150 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("False/TenantLacksIssuerRole");
   });
 
-  it("checks an X.509 certificateRef: valid chain applied (with the custody gap said), expired chain Degraded", async () => {
+  const x509Issuer = (name: string, certificateRef?: string) => ({
+    metadata: { name, namespace: NS },
+    spec: {
+      tenantRef: { name: "acme" },
+      credentialConfigurations: [{ type: "university-diploma", version: "v1" }],
+      signingMode: "X509",
+      ...(certificateRef ? { certificateRef: { name: certificateRef } } : {}),
+    },
+  });
+  const newGeneration = (name: string, spec: Record<string, unknown>) => {
+    const changed = kube.get("Issuer", NS, name)!;
+    changed.spec = spec;
+    changed.metadata.generation = (changed.metadata.generation ?? 1) + 1;
+    return changed;
+  };
+  const leafFingerprint = (der: string) => createHash("sha256").update(Buffer.from(der, "base64")).digest("hex");
+
+  it("imports a certificateRef chain and key into key custody; status names it; the same Secret again changes nothing", async () => {
     const built = controller();
     await readyTenant(built);
-    const good = await createTestCertificates("acme");
-    const expired = await createTestCertificates("old", { expired: true });
-    kube.putSecret(NS, "good-tls", { "tls.crt": good.leafPem + good.rootPem, "tls.key": good.leafKeyPem });
-    kube.putSecret(NS, "old-tls", { "tls.crt": expired.leafPem, "tls.key": expired.leafKeyPem });
-    for (const [name, secret] of [
-      ["good", "good-tls"],
-      ["old", "old-tls"],
-    ] as const) {
-      built.onEvent(
-        "Issuer",
-        "add",
-        kube.add("Issuer", {
-          metadata: { name, namespace: NS },
-          spec: {
-            tenantRef: { name: "acme" },
-            credentialConfigurations: [{ type: "university-diploma", version: "v1" }],
-            signingMode: "X509",
-            certificateRef: { name: secret },
-          },
-        }),
-      );
-    }
+    const own = await createTestCertificates("acme");
+    kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
+    built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
-    expect(conditionsOf(kube.get("Issuer", NS, "good")).Ready).toBe("True/Applied");
-    expect(kube.get("Issuer", NS, "good")?.status?.conditions?.[0]?.message).toContain("not taken into key custody");
-    expect(kube.get("Issuer", NS, "good")?.status).toMatchObject({
-      certificateFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+
+    const imported = registry.importedCertificates.get("acme");
+    expect(imported?.x5c).toEqual([own.leafDer]);
+    expect(imported?.trustAnchor).toBe(own.rootDer);
+    expect(registry.callsOf("ImportSigningCertificate").map((call) => call.caller)).toEqual(["operator"]);
+    const stored = kube.get("Issuer", NS, "acme");
+    expect(conditionsOf(stored).Ready).toBe("True/Applied");
+    expect(stored?.status?.conditions?.find((c) => c.type === "Ready")?.message).toContain(
+      "imported from certificateRef into key custody",
+    );
+    expect(stored?.status).toMatchObject({
+      signingKeyId: imported?.keyId,
+      certificateFingerprint: leafFingerprint(own.leafDer),
+      certificateNotAfter: imported?.notAfter.toISOString(),
+      enforcement: "Enforced",
     });
-    expect(conditionsOf(kube.get("Issuer", NS, "old")).Ready).toBe("False/CertificateExpired");
+    // The credential issuer is told the imported key (X.509 offers sign with it through custody).
+    expect(registry.issuer.configurations.get("acme")?.signingKeyId).toBe(imported?.keyId);
+    // No platform-issued certificate was asked for.
+    expect(registry.callsOf("GetSigningCertificate")).toHaveLength(0);
+
+    // Reconciled again (a new generation with the same Secret): custody keeps the same key.
+    built.onEvent(
+      "Issuer",
+      "update",
+      newGeneration("acme", { ...x509Issuer("acme", "acme-tls").spec, offerTtlSeconds: 600 }),
+    );
+    await settle(built);
+    expect(registry.callsOf("ImportSigningCertificate")).toHaveLength(2);
+    expect(registry.importedCertificates.get("acme")?.keyId).toBe(imported?.keyId);
+    expect(kube.get("Issuer", NS, "acme")?.status?.signingKeyId).toBe(imported?.keyId);
+  });
+
+  it("removing certificateRef clears the import and goes back to the platform-issued certificate", async () => {
+    const built = controller();
+    await readyTenant(built);
+    registry.signingCertificate = await createTestCertificates("platform");
+    const own = await createTestCertificates("acme");
+    kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem, "tls.key": own.leafKeyPem });
+    built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
+    await settle(built);
+    expect(registry.importedCertificates.has("acme")).toBe(true);
+
+    built.onEvent("Issuer", "update", newGeneration("acme", x509Issuer("acme").spec));
+    await settle(built);
+    expect(registry.importedCertificates.has("acme")).toBe(false);
+    expect(registry.callsOf("ClearSigningCertificate")).toHaveLength(1);
+    expect(kube.get("Issuer", NS, "acme")?.status).toMatchObject({
+      signingKeyId: "key-acme",
+      certificateFingerprint: leafFingerprint(registry.signingCertificate.leafDer),
+    });
+    expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("True/Applied");
+  });
+
+  it("deleting the Issuer clears its imported certificate before the configuration goes", async () => {
+    const built = controller();
+    await readyTenant(built);
+    const own = await createTestCertificates("acme");
+    kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
+    built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
+    await settle(built);
+    expect(registry.importedCertificates.has("acme")).toBe(true);
+
+    registry.fail("ClearSigningCertificate", Code.Unavailable);
+    const issuer = kube.get("Issuer", NS, "acme")!;
+    issuer.metadata.deletionTimestamp = NOW.toISOString();
+    built.onEvent("Issuer", "update", issuer);
+    await settle(built, 300);
+    expect(registry.importedCertificates.has("acme")).toBe(false);
+    expect(registry.issuer.configurations.has("acme")).toBe(false);
+    expect(kube.get("Issuer", NS, "acme")?.metadata.finalizers).toEqual([]);
+    // The failed clear was retried (the configuration proving ownership was still there).
+    expect(registry.callsOf("ClearSigningCertificate")).toHaveLength(2);
+  });
+
+  it("a bad certificateRef Secret is Degraded with the fault named, and nothing is imported", async () => {
+    const built = controller();
+    await readyTenant(built);
+    const own = await createTestCertificates("acme");
+    const other = await createTestCertificates("other");
+    const expired = await createTestCertificates("old", { expired: true });
+    const notCa = await createTestCertificates("notca", { rootIsCa: false });
+    const cases: Array<[Record<string, string>, string, string | RegExp]> = [
+      [{ "tls.crt": own.leafPem }, "False/CertificateSecretNotFound", "needs tls.crt and tls.key"],
+      [
+        { "tls.crt": "garbage", "tls.key": own.leafKeyPem },
+        "False/InvalidCertificate",
+        "is not a PEM certificate chain",
+      ],
+      [{ "tls.crt": expired.leafPem, "tls.key": expired.leafKeyPem }, "False/CertificateExpired", "expired at"],
+      [
+        { "tls.crt": own.leafPem, "tls.key": other.leafKeyPem },
+        "False/InvalidCertificate",
+        "Secret acme-tls: private_key_pem does not match the leaf certificate's public key",
+      ],
+      [
+        { "tls.crt": notCa.leafPem + notCa.rootPem, "tls.key": notCa.leafKeyPem },
+        "False/InvalidCertificate",
+        "chain[1] is not a CA certificate",
+      ],
+      [{ "tls.crt": own.leafPem, "tls.key": "not a key" }, "False/InvalidCertificate", "not a PEM private key"],
+    ];
+    built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "missing-tls")));
+    await settle(built);
+    expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("False/CertificateSecretNotFound");
+    for (const [index, [data, ready, message]] of cases.entries()) {
+      kube.putSecret(NS, `acme-tls-${index}`, data);
+      const spec = x509Issuer("acme", `acme-tls-${index}`).spec;
+      built.onEvent("Issuer", "update", newGeneration("acme", spec));
+      await settle(built);
+      const stored = kube.get("Issuer", NS, "acme");
+      expect(conditionsOf(stored).Ready).toBe(ready);
+      // A missing key is retried (the Secret may be on its way); a bad one waits for a change.
+      if (!ready.endsWith("SecretNotFound")) expect(conditionsOf(stored).Degraded).toBe(`True/${ready.slice(6)}`);
+      const readyMessage = stored?.status?.conditions?.find((c) => c.type === "Ready")?.message ?? "";
+      expect(readyMessage.replace(`acme-tls-${index}`, "acme-tls")).toMatch(message);
+      expect(kube.events.map((event) => event.reason)).toContain(ready.slice(6));
+    }
+    expect(registry.importedCertificates.has("acme")).toBe(false);
+    expect(registry.issuer.configurations.has("acme")).toBe(false);
   });
 
   it("rejects keyRef with signingMode X509 (as the CRD's CEL rule does)", async () => {

@@ -320,6 +320,61 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
     expect(registry.tenants.get("acme-university")?.deactivated).toBe(true);
   });
 
+  it("certificateRef: a bad tls Secret is Degraded, the fixed one is imported into key custody, deletion clears it", async () => {
+    await start();
+    applyExample("tenant.yaml");
+    const own = await createTestCertificates("acme-university-own");
+    const stranger = await createTestCertificates("stranger");
+    const tlsSecret = (name: string, key: string) =>
+      toStoredSecret({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name, namespace: NS },
+        type: "kubernetes.io/tls",
+        stringData: { "tls.crt": own.leafPem + own.rootPem, "tls.key": key },
+      });
+    server.apply("", "v1", "secrets", tlsSecret("acme-university-tls", stranger.leafKeyPem));
+    const [example] = readExample("issuer.yaml");
+    const issuerWith = (secretName: string) => ({
+      ...example!,
+      spec: { ...(example!.spec as object), certificateRef: { name: secretName } },
+    });
+    server.apply(GROUP, VERSION, "issuers", issuerWith("acme-university-tls"));
+    const degraded = await waitFor(() => {
+      const current = server.get(GROUP, "issuers", NS, "acme-university");
+      return condition(current, "Degraded")?.status === "True" && current;
+    }, "Issuer Degraded by its Secret");
+    expect(condition(degraded, "Ready")).toMatchObject({ status: "False", reason: "InvalidCertificate" });
+    expect(condition(degraded, "Ready")?.message).toBe(
+      "Secret acme-university-tls: private_key_pem does not match the leaf certificate's public key",
+    );
+    expect(events().some((e) => e.reason === "InvalidCertificate" && e.type === "Warning")).toBe(true);
+    expect(registry.importedCertificates.has("acme-university")).toBe(false);
+
+    // A good Secret, named by a new generation of the Issuer.
+    server.apply("", "v1", "secrets", tlsSecret("acme-university-tls-2", own.leafKeyPem));
+    server.apply(GROUP, VERSION, "issuers", issuerWith("acme-university-tls-2"));
+    const ready = await waitFor(() => {
+      const current = server.get(GROUP, "issuers", NS, "acme-university");
+      return condition(current, "Ready")?.status === "True" && current;
+    }, "Issuer Ready with its own certificate");
+    const imported = registry.importedCertificates.get("acme-university");
+    expect(imported?.x5c).toEqual([own.leafDer]);
+    expect(ready.status).toMatchObject({
+      observedGeneration: 2,
+      signingKeyId: imported?.keyId,
+      certificateFingerprint: imported?.fingerprint,
+      certificateNotAfter: imported?.notAfter.toISOString(),
+    });
+    expect(condition(ready, "Degraded")?.status).toBe("False");
+    expect(registry.issuer.configurations.get("acme-university")?.signingKeyId).toBe(imported?.keyId);
+
+    server.delete(GROUP, "issuers", NS, "acme-university");
+    await waitFor(() => server.get(GROUP, "issuers", NS, "acme-university") === undefined, "Issuer gone");
+    expect(registry.importedCertificates.has("acme-university")).toBe(false);
+    expect(registry.issuer.configurations.has("acme-university")).toBe(false);
+  });
+
   it("an Issuer naming a type the tenant does not have is Degraded with the type named", async () => {
     await start();
     applyExample("tenant.yaml");

@@ -1,8 +1,6 @@
-import { createPrivateKey } from "node:crypto";
 import { issuerConfigurationV1 } from "@attesto/proto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { succeeded, waiting } from "../controller/conditions.js";
-import { decodeSecretValue } from "../kube/kube-client.js";
 import {
   type CustomResource,
   describeSpecError,
@@ -10,21 +8,17 @@ import {
   type IssuerStatus,
   zIssuerSpec,
 } from "../resources.js";
+import { type AppliedSigning, applySigning, clearImportedCertificate, readSigningMaterial } from "./issuer-signing.js";
 import { readTenantRef, TenantNotUsableError } from "./read-tenant-ref.js";
-import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
+import { blockedError, fromPlatformError } from "./reconcile-error.js";
 import type { ReconcileDeps, ReconcileResult, Reconciler, ResourceCache } from "./reconciler.js";
 import { tenantAwaitingCleanup } from "./tenant-references.js";
-import { certificateFromBase64Der, fingerprintOf, parsePemCertificates } from "./x509.js";
 
 /** Re-check certificates daily, so that expiry shows up in status before wallets notice. */
 const CERTIFICATE_RECHECK_MS = 24 * 60 * 60 * 1000;
 
 /** The finalizer that removes an Issuer's configuration from the credential issuer before it goes. */
 export const ISSUER_FINALIZER = "attesto.dev/issuer-cleanup";
-
-/** What the platform cannot take from an Issuer yet (said in the Ready message when it applies). */
-export const CERTIFICATE_REF_GAP =
-  "certificateRef is validated but not taken into key custody (the platform has no KeyCustodyService.ImportCertificateChain): credentials are signed with the platform-issued certificate";
 
 const SIGNING_MODES = {
   DID: issuerConfigurationV1.SigningMode.DID,
@@ -54,11 +48,13 @@ function toWireDisplay(display: DeclaredDisplay) {
 /**
  * Issuer -> IssuerService.ApplyIssuerConfiguration on the credential issuer, after validation against
  * the platform: the Tenant is Ready with the issuer role, every declared credential configuration is
- * provisioned for it (TenantService.GetTenant), key and certificate references resolve (an X.509
- * signing certificate is issued through KeyCustodyService when none is given). The issuer then lists
- * only these configurations with their display, uses the signing mode as the default of offers that
- * name no DID key, and offerTtlSeconds as the default offer lifetime. The finalizer removes the
- * configuration (DeleteIssuerConfiguration) before the resource goes.
+ * provisioned for it (TenantService.GetTenant), key and certificate references resolve. Key custody
+ * is then brought to the signing spec (issuer-signing.ts): a certificateRef chain and key are
+ * imported (KeyCustodyService.ImportSigningCertificate), otherwise an earlier import is cleared and,
+ * for X509, the platform-issued certificate is read. The issuer then lists only these configurations
+ * with their display, uses the signing mode as the default of offers that name no DID key, and
+ * offerTtlSeconds as the default offer lifetime. The finalizer clears the imported certificate and
+ * removes the configuration (DeleteIssuerConfiguration) before the resource goes.
  */
 export class IssuerReconciler implements Reconciler {
   readonly kind = "Issuer" as const;
@@ -101,9 +97,10 @@ export class IssuerReconciler implements Reconciler {
       );
     }
 
-    const signing = await this.checkSigning(namespace, tenantId, spec);
-    // Own spec first (above), then conflicts with other Issuers, then the platform write.
+    const material = await readSigningMaterial(this.deps, namespace, spec);
+    // Own spec first (above), then conflicts with other Issuers, then the platform writes.
     this.assertOnlyIssuerOfTenant(resource, spec);
+    const signing = await applySigning(this.deps, tenantId, material);
     const applied = await this.deps.platform.issuers
       .applyIssuerConfiguration({
         configuration: {
@@ -134,13 +131,15 @@ export class IssuerReconciler implements Reconciler {
       enforcement: "Enforced",
     };
     const digest = applied.configuration?.digest.slice(0, 12) ?? "";
-    const message = `issuer configuration applied to tenant ${tenantId} (digest ${digest})`;
+    const message = `issuer configuration applied to tenant ${tenantId} (digest ${digest})${signingNote(signing)}`;
     return {
       status: { ...status },
-      conditions: succeeded("Applied", spec.certificateRef ? `${message}; ${CERTIFICATE_REF_GAP}` : message),
+      conditions: succeeded("Applied", message),
       observed: true,
+      // Daily: expiry shows in status, and a renewed certificateRef Secret is imported.
       requeueAfterMs: spec.signingMode === "X509" ? CERTIFICATE_RECHECK_MS : undefined,
-      event: applied.changed ? { reason: "IssuerConfigurationApplied", message } : undefined,
+      event:
+        applied.changed || signing.imported?.changed ? { reason: "IssuerConfigurationApplied", message } : undefined,
     };
   }
 
@@ -162,6 +161,11 @@ export class IssuerReconciler implements Reconciler {
     return tenantAwaitingCleanup(resource, cache);
   }
 
+  /**
+   * Removes what this Issuer put on the tenant, when the tenant's configuration is still its own:
+   * the imported signing certificate first (so a retry still finds the configuration that proves
+   * ownership), then the configuration.
+   */
   private async deleteOwnConfiguration(resource: CustomResource, tenantId: string): Promise<boolean> {
     const current = await this.deps.platform.issuers
       .getIssuerConfiguration({ tenant: tenantId })
@@ -170,6 +174,7 @@ export class IssuerReconciler implements Reconciler {
         throw fromPlatformError(error, "GetIssuerConfiguration");
       });
     if (!current?.configuration || current.configuration.issuerName !== issuerNameOf(resource)) return false;
+    await clearImportedCertificate(this.deps, tenantId);
     const response = await this.deps.platform.issuers
       .deleteIssuerConfiguration({ tenant: tenantId })
       .catch((error: unknown) => {
@@ -197,58 +202,11 @@ export class IssuerReconciler implements Reconciler {
       );
     }
   }
+}
 
-  private async checkSigning(
-    namespace: string,
-    tenantId: string,
-    spec: IssuerSpec,
-  ): Promise<{ keyId?: string; fingerprint?: string; notAfter?: string }> {
-    if (spec.signingMode === "DID") {
-      if (spec.keyRef) {
-        const secret = await this.deps.kube.getSecret(namespace, spec.keyRef.name);
-        const jwk = decodeSecretValue(secret, spec.keyRef.key);
-        if (!jwk) throw retryableError("KeySecretNotFound", `Secret ${spec.keyRef.name} has no key ${spec.keyRef.key}`);
-        try {
-          createPrivateKey({ key: JSON.parse(jwk), format: "jwk" });
-        } catch {
-          throw blockedError("InvalidSigningKey", `Secret ${spec.keyRef.name}/${spec.keyRef.key} is not a private JWK`);
-        }
-      }
-      return {};
-    }
-    if (spec.certificateRef) {
-      const secret = await this.deps.kube.getSecret(namespace, spec.certificateRef.name);
-      const chainPem = decodeSecretValue(secret, "tls.crt");
-      if (!chainPem || !decodeSecretValue(secret, "tls.key")) {
-        throw retryableError(
-          "CertificateSecretNotFound",
-          `Secret ${spec.certificateRef.name} needs tls.crt and tls.key`,
-        );
-      }
-      let leaf: ReturnType<typeof parsePemCertificates>[number] | undefined;
-      try {
-        leaf = parsePemCertificates(chainPem)[0];
-      } catch {
-        throw blockedError(
-          "InvalidCertificate",
-          `Secret ${spec.certificateRef.name}/tls.crt is not a PEM certificate chain`,
-        );
-      }
-      return this.describeLeaf(leaf!);
-    }
-    const issued = await this.deps.platform.keys.getSigningCertificate({ tenant: tenantId }).catch((error: unknown) => {
-      throw fromPlatformError(error, "GetSigningCertificate");
-    });
-    const leafDer = issued.x5c[0];
-    if (!leafDer) throw retryableError("PlatformError", "GetSigningCertificate returned no certificate");
-    return { keyId: issued.keyId, ...this.describeLeaf(certificateFromBase64Der(leafDer)) };
-  }
-
-  private describeLeaf(leaf: ReturnType<typeof certificateFromBase64Der>) {
-    const notAfter = new Date(leaf.validTo);
-    if (notAfter.getTime() <= this.deps.now().getTime()) {
-      throw blockedError("CertificateExpired", `the signing certificate expired at ${notAfter.toISOString()}`);
-    }
-    return { fingerprint: fingerprintOf(leaf), notAfter: notAfter.toISOString() };
-  }
+/** What the Ready message says about the signing certificate, when there is one. */
+function signingNote(signing: AppliedSigning): string {
+  if (!signing.fingerprint) return "";
+  const source = signing.imported ? "imported from certificateRef into key custody" : "issued by the platform CA";
+  return `; signing certificate ${signing.fingerprint.slice(0, 16)} ${source}`;
 }

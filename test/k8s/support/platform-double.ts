@@ -9,6 +9,7 @@ import {
   serverInterceptors,
 } from "@attesto/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   Code,
   ConnectError,
@@ -17,6 +18,7 @@ import {
   createRouterTransport,
   type HandlerContext,
 } from "@connectrpc/connect";
+import { checkImportedChain } from "../../../services/trust-registry/src/custody/imported-chain.js";
 import { InMemoryIssuerConfigurations } from "./issuer-service-double.js";
 import type { TestCertificates } from "./test-certificates.js";
 import { InMemoryVerifierPolicies } from "./verifier-policy-double.js";
@@ -68,6 +70,11 @@ export class InMemoryTrustRegistry {
   ];
   setWebhooksImplemented = true;
   signingCertificate: TestCertificates | undefined;
+  /** Certificates imported with ImportSigningCertificate (checked by key custody's own rules). */
+  readonly importedCertificates = new Map<
+    string,
+    { keyId: string; chain: string[]; x5c: string[]; trustAnchor: string; fingerprint: string; notAfter: Date }
+  >();
   /** The credential issuer's IssuerService (the operator's Issuer edge). */
   readonly issuer = new InMemoryIssuerConfigurations(SERVICE_AUTH_SECRET);
   /** The verifier's VerifierPolicyService (the operator's other platform edge). */
@@ -222,6 +229,10 @@ export class InMemoryTrustRegistry {
     router.service(keysV1.KeyCustodyService, {
       getSigningCertificate: (request, context) => {
         this.enter("GetSigningCertificate", request.tenant, context);
+        const imported = this.importedCertificates.get(request.tenant);
+        if (imported) {
+          return { keyId: imported.keyId, publicJwkJson: "{}", x5c: imported.x5c, trustAnchor: imported.trustAnchor };
+        }
         if (!this.signingCertificate) throw new ConnectError("no issuing CA", Code.FailedPrecondition);
         return {
           keyId: `key-${request.tenant}`,
@@ -229,6 +240,36 @@ export class InMemoryTrustRegistry {
           x5c: [this.signingCertificate.leafDer],
           trustAnchor: this.signingCertificate.rootDer,
         };
+      },
+      importSigningCertificate: (request, context) => {
+        this.enter("ImportSigningCertificate", request.tenant, context);
+        if (context.values.get(callerKey) !== OPERATOR_CALLER) {
+          throw new ConnectError("ImportSigningCertificate is for the operator only", Code.PermissionDenied);
+        }
+        let checked: ReturnType<typeof checkImportedChain>;
+        try {
+          checked = checkImportedChain(request.chain, request.privateKeyPem, new Date());
+        } catch (error) {
+          throw new ConnectError((error as Error).message, Code.InvalidArgument);
+        }
+        const current = this.importedCertificates.get(request.tenant);
+        const same = current?.chain.join() === checked.chain.join();
+        const held = same && current ? current : { ...checked, keyId: `imported-${randomUUID()}` };
+        this.importedCertificates.set(request.tenant, held);
+        return {
+          keyId: held.keyId,
+          x5c: held.x5c,
+          fingerprint: held.fingerprint,
+          notAfter: timestampFromDate(held.notAfter),
+          changed: !same,
+        };
+      },
+      clearSigningCertificate: (request, context) => {
+        this.enter("ClearSigningCertificate", request.tenant, context);
+        if (context.values.get(callerKey) !== OPERATOR_CALLER) {
+          throw new ConnectError("ClearSigningCertificate is for the operator only", Code.PermissionDenied);
+        }
+        return { cleared: this.importedCertificates.delete(request.tenant) };
       },
     });
   };

@@ -1,0 +1,117 @@
+import { createPrivateKey } from "node:crypto";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { decodeSecretValue } from "../kube/kube-client.js";
+import type { IssuerSpec } from "../resources.js";
+import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
+import type { ReconcileDeps } from "./reconciler.js";
+import { certificateFromBase64Der, fingerprintOf, parsePemCertificates } from "./x509.js";
+
+/**
+ * What an Issuer signs with, read and checked from its spec and Secrets before anything is written:
+ * DID (an optional keyRef JWK, validated only), the platform-issued certificate, or the tenant's own
+ * chain and key from `certificateRef` (to import into key custody).
+ */
+export type SigningMaterial =
+  | { kind: "did" }
+  | { kind: "platform" }
+  | { kind: "imported"; secretName: string; chainDer: Uint8Array[]; privateKeyPem: string };
+
+export interface AppliedSigning {
+  keyId?: string;
+  fingerprint?: string;
+  notAfter?: string;
+  /** Set when a certificateRef chain was imported: whether custody changed. */
+  imported?: { changed: boolean };
+}
+
+type Certificate = ReturnType<typeof certificateFromBase64Der>;
+
+function assertUnexpired(leaf: Certificate, now: Date) {
+  const notAfter = new Date(leaf.validTo);
+  if (notAfter.getTime() <= now.getTime()) {
+    throw blockedError("CertificateExpired", `the signing certificate expired at ${notAfter.toISOString()}`);
+  }
+  return { fingerprint: fingerprintOf(leaf), notAfter: notAfter.toISOString() };
+}
+
+/** Reads and checks the Issuer's signing material (no platform write). */
+export async function readSigningMaterial(
+  deps: ReconcileDeps,
+  namespace: string,
+  spec: IssuerSpec,
+): Promise<SigningMaterial> {
+  if (spec.signingMode === "DID") {
+    if (spec.keyRef) {
+      const secret = await deps.kube.getSecret(namespace, spec.keyRef.name);
+      const jwk = decodeSecretValue(secret, spec.keyRef.key);
+      if (!jwk) throw retryableError("KeySecretNotFound", `Secret ${spec.keyRef.name} has no key ${spec.keyRef.key}`);
+      try {
+        createPrivateKey({ key: JSON.parse(jwk), format: "jwk" });
+      } catch {
+        throw blockedError("InvalidSigningKey", `Secret ${spec.keyRef.name}/${spec.keyRef.key} is not a private JWK`);
+      }
+    }
+    return { kind: "did" };
+  }
+  if (!spec.certificateRef) return { kind: "platform" };
+  const secretName = spec.certificateRef.name;
+  const secret = await deps.kube.getSecret(namespace, secretName);
+  const chainPem = decodeSecretValue(secret, "tls.crt");
+  const privateKeyPem = decodeSecretValue(secret, "tls.key");
+  if (!chainPem || !privateKeyPem) {
+    throw retryableError("CertificateSecretNotFound", `Secret ${secretName} needs tls.crt and tls.key`);
+  }
+  let chain: Certificate[];
+  try {
+    chain = parsePemCertificates(chainPem);
+  } catch {
+    throw blockedError("InvalidCertificate", `Secret ${secretName}/tls.crt is not a PEM certificate chain`);
+  }
+  assertUnexpired(chain[0] as Certificate, deps.now());
+  return { kind: "imported", secretName, chainDer: chain.map((c) => new Uint8Array(c.raw)), privateKeyPem };
+}
+
+/**
+ * Brings key custody to the material: imports a certificateRef chain (idempotent), or else drops a
+ * chain imported earlier and, in X509 mode, reads the platform-issued certificate.
+ */
+export async function applySigning(
+  deps: ReconcileDeps,
+  tenantId: string,
+  material: SigningMaterial,
+): Promise<AppliedSigning> {
+  if (material.kind === "imported") {
+    const imported = await deps.platform.keys
+      .importSigningCertificate({ tenant: tenantId, chain: material.chainDer, privateKeyPem: material.privateKeyPem })
+      .catch((error: unknown) => {
+        const connect = ConnectError.from(error);
+        if (connect.code === Code.InvalidArgument) {
+          throw blockedError("InvalidCertificate", `Secret ${material.secretName}: ${connect.rawMessage}`, error);
+        }
+        throw fromPlatformError(error, "ImportSigningCertificate");
+      });
+    return {
+      keyId: imported.keyId,
+      fingerprint: imported.fingerprint,
+      notAfter: imported.notAfter ? timestampDate(imported.notAfter).toISOString() : undefined,
+      imported: { changed: imported.changed },
+    };
+  }
+  await clearImportedCertificate(deps, tenantId);
+  if (material.kind === "did") return {};
+  const issued = await deps.platform.keys.getSigningCertificate({ tenant: tenantId }).catch((error: unknown) => {
+    throw fromPlatformError(error, "GetSigningCertificate");
+  });
+  const leafDer = issued.x5c[0];
+  if (!leafDer) throw retryableError("PlatformError", "GetSigningCertificate returned no certificate");
+  return { keyId: issued.keyId, ...assertUnexpired(certificateFromBase64Der(leafDer), deps.now()) };
+}
+
+/** Drops the tenant's imported signing certificate (idempotent); whether there was one. */
+export async function clearImportedCertificate(deps: ReconcileDeps, tenantId: string): Promise<boolean> {
+  const response = await deps.platform.keys.clearSigningCertificate({ tenant: tenantId }).catch((error: unknown) => {
+    throw fromPlatformError(error, "ClearSigningCertificate");
+  });
+  return response.cleared;
+}
