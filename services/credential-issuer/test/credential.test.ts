@@ -211,7 +211,7 @@ describe("POST /credential", () => {
       });
     });
 
-    it("asks for a server nonce: 401 use_dpop_nonce with WWW-Authenticate and DPoP-Nonce", async () => {
+    it("asks for a server nonce: 400 use_dpop_nonce (spec §7) with WWW-Authenticate and DPoP-Nonce", async () => {
       const token = await boundToken();
       for (const nonce of [undefined, "made-up-nonce"]) {
         const response = await postCredential(issuer, {
@@ -220,7 +220,7 @@ describe("POST /credential", () => {
           dpop: await dpop({ key: dpopKey, accessToken: token, nonce }),
           body: await body(),
         });
-        expect(response.statusCode).toBe(401);
+        expect(response.statusCode).toBe(400);
         expect(response.json().error).toBe("use_dpop_nonce");
         expect(response.headers["www-authenticate"]).toMatch(
           /^DPoP error="use_dpop_nonce", error_description="[^"]+", algs="ES256 EdDSA"$/,

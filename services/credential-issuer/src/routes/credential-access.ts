@@ -90,9 +90,14 @@ export async function checkAccessTokenNotRevoked(
   }
 }
 
-/** use_dpop_nonce at a resource server: 401 with a DPoP challenge and a fresh `DPoP-Nonce` (RFC 9449 §9). */
+/**
+ * use_dpop_nonce: 400, as the interface's error table and DPoP rule 3 say for `/credential` (spec §5.3,
+ * §7), with the resource-server challenge of RFC 9449 §9 (`WWW-Authenticate: DPoP
+ * error="use_dpop_nonce"`) and a fresh `DPoP-Nonce`: wallet libraries retry on that challenge
+ * whatever the status.
+ */
 function useDpopNonce(deps: IssuerDependencies, description: string, cause: unknown): OAuthError {
-  return new OAuthError(401, "use_dpop_nonce", description, {
+  return new OAuthError(400, "use_dpop_nonce", description, {
     cause,
     headers: {
       "www-authenticate": challenge("DPoP", "use_dpop_nonce", description),

@@ -14,7 +14,7 @@ import {
  * POST /credential (OID4VCI 1.0 §8, spec §4.2), as an ordered list of steps:
  * 1. read the access token (Authorization: Bearer | DPoP)      -> 401 invalid_token
  * 2. verify it (signature, iss, exp, aud = tenant issuer id)   -> 401 invalid_token
- * 3. enforce its DPoP binding (proof, nonce dance)             -> 401 use_dpop_nonce, 400 invalid_dpop_proof
+ * 3. enforce its DPoP binding (proof, nonce dance)             -> 400 use_dpop_nonce, 400 invalid_dpop_proof
  * 4. not revoked (`revocable` tokens only: authorization server) -> 401 invalid_token, 503 AS unreachable
  * 5. parse the request (identifiers, proofs, is_on_chain)      -> 400 invalid_credential_request / invalid_proof
  * 6. issue: configuration covered by the token, key proofs, holder binding, single-use c_nonces,

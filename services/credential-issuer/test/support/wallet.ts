@@ -133,7 +133,7 @@ export async function postCredential(
 }
 
 /**
- * The DPoP dance at the credential endpoint as a wallet does it: a proof without nonce, the 401
+ * The DPoP dance at the credential endpoint as a wallet does it: a proof without nonce, the 400
  * use_dpop_nonce with DPoP-Nonce, then the proof with that nonce.
  */
 export async function postCredentialWithDpop(
@@ -146,7 +146,7 @@ export async function postCredentialWithDpop(
     dpop: await dpopProof({ key: input.key, accessToken: input.token, now: issuer.clock.now }),
     body: input.body,
   });
-  if (first.statusCode !== 401 || first.json().error !== "use_dpop_nonce") return first;
+  if (first.statusCode !== 400 || first.json().error !== "use_dpop_nonce") return first;
   const nonce = first.headers["dpop-nonce"] as string;
   return postCredential(issuer, {
     token: input.token,
