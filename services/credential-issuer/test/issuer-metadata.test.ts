@@ -99,6 +99,17 @@ describe("issuer metadata and landing page", () => {
     });
   });
 
+  it("matches the tenant case-insensitively (tenants are lowercased at registration), naming the stored one", async () => {
+    for (const url of ["/.well-known/openid-credential-issuer/ACME", "/Acme/.well-known/openid-credential-issuer"]) {
+      const response = await issuer.app.inject({ method: "GET", url });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual(expectedMetadata);
+    }
+    const landing = await issuer.app.inject({ method: "GET", url: "/ACME" });
+    expect(landing.statusCode).toBe(200);
+    expect(landing.body).toContain(`<code>${ISSUER_URL}/acme</code>`);
+  });
+
   it("answers 404 for an unknown tenant, on both paths", async () => {
     for (const url of [
       "/.well-known/openid-credential-issuer/nobody",

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { createIssuerMetadata } from "../domain/create-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 
-const zTenantParams = z.object({ tenant: z.string().min(1).max(100) });
+/** Tenant identifiers are lowercased at registration (spec §2.1), so the path matches them case-insensitively. */
+const zTenantParams = z.object({ tenant: z.string().min(1).max(100).toLowerCase() });
 
 /**
  * GET /.well-known/openid-credential-issuer/:tenant (OID4VCI 1.0 places the well-known segment

@@ -16,7 +16,8 @@ const RESERVED_SEGMENTS = new Set([
   "robots.txt",
 ]);
 
-const zTenantParams = z.object({ tenant: z.string().min(1).max(100) });
+/** Tenant identifiers are lowercased at registration (spec §2.1), so the path matches them case-insensitively. */
+const zTenantParams = z.object({ tenant: z.string().min(1).max(100).toLowerCase() });
 
 const escapeHtml = (value: string) =>
   value.replace(
