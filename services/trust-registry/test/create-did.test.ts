@@ -79,6 +79,8 @@ describe("POST /v1/did", () => {
   it.each([
     ["no body at all", {}],
     ["an empty JSON body", { payload: "", headers: { "content-type": "application/json" } }],
+    // fetch(url, { method: "POST", body: "" }) labels the empty body text/plain.
+    ["an empty text/plain body", { payload: "", headers: { "content-type": "text/plain;charset=UTF-8" } }],
     ["{}", { payload: {} }],
     ['{"method":"LEDGER"}', { payload: { method: "LEDGER" } }],
   ])("accepts %s", async (_label, options) => {

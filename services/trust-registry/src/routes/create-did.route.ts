@@ -5,9 +5,12 @@ import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { DID_METHOD } from "../domain/tenant-did.js";
 import { principalOf } from "./login-token-auth.js";
 
-/** Empty (no body, an empty JSON body, null) or `{}`; a `method`, when given, must be the only one supported. */
+/**
+ * Empty (no body, an empty body of any content type, null) or `{}`; a `method`, when given, must be
+ * the only one supported.
+ */
 const zCreateDidBody = z.preprocess(
-  (body) => body ?? {},
+  (body) => (body === undefined || body === null || body === "" ? {} : body),
   z.object(
     {
       method: z
