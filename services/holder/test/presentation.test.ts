@@ -161,12 +161,15 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       expect(response.json().matching_credentials).toEqual([]);
     });
 
-    it.each(["did:ledger", "x509_san_dns", "x509_hash"] as const)("accepts a %s client_id", async (clientIdKind) => {
-      const request = verifier.createRequest({ dcqlQuery: diplomaQuery(), clientIdKind });
-      const response = await requestDetails(request.link);
-      expect(response.statusCode, response.body).toBe(200);
-      expect(response.json().client_id).toBe(request.clientId);
-    });
+    it.each(["did:ledger", "x509_san_dns", "x509_hash", "url"] as const)(
+      "accepts a %s client_id",
+      async (clientIdKind) => {
+        const request = verifier.createRequest({ dcqlQuery: diplomaQuery(), clientIdKind });
+        const response = await requestDetails(request.link);
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json().client_id).toBe(request.clientId);
+      },
+    );
 
     it("request_uri_method=post: the request object is POSTed for and must echo the wallet_nonce", async () => {
       const request = verifier.createRequest({ dcqlQuery: diplomaQuery(), requestUriMethod: "post" });
@@ -184,6 +187,13 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       ["an unsupported response_mode", { tamper: "response_mode" }, "response_mode 'fragment' is not supported"],
       ["no dcql_query", { tamper: "no_dcql" }, "dcql_query is required"],
       ["a kid of another DID", { tamper: "kid" }, "kid is not a key of the client_id DID"],
+      [
+        "a URL client_id on another origin than response_uri",
+        { clientIdKind: "foreign_url" },
+        "response_uri must be on the origin of the URL client_id",
+      ],
+      ["a URL client_id without a jwk header", { clientIdKind: "url", tamper: "no_jwk" }, "must carry its public key"],
+      ["a URL client_id signed by another key", { clientIdKind: "url", tamper: "signature" }, "does not verify"],
       ["an expired session (404 at the request URI)", { requestStatus: 404 }, "unknown or has expired"],
       ["an invalid DCQL query", { dcqlQuery: { credentials: [] } }, "dcql_query is invalid"],
     ] as Array<[string, Partial<RequestOptions>, string]>)("400 for %s", async (_label, options, message) => {
@@ -245,6 +255,15 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       expect(submission.problems).toEqual([]);
       const { cnf: _cnf, iss: _iss, iat: _iat, exp: _exp, vct: _vct, ...claims } = submission.claims.diploma![0]!;
       expect(claims).toEqual(diplomaClaims);
+    });
+
+    it("a URL client_id (response_uri on its origin): the KB-JWT aud is that URL", async () => {
+      const request = verifier.createRequest({ dcqlQuery: diplomaQuery(), clientIdKind: "url" });
+      expect(request.clientId).toBe(verifier.baseUrl);
+      const response = await present(presentation(request.link, [{ credential_id: diplomaId, query_id: "diploma" }]));
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toEqual({ success: true });
+      expect(verifier.submissions.find((s) => s.requestId === request.id)?.problems).toEqual([]);
     });
 
     it("array elements and whole objects can be disclosed by path", async () => {

@@ -129,10 +129,16 @@ describe("GET /v1/verifier/request/:requestUriId", () => {
     expect(otherKey.x).not.toBe(key.x);
   });
 
-  it("uses a URL client id as given, without kid", async () => {
-    const { path } = await create({ verifier_client_id: "https://verifier.acme.example" });
+  it("uses a URL client id as given, without kid, with the public key as the header's jwk", async () => {
+    const { identity, path } = await create({ verifier_client_id: "https://verifier.acme.example" });
     const jws = (await verifier.app.inject({ method: "GET", url: path })).body;
-    expect(decodeProtectedHeader(jws)).toEqual({ alg: "EdDSA", typ: "oauth-authz-req+jwt" });
+    const publicJwk = publicJwkFromDidKey(identity.did);
+    expect(decodeProtectedHeader(jws)).toEqual({
+      alg: "EdDSA",
+      typ: "oauth-authz-req+jwt",
+      jwk: { kty: "OKP", crv: "Ed25519", x: publicJwk.x },
+    });
+    await compactVerify(jws, await importJWK(publicJwk, "EdDSA"));
     expect(decodeJwt(jws)).toMatchObject({
       client_id: "https://verifier.acme.example",
       iss: "https://verifier.acme.example",

@@ -16,7 +16,8 @@ import type { InMemoryLedger } from "./in-memory-ledger.js";
 import { createDoubleApp, listen } from "./listen.js";
 import { createTestChain, type TestChain } from "./x509-chain.js";
 
-export type ClientIdKind = "did:key" | "did:ledger" | "x509_san_dns" | "x509_hash";
+/** `url`: the double's own URL (key in the `jwk` header); `foreign_url`: a URL on another origin. */
+export type ClientIdKind = "did:key" | "did:ledger" | "x509_san_dns" | "x509_hash" | "url" | "foreign_url";
 
 export interface RequestOptions {
   dcqlQuery: Record<string, unknown>;
@@ -24,7 +25,7 @@ export interface RequestOptions {
   clientIdKind?: ClientIdKind;
   redirectUri?: string;
   /** One fault in the request object. */
-  tamper?: "signature" | "typ" | "aud" | "client_id" | "expired" | "response_mode" | "no_dcql" | "kid";
+  tamper?: "signature" | "typ" | "aud" | "client_id" | "expired" | "response_mode" | "no_dcql" | "kid" | "no_jwk";
   /** The request URI answers this status instead of the JWT. */
   requestStatus?: number;
   /** The response endpoint refuses (400 invalid_request), as for an expired session. */
@@ -80,7 +81,11 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
   const ledgerIdentity = ledger?.anchor(ed25519PublicJwk(key));
   let chain: TestChain | undefined;
 
-  const clientIdFor = (kind: ClientIdKind): { clientId: string; kid?: string; x5c?: string[] } => {
+  const clientIdFor = (
+    kind: ClientIdKind,
+  ): { clientId: string; kid?: string; x5c?: string[]; jwk?: Record<string, unknown> } => {
+    if (kind === "url") return { clientId: baseUrl, jwk: ed25519PublicJwk(key) };
+    if (kind === "foreign_url") return { clientId: "https://verifier.elsewhere.example", jwk: ed25519PublicJwk(key) };
     if (kind === "did:ledger") {
       if (!ledgerIdentity) throw new Error("no ledger given to the verifier double");
       return { clientId: `decentralized_identifier:${ledgerIdentity.did}`, kid: ledgerIdentity.keyId };
@@ -133,7 +138,12 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
     const signingKey = options.tamper === "signature" ? generateEd25519Jwk() : key;
     const kid = options.tamper === "kid" ? "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK#x" : identity.kid;
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: "EdDSA", typ, ...(kid ? { kid } : {}) })
+      .setProtectedHeader({
+        alg: "EdDSA",
+        typ,
+        ...(kid ? { kid } : {}),
+        ...(identity.jwk && options.tamper !== "no_jwk" ? { jwk: identity.jwk } : {}),
+      })
       .sign(await importJWK(signingKey, "EdDSA"));
   }
 

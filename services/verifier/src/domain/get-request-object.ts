@@ -58,5 +58,9 @@ export async function getRequestObject(
   };
   const privateJwk = ed25519JwkFromSeed(seed);
   seed.fill(0);
-  return signRequestObject(claims, privateJwk, session.requestKid ? { kid: session.requestKid } : {});
+  if (session.requestKid) return signRequestObject(claims, privateJwk, { kid: session.requestKid });
+  // A URL client id names no key: the public key travels in the header, and a wallet trusts it
+  // only because response_uri is on the client id's origin (see the holder's README).
+  const { kty, crv, x } = privateJwk;
+  return signRequestObject(claims, privateJwk, { jwk: { kty, crv, x } });
 }

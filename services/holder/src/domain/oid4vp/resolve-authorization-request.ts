@@ -93,19 +93,46 @@ async function fetchRequestObject(
 type ClientIdentity =
   | { kind: "did"; did: string }
   | { kind: "x509_san_dns"; dns: string }
-  | { kind: "x509_hash"; hash: string };
+  | { kind: "x509_hash"; hash: string }
+  | { kind: "url"; origin: string };
 
-function clientIdentityOf(clientId: string): ClientIdentity {
+function clientIdentityOf(deps: Pick<HolderDependencies, "http">, clientId: string): ClientIdentity {
   if (clientId.startsWith(DID_CLIENT_ID_PREFIX))
     return { kind: "did", did: clientId.slice(DID_CLIENT_ID_PREFIX.length) };
   if (clientId.startsWith("did:")) return { kind: "did", did: clientId };
   if (clientId.startsWith("x509_san_dns:"))
     return { kind: "x509_san_dns", dns: clientId.slice("x509_san_dns:".length) };
   if (clientId.startsWith("x509_hash:")) return { kind: "x509_hash", hash: clientId.slice("x509_hash:".length) };
+  if (/^https?:\/\//i.test(clientId)) {
+    const problem = deps.http.checkUrl(clientId);
+    if (problem) throw invalidAuthorizationRequest(`the URL client_id ${problem}`);
+    return { kind: "url", origin: new URL(clientId).origin };
+  }
   const prefix = clientId.includes(":") && !/^https?:/.test(clientId) ? clientId.split(":")[0] : "pre-registered";
   throw invalidAuthorizationRequest(
-    `client_id prefix '${prefix?.slice(0, 40)}' is not supported (decentralized_identifier, x509_san_dns, x509_hash)`,
+    `client_id prefix '${prefix?.slice(0, 40)}' is not supported (decentralized_identifier, x509_san_dns, x509_hash, or an http(s) URL)`,
   );
+}
+
+/**
+ * A URL client_id (the verifier's own URL, no prefix) names no key. As for OID4VP's `redirect_uri`
+ * prefix, trust comes from where the answer goes: response_uri must be on the client_id's origin, so
+ * only that origin can receive the presentation. The request object then verifies with the public
+ * key in its `jwk` header (integrity of the request, not the verifier's identity).
+ */
+function urlClientKeyOf(
+  identity: { origin: string },
+  header: JsonObject,
+  responseUri: string,
+): Record<string, unknown> {
+  if (new URL(responseUri).origin !== identity.origin) {
+    throw invalidAuthorizationRequest("response_uri must be on the origin of the URL client_id");
+  }
+  const jwk = header.jwk;
+  if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk) || "d" in jwk) {
+    throw invalidAuthorizationRequest("the request object of a URL client_id must carry its public key as jwk");
+  }
+  return jwk as Record<string, unknown>;
 }
 
 /** The key that must have signed the request object, by the client_id prefix (OID4VP 1.0 §5.9). */
@@ -115,6 +142,7 @@ async function verifierKeyOf(
   header: JsonObject,
   responseUri: string,
 ): Promise<Record<string, unknown>> {
+  if (identity.kind === "url") return urlClientKeyOf(identity, header, responseUri);
   if (identity.kind === "did") {
     const kid = typeof header.kid === "string" ? header.kid : identity.did;
     if (kid.split("#")[0] !== identity.did.split("#")[0]) {
@@ -217,7 +245,8 @@ export function withoutTrustedAuthorities(query: JsonObject): JsonObject {
  * 2. fetch the request object (GET, or POST with a wallet_nonce for request_uri_method=post);
  * 3. header: `typ` oauth-authz-req+jwt, alg ES256 or EdDSA;
  * 4. signature by the client_id's key: a DID (decentralized_identifier:, did:key or did:ledger, by
- *    `kid`), or an x5c leaf matching x509_san_dns / x509_hash;
+ *    `kid`), an x5c leaf matching x509_san_dns / x509_hash, or for a URL client_id the header's
+ *    `jwk` when response_uri is on the client_id's origin;
  * 5. claims: client_id as in the link, aud, exp (expired => 400), response_type vp_token,
  *    response_mode direct_post(.jwt), response_uri, nonce, dcql_query valid.
  * Every failure is 400 `invalid_authorization_request`.
@@ -244,7 +273,7 @@ export async function resolveAuthorizationRequest(
     throw invalidAuthorizationRequest("the request object's alg must be ES256 or EdDSA");
   }
   const claims = checkClaims(deps, payload, link, walletNonce);
-  const verifierKey = await verifierKeyOf(deps, clientIdentityOf(link.clientId), header, claims.response_uri);
+  const verifierKey = await verifierKeyOf(deps, clientIdentityOf(deps, link.clientId), header, claims.response_uri);
   if (!(await verifyJwsSignature(jwt, verifierKey))) {
     throw invalidAuthorizationRequest("the request object's signature does not verify");
   }

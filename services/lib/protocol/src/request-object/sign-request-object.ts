@@ -56,13 +56,21 @@ function signingKeyOf(privateJwk: JWK): Promise<SigningKey> {
   return key;
 }
 
-/** Signs a request object with the verifier's Ed25519 private JWK (EdDSA), `typ` oauth-authz-req+jwt. */
+/**
+ * Signs a request object with the verifier's Ed25519 private JWK (EdDSA), `typ` oauth-authz-req+jwt;
+ * `kid` names a DID key, `jwk` carries the public key itself (RFC 7515 §4.1.3) when nothing else does.
+ */
 export async function signRequestObject(
   claims: RequestObjectClaims,
   privateJwk: JWK,
-  options: { kid?: string } = {},
+  options: { kid?: string; jwk?: JWK } = {},
 ): Promise<string> {
   const key = await signingKeyOf(privateJwk);
-  const header = { alg: "EdDSA", typ: REQUEST_OBJECT_TYP, ...(options.kid ? { kid: options.kid } : {}) };
+  const header = {
+    alg: "EdDSA",
+    typ: REQUEST_OBJECT_TYP,
+    ...(options.kid ? { kid: options.kid } : {}),
+    ...(options.jwk ? { jwk: options.jwk } : {}),
+  };
   return new SignJWT({ ...claims }).setProtectedHeader(header).sign(key);
 }
