@@ -191,7 +191,7 @@ export function issuanceFlow(
         let response = await send();
         if (
           dpopKey &&
-          response.status === 401 &&
+          (response.status === 400 || response.status === 401) &&
           String(header(response, "www-authenticate")).includes("use_dpop_nonce")
         ) {
           response = await send(header(response, "dpop-nonce"));
