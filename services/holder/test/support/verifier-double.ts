@@ -81,9 +81,7 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
   const ledgerIdentity = ledger?.anchor(ed25519PublicJwk(key));
   let chain: TestChain | undefined;
 
-  const clientIdFor = (
-    kind: ClientIdKind,
-  ): { clientId: string; kid?: string; x5c?: string[]; jwk?: Record<string, unknown> } => {
+  const clientIdFor = (kind: ClientIdKind): { clientId: string; kid?: string; x5c?: string[]; jwk?: object } => {
     if (kind === "url") return { clientId: baseUrl, jwk: ed25519PublicJwk(key) };
     if (kind === "foreign_url") return { clientId: "https://verifier.elsewhere.example", jwk: ed25519PublicJwk(key) };
     if (kind === "did:ledger") {
