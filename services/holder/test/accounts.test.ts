@@ -135,6 +135,15 @@ describe("holder accounts: register, login, bearer tokens", () => {
     });
   });
 
+  it("successful logins are not throttled: only failed attempts count", async () => {
+    const { uuid } = (await register({ password: "right-password" })).json();
+    for (let i = 0; i < 8; i++) expect((await login({ uuid, password: "right-password" })).statusCode).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await login({ uuid, password: `wrong-${i}` })).statusCode).toBe(401);
+    expect((await login({ uuid, password: "right-password" })).statusCode).toBe(200);
+    expect((await login({ uuid, password: "wrong-4" })).statusCode).toBe(401);
+    expect((await login({ uuid, password: "right-password" })).statusCode).toBe(429);
+  });
+
   describe("Bearer token on every other endpoint", () => {
     const protectedRoutes: Array<{ method: "GET" | "POST" | "DELETE"; url: string }> = [
       { method: "GET", url: "/v1/vc" },

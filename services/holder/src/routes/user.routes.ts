@@ -1,4 +1,4 @@
-import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime";
+import { type App, type RateLimitCounter, rateLimit, rateLimitKey } from "@attesto/runtime";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { createLogIn } from "../domain/accounts/log-in.js";
@@ -11,7 +11,11 @@ export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
 export const NAME_MAX_LENGTH = 100;
 
-/** Login throttling as the trust registry's (spec §8): 5 attempts per 60 s per UUID, counted before validation. */
+/**
+ * Login throttling against password guessing: 5 attempts per 60 s per UUID, counted before the
+ * password is checked (so concurrent guesses cannot overrun it); a successful login is refunded, so
+ * only failed attempts lock an account out and a holder may log in as often as it likes.
+ */
 export const LOGIN_RATE_LIMIT = { name: "holder-login", max: 5, windowSeconds: 60 } as const;
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -83,6 +87,7 @@ export function registerUserRoutes(app: App, deps: HolderDependencies, counter: 
     },
     async (request, reply) => {
       const result = await logIn({ uuid: request.body.uuid, password: request.body.password });
+      await counter.refund(rateLimitKey(LOGIN_RATE_LIMIT, request.body.uuid.toLowerCase()));
       reply.header("cache-control", "no-store");
       return {
         access_token: result.accessToken,

@@ -27,7 +27,13 @@ export * from "./errors.js";
 export { type App, type CreateAppOptions, createApp, EXPOSED_HEADERS } from "./http/create-app.js";
 export { acceptEmptyJsonBody } from "./http/empty-json-body.js";
 export { sendError } from "./http/error-handler.js";
-export { type RateLimitCounter, type RateLimitDecision, type RateLimitRule, rateLimit } from "./http/rate-limit.js";
+export {
+  type RateLimitCounter,
+  type RateLimitDecision,
+  type RateLimitRule,
+  rateLimit,
+  rateLimitKey,
+} from "./http/rate-limit.js";
 export { findUnstorableText } from "./http/unstorable-text.js";
 export {
   closeOnSignals,

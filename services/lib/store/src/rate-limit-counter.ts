@@ -77,5 +77,15 @@ export function createPostgresRateLimitCounter(db: Kysely<unknown>) {
       }
       return decision;
     },
+
+    async refund(key: string): Promise<void> {
+      const latest = tables
+        .selectFrom("rate_limit_hits")
+        .select(sql<string>`ctid`.as("ctid"))
+        .where("key", "=", key)
+        .orderBy("hit_at", "desc")
+        .limit(1);
+      await tables.deleteFrom("rate_limit_hits").where(sql<string>`ctid`, "=", latest).execute();
+    },
   };
 }

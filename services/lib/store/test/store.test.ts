@@ -105,6 +105,17 @@ describe.each(backends)("store on $name", (backend) => {
     expect((await counter.consume("login:other", limit)).remaining).toBe(4);
   });
 
+  it("refunds the latest hit of one key only", async () => {
+    const counter = createPostgresRateLimitCounter(database.db as never);
+    const limit = { max: 2, windowSeconds: 60 };
+    await counter.consume("refund:a", limit);
+    await counter.consume("refund:b", limit);
+    await counter.refund("refund:a");
+    await counter.refund("refund:unknown");
+    expect((await counter.consume("refund:a", limit)).remaining).toBe(1);
+    expect((await counter.consume("refund:b", limit)).remaining).toBe(0);
+  });
+
   it("answers many concurrent parameterised queries and keeps transactions apart", async () => {
     const wide = openDatabase<Tables>({ url: database.url, schema: database.schema, poolMax: 8 });
     try {

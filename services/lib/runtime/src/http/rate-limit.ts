@@ -15,6 +15,8 @@ export interface RateLimitDecision {
  */
 export interface RateLimitCounter {
   consume(key: string, limit: { max: number; windowSeconds: number }): Promise<RateLimitDecision>;
+  /** Takes back the latest hit of `key`, e.g. a login attempt that turned out to be the right password. */
+  refund(key: string): Promise<void>;
 }
 
 export interface RateLimitRule {
@@ -27,13 +29,16 @@ export interface RateLimitRule {
   message?: string;
 }
 
+/** The counter key of `subject` under `rule` (for `RateLimitCounter.refund`). */
+export const rateLimitKey = (rule: Pick<RateLimitRule, "name">, subject: string) => `${rule.name}:${subject}`;
+
 /** A route preHandler that refuses with 429 (and Retry-After) once the rule's limit is reached. */
 export function rateLimit(counter: RateLimitCounter, rule: RateLimitRule): preHandlerAsyncHookHandler {
   const keyOf = rule.key ?? ((request: FastifyRequest) => request.ip);
   return async (request, reply) => {
     const subject = keyOf(request);
     if (subject === undefined) return;
-    const decision = await counter.consume(`${rule.name}:${subject}`, rule);
+    const decision = await counter.consume(rateLimitKey(rule, subject), rule);
     reply.header("RateLimit-Limit", rule.max).header("RateLimit-Remaining", decision.remaining);
     if (!decision.allowed) {
       throw tooManyRequests(rule.message ?? "Too many requests, try again later", {
