@@ -171,6 +171,19 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       },
     );
 
+    it("a bare request URI (no openid4vp:// link): the signed request object names the client_id", async () => {
+      const request = verifier.createRequest({ dcqlQuery: diplomaQuery() });
+      const response = await requestDetails(`${verifier.baseUrl}/requests/${request.id}`);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().client_id).toBe(request.clientId);
+      const tampered = verifier.createRequest({ dcqlQuery: diplomaQuery(), tamper: "signature" });
+      const refused = await requestDetails(`${verifier.baseUrl}/requests/${tampered.id}`);
+      expect(refused.json()).toEqual({
+        error: "invalid_authorization_request",
+        message: expect.stringContaining("signature does not verify"),
+      });
+    });
+
     it("request_uri_method=post: the request object is POSTed for and must echo the wallet_nonce", async () => {
       const request = verifier.createRequest({ dcqlQuery: diplomaQuery(), requestUriMethod: "post" });
       const response = await requestDetails(request.link);

@@ -2,7 +2,8 @@ import { invalidAuthorizationRequest } from "../errors.js";
 
 /** An OID4VP authorization request link: the client id and the request object, by reference or by value. */
 export interface AuthorizationRequestLink {
-  clientId: string;
+  /** Absent for a bare request URI: the signed request object then names its client_id. */
+  clientId: string | undefined;
   requestUri: string | undefined;
   /** The request object itself (`request`), when passed by value. */
   request: string | undefined;
@@ -14,7 +15,8 @@ const REQUEST_SCHEMES = new Set(["openid4vp:", "haip-vp:", "eudi-openid4vp:", "h
 
 /**
  * Parses `openid4vp://?client_id=...&request_uri=...` (or `request=<JWT>`). Only signed requests
- * (JAR) are accepted: a request without `request_uri` or `request` is refused.
+ * (JAR) are accepted: a request without `request_uri` or `request` is refused. A bare http(s) URL
+ * with none of these parameters is taken as the request URI itself (e.g. a verifier's `request_uri`).
  */
 export function parseAuthorizationRequestLink(link: string): AuthorizationRequestLink {
   let url: URL;
@@ -27,6 +29,11 @@ export function parseAuthorizationRequestLink(link: string): AuthorizationReques
     throw invalidAuthorizationRequest("authorization_request_uri must be an openid4vp:// link");
   }
   const clientId = url.searchParams.get("client_id");
+  const isBareRequestUri =
+    (url.protocol === "https:" || url.protocol === "http:") &&
+    !["client_id", "request_uri", "request"].some((name) => url.searchParams.has(name));
+  if (isBareRequestUri)
+    return { clientId: undefined, requestUri: url.href, request: undefined, requestUriMethod: "get" };
   if (!clientId) throw invalidAuthorizationRequest("the authorization request link has no client_id");
   const requestUri = url.searchParams.get("request_uri") ?? undefined;
   const request = url.searchParams.get("request") ?? undefined;

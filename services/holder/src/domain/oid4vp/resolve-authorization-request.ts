@@ -193,7 +193,7 @@ function checkClaims(
     );
   }
   const claims = parsed.data;
-  if (claims.client_id !== link.clientId) {
+  if (link.clientId !== undefined && claims.client_id !== link.clientId) {
     throw invalidAuthorizationRequest("the request object's client_id is not the client_id of the link");
   }
   // OID4VP 1.0 §5.8: with static discovery the audience is the Self-Issued constant; absent is tolerated.
@@ -273,7 +273,7 @@ export async function resolveAuthorizationRequest(
     throw invalidAuthorizationRequest("the request object's alg must be ES256 or EdDSA");
   }
   const claims = checkClaims(deps, payload, link, walletNonce);
-  const verifierKey = await verifierKeyOf(deps, clientIdentityOf(deps, link.clientId), header, claims.response_uri);
+  const verifierKey = await verifierKeyOf(deps, clientIdentityOf(deps, claims.client_id), header, claims.response_uri);
   if (!(await verifyJwsSignature(jwt, verifierKey))) {
     throw invalidAuthorizationRequest("the request object's signature does not verify");
   }
