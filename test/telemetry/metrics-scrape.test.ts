@@ -28,7 +28,7 @@ import { type MetricFamily, parsePrometheusText, sumOf } from "./support/prometh
  * internal port after real flows: the RED metrics, the domain metrics, and every metric the Grafana
  * dashboard (charts/attesto/dashboards) queries must be what the services actually export.
  */
-const PORT_OFFSET = 23_100;
+const PORT_OFFSET = 23_400;
 const dashboardFile = new URL("../../charts/attesto/dashboards/attesto-overview.json", import.meta.url);
 
 type Scrape = Map<string, MetricFamily>;

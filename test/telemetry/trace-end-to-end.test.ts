@@ -22,7 +22,7 @@ import { type OtlpReceiver, type ReceivedSpan, SpanKind, startOtlpReceiver } fro
  * (GrantService RPC) and wallet → credential issuer → trust registry (KeyCustodyService.Sign RPC)
  * → PostgreSQL, every span linked to its parent across process-internal service boundaries.
  */
-const PORT_OFFSET = 23_000;
+const PORT_OFFSET = 23_600;
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 
