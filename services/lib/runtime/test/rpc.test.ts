@@ -226,6 +226,32 @@ describe("internal RPC over a real port", () => {
     }
   });
 
+  it("treats a callee that resets its HTTP/2 streams (killed mid-call) as unavailable: retried, then 503", async () => {
+    const { createServer, constants } = await import("node:http2");
+    let streams = 0;
+    const dying = createServer((_request, response) => {
+      streams++;
+      response.stream.close(constants.NGHTTP2_CANCEL);
+    });
+    await new Promise<void>((resolve) => dying.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = dying.address() as import("node:net").AddressInfo;
+      const client = createRpcClient(schemaV1.SchemaService, {
+        baseUrl: `http://127.0.0.1:${port}`,
+        audience: "schema-registry",
+        signer,
+        timeoutMs: 5000,
+        retries: 2,
+      });
+      const error = await client.listCredentialTypes({}).catch((e: unknown) => e);
+      expect(ConnectError.from(error).code).toBe(Code.Unavailable);
+      expect(fromRpcError(error, "schema registry")).toMatchObject({ status: 503 });
+      expect(streams, "the idempotent call was retried").toBe(3);
+    } finally {
+      dying.close();
+    }
+  });
+
   it("maps an unreachable callee to 503", async () => {
     const client = createRpcClient(schemaV1.SchemaService, {
       baseUrl: "http://127.0.0.1:1",

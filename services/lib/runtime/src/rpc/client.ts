@@ -59,14 +59,38 @@ export function retryInterceptor(retries: number): Interceptor {
 }
 
 /**
- * The interceptors every internal call runs through: trace context, retries, credential (exported
- * for in-memory transports in tests).
+ * A callee that dies mid-call resets its HTTP/2 stream (RST_STREAM CANCEL) or closes the session,
+ * which Connect reports as Canceled although the caller cancelled nothing: to the caller that is
+ * the callee being unavailable (retried when idempotent, 503 for the client), not a 500.
+ */
+export function lostCalleeInterceptor(): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (error) {
+      const failure = ConnectError.from(error);
+      if (failure.code !== Code.Canceled || req.signal.aborted) throw error;
+      throw new ConnectError(
+        `connection to the callee was lost: ${failure.rawMessage}`,
+        Code.Unavailable,
+        undefined,
+        undefined,
+        error,
+      );
+    }
+  };
+}
+
+/**
+ * The interceptors every internal call runs through: trace context, retries, credential, lost
+ * callee (exported for in-memory transports in tests).
  */
 export function clientInterceptors(options: Pick<RpcClientOptions, "signer" | "audience" | "retries">): Interceptor[] {
   return [
     traceClientInterceptor(options.audience),
     retryInterceptor(options.retries ?? 2),
     credentialInterceptor(options.signer, options.audience),
+    lostCalleeInterceptor(),
   ];
 }
 
