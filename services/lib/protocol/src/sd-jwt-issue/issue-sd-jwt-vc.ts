@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import type { PublicJwk } from "../proof/public-jwk.js";
 import { createDisclosureFrame } from "./create-disclosure-frame.js";
 import type { JwtSigner } from "./jwt-signer.js";
+import { createSaltGenerator } from "./salt-pool.js";
 
 /** Media type of an SD-JWT VC (`typ` header, `format` in OID4VCI). */
 export const SD_JWT_VC_TYP = "dc+sd-jwt";
@@ -62,8 +63,8 @@ const sha256 = (data: string | ArrayBuffer) =>
       .digest(),
   );
 
-/** A fresh salt: 128 random bits, base64url. */
-const salt = () => randomBytes(SALT_BYTES).toString("base64url");
+/** A fresh salt: 128 random bits, base64url (from a pool of CSPRNG output, see salt-pool.ts). */
+const salt = createSaltGenerator(SALT_BYTES);
 
 /**
  * Issues an SD-JWT VC (`typ: dc+sd-jwt`) with @sd-jwt/sd-jwt-vc: `iss`, `vct`, `iat`, `exp`,
