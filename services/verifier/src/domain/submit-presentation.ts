@@ -9,6 +9,7 @@ import type { VerifierDependencies } from "./dependencies.js";
 import { invalidRequest } from "./invalid-request.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
+import type { VerifierPolicy } from "./policy/verifier-policy.js";
 import { type CheckFailureReporter, runVerificationChecks } from "./run-verification-checks.js";
 import { summarizePresentations } from "./summarize-presentations.js";
 import {
@@ -63,6 +64,8 @@ export function redirectWithSessionId(redirectUri: string, sessionId: string): s
 
 interface ResolvedResponse {
   session: VerificationSession;
+  /** The session tenant's verifier policies, read with the session. */
+  policies: VerifierPolicy[];
   vpToken: unknown;
   mode: VerificationMode | undefined;
 }
@@ -76,8 +79,9 @@ async function resolveEncryptedResponse(
   const jwe = form.response;
   if (!nonEmptyString(jwe)) throw invalidRequest("response must be a compact JWE");
   const kid = encryptionKidOf(jwe);
-  let session = kid ? await deps.sessions.findByEncryptionKid(kid) : undefined;
-  if (!session && nonEmptyString(form.state)) session = await deps.sessions.findByState(form.state);
+  let found = kid ? await deps.sessions.findForPresentation({ encryptionKid: kid }) : undefined;
+  if (!found && nonEmptyString(form.state)) found = await deps.sessions.findForPresentation({ state: form.state });
+  const session = found?.session;
   if (!session && !kid && !nonEmptyString(form.state)) {
     throw invalidRequest("state is required (or a response whose JWE header names its key with kid)");
   }
@@ -99,7 +103,12 @@ async function resolveEncryptedResponse(
     throw invalidRequest("state does not match the session of the encrypted response");
   }
   if (payload.vp_token === undefined) throw invalidRequest("the encrypted response has no vp_token");
-  return { session, vpToken: payload.vp_token, mode: parseVerificationMode(payload.verification_mode) };
+  return {
+    session,
+    policies: found!.policies,
+    vpToken: payload.vp_token,
+    mode: parseVerificationMode(payload.verification_mode),
+  };
 }
 
 /** direct_post: the session is the one of `state`. */
@@ -110,12 +119,13 @@ async function resolvePlainResponse(
 ): Promise<ResolvedResponse> {
   if (!nonEmptyString(form.state)) throw invalidRequest("state is required");
   if (form.vp_token === undefined || form.vp_token === "") throw invalidRequest("vp_token or response is required");
-  const session = await deps.sessions.findByState(form.state);
+  const found = await deps.sessions.findForPresentation({ state: form.state });
+  const session = found?.session;
   assertAcceptsPresentation(session, now);
   if (session.responseMode === "direct_post.jwt") {
     throw invalidRequest("this session requires an encrypted response (direct_post.jwt)");
   }
-  return { session, vpToken: form.vp_token, mode: undefined };
+  return { session, policies: found!.policies, vpToken: form.vp_token, mode: undefined };
 }
 
 /**
@@ -138,7 +148,7 @@ export async function submitPresentation(
   const { session } = resolved;
   const query = parseDcqlQuery(session.dcqlQuery);
   const vpToken: VpToken = parseVpToken(resolved.vpToken, query);
-  const tenantPolicies = await deps.policies.listByTenant(session.tenant);
+  const tenantPolicies = resolved.policies;
   const mode = formMode ?? resolved.mode ?? policyVerificationMode(tenantPolicies) ?? DEFAULT_VERIFICATION_MODE;
   if (!(await deps.sessions.startVerification(session.id, mode, now))) {
     throw invalidRequest("a presentation was already submitted for this session");

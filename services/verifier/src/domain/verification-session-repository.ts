@@ -1,3 +1,4 @@
+import type { VerifierPolicy } from "./policy/verifier-policy.js";
 import type {
   CheckResult,
   PresentationMetadata,
@@ -19,6 +20,13 @@ export interface VerificationSessionRepository {
   findByRequestUriId(requestUriId: string): Promise<VerificationSession | undefined>;
   findByState(state: string): Promise<VerificationSession | undefined>;
   findByEncryptionKid(kid: string): Promise<VerificationSession | undefined>;
+  /**
+   * The session a presentation answers (by `state` or by the response encryption key's `kid`)
+   * together with its tenant's verifier policies (ordered by name): one read instead of two.
+   */
+  findForPresentation(
+    by: { state: string } | { encryptionKid: string },
+  ): Promise<{ session: VerificationSession; policies: VerifierPolicy[] } | undefined>;
   /**
    * pending -> in_progress, atomically: of concurrent submissions exactly one wins. False when the
    * session is no longer pending or has expired at `now`.

@@ -1,8 +1,10 @@
 import type { ResponseEncryptionPublicJwk } from "@attesto/protocol";
 import { type Kysely, type Selectable, sql } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { VerificationSession } from "../domain/verification-session.js";
 import type { VerificationSessionRepository } from "../domain/verification-session-repository.js";
-import type { VerificationSessionsTable, VerifierTables } from "./tables.js";
+import type { VerificationSessionsTable, VerifierPoliciesTable, VerifierTables } from "./tables.js";
+import { toPolicy } from "./verifier-policy.store.js";
 
 /** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */
 const json = (value: unknown) => (value === undefined ? null : sql<never>`${JSON.stringify(value)}::json`);
@@ -82,6 +84,31 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
     findByRequestUriId: (requestUriId) => findBy("request_uri_id", requestUriId),
     findByState: (state) => findBy("state", state),
     findByEncryptionKid: (kid) => findBy("encryption_kid", kid),
+    async findForPresentation(by) {
+      const [column, value] =
+        "state" in by ? (["state", by.state] as const) : (["encryption_kid", by.encryptionKid] as const);
+      // The policies of the session's own tenant, as a JSON array in the same row (timestamps as text).
+      const row = await db
+        .selectFrom("verification_sessions")
+        .selectAll("verification_sessions")
+        .select((eb) =>
+          jsonArrayFrom(
+            eb
+              .selectFrom("verifier_policies")
+              .selectAll("verifier_policies")
+              .whereRef("verifier_policies.tenant", "=", "verification_sessions.tenant")
+              .orderBy("verifier_policies.name"),
+          ).as("tenant_policies"),
+        )
+        .where(column, "=", value)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { tenant_policies: policyRows, ...sessionRow } = row;
+      const policies = (
+        policyRows as unknown as Array<Omit<VerifierPoliciesTable, "updated_at"> & { updated_at: string }>
+      ).map((policy) => toPolicy({ ...policy, updated_at: new Date(policy.updated_at) }));
+      return { session: toSession(sessionRow), policies };
+    },
     async startVerification(id, mode, now) {
       const result = await db
         .updateTable("verification_sessions")

@@ -6,7 +6,7 @@ import type { VerifierPoliciesTable, VerifierTables } from "./tables.js";
 /** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */
 const jsonb = (value: unknown) => sql<never>`${JSON.stringify(value)}::jsonb`;
 
-function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy {
+export function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy {
   return {
     tenant: row.tenant,
     name: row.name,
