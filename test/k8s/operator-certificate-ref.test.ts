@@ -8,13 +8,12 @@ import {
   createTenantChain,
   type TenantChain,
 } from "../../services/trust-registry/test/custody/tenant-chain-kit.js";
-import type { InteropPlatform } from "../interop/support/platform.js";
+import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
 import { decodeSdJwt, validateX5c, verifySdJwtVc } from "../interop/support/sd-jwt.js";
 import { createOffer, DIPLOMA_CLAIMS, type Tenant } from "../interop/support/tenant.js";
 import { InteropWallet, receiveCredential } from "../interop/support/wallet.js";
 import { readExample, toStoredSecret } from "./support/examples.js";
 import { FakeKubeApiServer, type StoredObject } from "./support/fake-kube-apiserver.js";
-import { type RealPlatform, startRealPlatform } from "./support/real-platform.js";
 import { waitFor } from "./support/wait-for.js";
 
 /**
@@ -29,7 +28,7 @@ const VERSION = "v1alpha1";
 const NS = "attesto-tenants";
 const TENANT = "acme-university";
 
-let platform: RealPlatform;
+let platform: InteropPlatform;
 let server: FakeKubeApiServer;
 let operator: RunningOperator;
 let chain: TenantChain;
@@ -46,7 +45,7 @@ function applyDocuments(documents: StoredObject[]) {
 }
 
 beforeAll(async () => {
-  platform = await startRealPlatform({ portOffset: PORT_OFFSET, label: "certref" });
+  platform = await startInteropPlatform({ portOffset: PORT_OFFSET, label: "certref" });
   server = await new FakeKubeApiServer().start();
   operator = await startOperator({
     kubeConfig: server.kubeConfig(),
@@ -118,8 +117,7 @@ describe("Issuer certificateRef on the real platform", () => {
     });
 
     // A wallet gets an X.509 credential: signed with the tenant's key, its own chain in x5c.
-    const interop = { url: platform.url } as unknown as InteropPlatform;
-    const offer = await createOffer(interop, { tenant: TENANT, apiKey } as Tenant);
+    const offer = await createOffer(platform, { tenant: TENANT, apiKey } as Tenant);
     const wallet = new InteropWallet();
     const holder = wallet.key("ES256");
     const received = await receiveCredential(wallet, offer.deep_link, {

@@ -26,6 +26,8 @@ import pino from "pino";
  * the machine may already hold a port.
  */
 export interface InteropPlatform {
+  /** The SERVICE_AUTH_SECRET the services share: tests sign internal calls with it (e.g. as the operator). */
+  serviceAuthSecret: string;
   /** Public URL of a service, e.g. url("credential-issuer") = http://localhost:29382 at offset 21300. */
   url(service: ServiceName): string;
   internalUrl(service: ServiceName): string;
@@ -111,6 +113,7 @@ export async function startInteropPlatform(options: { portOffset: number; label:
   });
 
   return {
+    serviceAuthSecret,
     url: (service) => addressOf(service).publicUrl,
     internalUrl: (service) => addressOf(service).internalUrl,
     async trustAnchors() {
