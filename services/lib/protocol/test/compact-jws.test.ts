@@ -101,6 +101,21 @@ describe("verifyCompactJws accepts exactly what jose's compactVerify accepts", (
       .sign(await importJWK(stranger as JWK, "EdDSA"));
     expect(ownAnswer(compact, "EdDSA")).toBe("rejected");
   });
+
+  it("refuses a key of another type than the algorithm names (no algorithm confusion)", async () => {
+    const p256 = createPublicKey({ key: publicOf(keys.ES256) as JsonWebKey, format: "jwk" });
+    const ed25519 = createPublicKey({ key: publicOf(keys.EdDSA) as JsonWebKey, format: "jwk" });
+    const es256 = await joseSigned("ES256", {}, b64("{}"));
+    const eddsa = await joseSigned("EdDSA", {}, b64("{}"));
+    expect(() => verifyCompactJws(es256, p256, "ES256")).not.toThrow();
+    expect(() => verifyCompactJws(es256.replace(/^[^.]+/, b64('{"alg":"EdDSA"}')), p256, "EdDSA")).toThrow(
+      "JWS signature verification failed",
+    );
+    expect(() => verifyCompactJws(eddsa, p256, "EdDSA")).toThrow("JWS signature verification failed");
+    expect(() => verifyCompactJws(eddsa.replace(/^[^.]+/, b64('{"alg":"ES256"}')), ed25519, "ES256")).toThrow(
+      "JWS signature verification failed",
+    );
+  });
 });
 
 describe("signCompactJws", () => {

@@ -63,7 +63,14 @@ function payloadIsEncoded(header: Record<string, unknown>): boolean {
   return header.b64 as boolean;
 }
 
+/** The key type `alg` needs (RFC 8037 Ed25519 for EdDSA, P-256 for ES256): no algorithm confusion. */
+function keyFitsAlgorithm(alg: CompactJwsAlgorithm, key: KeyObject): boolean {
+  if (alg === "EdDSA") return key.asymmetricKeyType === "ed25519";
+  return key.asymmetricKeyType === "ec" && key.asymmetricKeyDetails?.namedCurve === "prime256v1";
+}
+
 function verifySignatureBytes(alg: CompactJwsAlgorithm, key: KeyObject, data: Buffer, signature: Uint8Array): boolean {
+  if (!keyFitsAlgorithm(alg, key)) return false;
   try {
     return alg === "EdDSA"
       ? verify(null, data, key, signature)
