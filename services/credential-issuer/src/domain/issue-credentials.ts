@@ -9,13 +9,13 @@ import {
   type JwtSigner,
   type PublicJwk,
   publicJwkFromDidKey,
-  publicKeyCache,
   samePublicKey,
   type VerifiedCredentialProof,
   verificationMethodsOf,
   verifyCredentialProof,
 } from "@attesto/protocol";
 import { OAuthError } from "@attesto/runtime";
+import { calculateJwkThumbprint } from "jose";
 import { invalidProof, unknownCredentialConfiguration } from "./credential-errors.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
@@ -185,8 +185,7 @@ async function recordCredentials(
         credentialConfigurationId: offer.credentialConfigurationId,
         vct: offer.vct,
         issuerJwtSha256: credential.issuerJwtSha256,
-        // RFC 7638 SHA-256 thumbprint, computed once per holder key (the proof check imported it already).
-        holderKeyThumbprint: await publicKeyCache.thumbprint(proof.publicJwk),
+        holderKeyThumbprint: await calculateJwkThumbprint(proof.publicJwk, "sha256"),
         ...(proof.did === undefined ? {} : { holderDid: proof.did }),
         status: "active",
         issuedAt,

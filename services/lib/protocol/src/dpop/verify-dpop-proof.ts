@@ -1,5 +1,4 @@
-import { decodeProtectedHeader } from "jose";
-import { verifyCompactJws } from "../keys/compact-jws.js";
+import { compactVerify, decodeProtectedHeader } from "jose";
 import { publicKeyCache } from "../keys/public-key-cache.js";
 import { htuMatches } from "./compare-htu.js";
 import { computeDpopAth } from "./compute-dpop-ath.js";
@@ -118,14 +117,14 @@ function decodeProofPayload(compact: string): DpopJwtPayload {
 
 /** The signature by the header's `jwk` (imported once per distinct key, see public-key-cache.ts). */
 async function verifyProofSignature(compact: string, header: DpopJwtHeader & { jwk: DpopJwk }): Promise<void> {
-  let key: ReturnType<typeof publicKeyCache.keyObject>;
+  let key: Awaited<ReturnType<typeof publicKeyCache.importKey>>;
   try {
-    key = publicKeyCache.keyObject(header.jwk, header.alg);
+    key = await publicKeyCache.importKey(header.jwk, header.alg);
   } catch (error) {
     throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
   }
   try {
-    verifyCompactJws(compact, key, header.alg);
+    await compactVerify(compact, key, { algorithms: [header.alg] });
   } catch (error) {
     throw invalidDpopProof("signature", "DPoP proof signature is invalid", error);
   }

@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, type JsonWebKey, type KeyObject } from "node:crypto";
+import { createHash } from "node:crypto";
 import { importJWK, type JWK } from "jose";
 import { LRUCache } from "lru-cache";
 
@@ -26,12 +26,6 @@ export interface PublicKeyCacheOptions {
 export interface PublicKeyCache {
   /** The key imported for `alg` (jose's `importJWK`), imported once per distinct key. Throws on a bad key. */
   importKey(jwk: CacheablePublicJwk, alg: PublicKeyAlgorithm): Promise<ImportedKey>;
-  /**
-   * The key as a node KeyObject for `alg` (for synchronous `crypto.verify`, see compact-jws.ts),
-   * created once per distinct key. Throws when the key is malformed or not of `alg`'s type (ES256:
-   * EC P-256, EdDSA: OKP Ed25519), as `importKey` does.
-   */
-  keyObject(jwk: CacheablePublicJwk, alg: PublicKeyAlgorithm): KeyObject;
   /** RFC 7638 SHA-256 thumbprint of the key, computed once per distinct key. */
   thumbprint(jwk: CacheablePublicJwk): Promise<string>;
   readonly size: number;
@@ -60,10 +54,7 @@ export function thumbprintInputOf(jwk: CacheablePublicJwk): string {
  */
 export function createPublicKeyCache(options: PublicKeyCacheOptions = {}): PublicKeyCache {
   const now = options.now;
-  const entries = new LRUCache<
-    string,
-    { keys: Map<string, Promise<ImportedKey>>; keyObject?: KeyObject; thumbprint?: Promise<string> }
-  >({
+  const entries = new LRUCache<string, { keys: Map<string, Promise<ImportedKey>>; thumbprint?: Promise<string> }>({
     max: options.max ?? DEFAULT_PUBLIC_KEY_CACHE_SIZE,
     ttl: options.ttlMs ?? DEFAULT_PUBLIC_KEY_CACHE_TTL_MS,
     updateAgeOnGet: true,
@@ -88,16 +79,6 @@ export function createPublicKeyCache(options: PublicKeyCacheOptions = {}): Publi
         key.catch(() => entry.keys.delete(alg));
       }
       return key;
-    },
-    keyObject(jwk, alg) {
-      const input = thumbprintInputOf(jwk);
-      const fits =
-        alg === "ES256" ? jwk.kty === "EC" && jwk.crv === "P-256" : jwk.kty === "OKP" && jwk.crv === "Ed25519";
-      if (!fits) throw new TypeError(`the key is not an ${alg} public key`);
-      const entry = entryOf(input);
-      // Created only from the public members (the cache key): a failed creation throws and is not kept.
-      entry.keyObject ??= createPublicKey({ key: JSON.parse(input) as JsonWebKey, format: "jwk" });
-      return entry.keyObject;
     },
     thumbprint(jwk) {
       const input = thumbprintInputOf(jwk);

@@ -1,7 +1,6 @@
-import { decodeProtectedHeader, type ProtectedHeaderParameters } from "jose";
+import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } from "jose";
 import { CNonceError } from "../c-nonce/c-nonce-error.js";
 import type { CNonces } from "../c-nonce/create-c-nonces.js";
-import { verifyCompactJws } from "../keys/compact-jws.js";
 import { publicKeyCache } from "../keys/public-key-cache.js";
 import { CredentialProofError } from "./credential-proof-error.js";
 import {
@@ -99,8 +98,8 @@ async function resolveProofKey(
 async function verifySignature(jwt: string, alg: SignatureAlgorithm, publicJwk: PublicJwk): Promise<unknown> {
   if (algorithmOfKey(publicJwk) !== alg) fail(`proof alg ${alg} does not match its key type`);
   try {
-    const key = publicKeyCache.keyObject(publicJwk, alg);
-    const { payload } = verifyCompactJws(jwt, key, alg);
+    const key = await publicKeyCache.importKey(publicJwk, alg);
+    const { payload } = await compactVerify(jwt, key, { algorithms: [alg] });
     return JSON.parse(new TextDecoder().decode(payload));
   } catch (error) {
     if (error instanceof SyntaxError) fail("proof payload is not valid JSON");

@@ -1,7 +1,6 @@
-import { createHash, createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
-import type { JWK } from "jose";
+import { createHash } from "node:crypto";
+import { importJWK, type JWK, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
-import { signCompactJws } from "../keys/compact-jws.js";
 
 /** `typ` of a signed authorization request (RFC 9101, OID4VP 1.0 §5). */
 export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
@@ -34,31 +33,25 @@ export interface RequestObjectClaims {
   wallet_nonce?: string;
 }
 
+type SigningKey = Awaited<ReturnType<typeof importJWK>>;
+
 /**
- * Imported relying-party signing keys (node KeyObjects for synchronous `crypto.sign`), keyed by
- * SHA-256 of the private JWK's key members: a verifier signs every request object of a session
- * (and often of many sessions) with one key, and the import costs more than the signature.
- * Bounded, expiring; a failed import is not kept.
+ * Imported relying-party signing keys, keyed by SHA-256 of the private JWK's key members: a
+ * verifier signs every request object of a session (and often of many sessions) with one key, and
+ * the WebCrypto import costs more than the signature. Non-extractable keys only, bounded, expiring.
  */
-const signingKeys = new LRUCache<string, KeyObject>({ max: 256, ttl: 10 * 60_000 });
+const signingKeys = new LRUCache<string, Promise<SigningKey>>({ max: 256, ttl: 10 * 60_000 });
 
-/** The Ed25519 private key of an OKP JWK (what jose's `importJWK(jwk, "EdDSA")` accepted). */
-function importEd25519PrivateKey(privateJwk: JWK): KeyObject {
-  if (privateJwk.kty !== "OKP" || privateJwk.crv !== "Ed25519" || typeof privateJwk.d !== "string") {
-    throw new TypeError("the request object signing key must be an Ed25519 private JWK");
-  }
-  return createPrivateKey({ key: privateJwk as JsonWebKey, format: "jwk" });
-}
-
-function signingKeyOf(privateJwk: JWK): KeyObject {
+function signingKeyOf(privateJwk: JWK): Promise<SigningKey> {
   const { kty, crv, x, d } = privateJwk;
   const id = createHash("sha256")
     .update(JSON.stringify([kty, crv, x, d]))
     .digest("base64url");
   let key = signingKeys.get(id);
   if (!key) {
-    key = importEd25519PrivateKey(privateJwk);
+    key = importJWK(privateJwk, "EdDSA");
     signingKeys.set(id, key);
+    key.catch(() => signingKeys.delete(id));
   }
   return key;
 }
@@ -72,12 +65,12 @@ export async function signRequestObject(
   privateJwk: JWK,
   options: { kid?: string; jwk?: JWK } = {},
 ): Promise<string> {
-  const key = signingKeyOf(privateJwk);
+  const key = await signingKeyOf(privateJwk);
   const header = {
-    alg: "EdDSA" as const,
+    alg: "EdDSA",
     typ: REQUEST_OBJECT_TYP,
     ...(options.kid ? { kid: options.kid } : {}),
     ...(options.jwk ? { jwk: options.jwk } : {}),
   };
-  return signCompactJws(header, { ...claims }, key);
+  return new SignJWT({ ...claims }).setProtectedHeader(header).sign(key);
 }
