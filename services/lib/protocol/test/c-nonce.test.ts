@@ -41,6 +41,20 @@ describe("c_nonce", () => {
     expect(codeOf(genuine)).toBe("accepted");
   });
 
+  it("accepts only the canonical spelling (a padding-bit variant would slip past the single-use store)", () => {
+    const nonces = createCNonces({ secret: SECRET });
+    const genuine = nonces.create().value;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(genuine.at(-1)!);
+    // Same data bits, other padding bits: decodes to the same 53 bytes.
+    const variants = [1, 2, 3].map((bits) => `${genuine.slice(0, -1)}${alphabet[(last & ~3) | ((last + bits) & 3)]}`);
+    for (const variant of variants) {
+      expect(Buffer.from(variant, "base64url").equals(Buffer.from(genuine, "base64url"))).toBe(true);
+      expect(() => nonces.verify(variant), variant).toThrow("nonce is not a c_nonce of this issuer");
+    }
+    expect(() => nonces.verify(genuine)).not.toThrow();
+  });
+
   it("requires a long secret and a positive lifetime", () => {
     expect(() => createCNonces({ secret: "short" })).toThrow("at least 32");
     expect(() => createCNonces({ secret: SECRET, ttlSeconds: 0 })).toThrow("positive");

@@ -64,7 +64,10 @@ export function createCNonces(options: CNonceOptions): CNonces {
 
     verify(value) {
       const bytes = /^[A-Za-z0-9_-]+$/.test(value) ? Buffer.from(value, "base64url") : Buffer.alloc(0);
-      if (bytes.length !== BODY_BYTES + MAC_BYTES || bytes.readUInt8(0) !== VERSION) {
+      // Only the canonical spelling: the last character carries 2 padding bits, and a variant with
+      // other padding bits decodes to the same bytes but is another string to the replay store.
+      const canonical = bytes.toString("base64url") === value;
+      if (!canonical || bytes.length !== BODY_BYTES + MAC_BYTES || bytes.readUInt8(0) !== VERSION) {
         throw new CNonceError("malformed", "nonce is not a c_nonce of this issuer");
       }
       const body = bytes.subarray(0, BODY_BYTES);

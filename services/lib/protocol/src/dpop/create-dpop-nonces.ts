@@ -53,8 +53,10 @@ export function createDpopNonces(options: CreateDpopNoncesOptions): DpopNonces {
       const match = NONCE_PATTERN.exec(nonce);
       if (!match) return false;
       const [, expiry, salt, signature] = match as unknown as [string, string, string, string];
-      const given = Buffer.from(signature, "base64url");
-      const expected = mac(expiry, salt);
+      // Compared as text: a non-canonical base64url spelling of the right MAC (other padding bits in
+      // the last character) is a different nonce, refused like any other alteration.
+      const given = Buffer.from(signature, "utf8");
+      const expected = Buffer.from(mac(expiry, salt).toString("base64url"), "utf8");
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
       const expiresAt = Number.parseInt(expiry, 36);
       const current = nowSeconds();
