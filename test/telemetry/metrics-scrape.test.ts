@@ -165,6 +165,19 @@ describe("metrics of a running platform", () => {
     expect(routes.filter((r) => /[0-9a-f]{8}-[0-9a-f]{4}/.test(r))).toEqual([]);
   });
 
+  it("exports internal RPC metrics by method and code (the calls behind a flow)", () => {
+    const issuer = of("credential-issuer");
+    expect(issuer.get("rpc_server_requests_total")?.type).toBe("counter");
+    expect(issuer.get("rpc_server_duration_seconds")?.type).toBe("histogram");
+    const redeemed = { method: "attesto.issuance.v1.GrantService/RedeemPreAuthorizedCode", code: "ok" };
+    expect(sumOf(issuer, "rpc_server_requests_total", redeemed)).toBeGreaterThanOrEqual(2);
+    expect(sumOf(issuer, "rpc_server_duration_seconds_count", redeemed)).toBe(
+      sumOf(issuer, "rpc_server_requests_total", redeemed),
+    );
+    const custody = { method: "attesto.keys.v1.KeyCustodyService/Sign", code: "ok" };
+    expect(sumOf(of("trust-registry"), "rpc_server_requests_total", custody)).toBeGreaterThanOrEqual(1);
+  });
+
   it("exports issuance results by signing path and refused credential requests by error", () => {
     const issuer = of("credential-issuer");
     expect(sumOf(issuer, "attesto_credentials_issued_total", { signing: "x509" })).toBeGreaterThanOrEqual(1);

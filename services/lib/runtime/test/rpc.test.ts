@@ -6,6 +6,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import pino from "pino";
+import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callerKey,
@@ -134,6 +135,7 @@ describe("client retries", () => {
 
 describe("internal RPC over a real port", () => {
   let server: InternalServer;
+  const registry = new Registry();
   beforeAll(async () => {
     server = await startInternalServer({
       service: "schema-registry",
@@ -142,6 +144,7 @@ describe("internal RPC over a real port", () => {
       port: 0,
       routes: schemaRoutes,
       verifier,
+      metrics: registry,
       logger,
     });
   });
@@ -183,6 +186,44 @@ describe("internal RPC over a real port", () => {
     });
     const res = await createClient(schemaV1.SchemaService, transport).listCredentialTypes({});
     expect(res.credentialTypes.map((t) => t.type)).toEqual(["pid"]);
+  });
+
+  it("counts every RPC by method and Connect code on /metrics, refused credentials and handler errors too", async () => {
+    const client = createRpcClient(schemaV1.SchemaService, {
+      baseUrl: server.url,
+      audience: "schema-registry",
+      signer,
+      timeoutMs: 2000,
+    });
+    const method = "attesto.schema.v1.SchemaService/GetCredentialType";
+    const sample = async (code: string) => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const line = text
+        .split("\n")
+        .find((l) => l.startsWith(`rpc_server_requests_total{method="${method}",code="${code}"}`));
+      return line ? Number(line.split(" ").at(-1)) : 0;
+    };
+    const [ok, notFound, unauthenticated] = [
+      await sample("ok"),
+      await sample("not_found"),
+      await sample("unauthenticated"),
+    ];
+    await client.getCredentialType(getPid);
+    await client
+      .getCredentialType({ selector: { case: "typeVersion", value: { type: "nope", version: "v1" } } })
+      .catch(() => undefined);
+    const anonymous = createClient(
+      schemaV1.SchemaService,
+      createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }),
+    );
+    await anonymous.getCredentialType(getPid).catch(() => undefined);
+    expect([await sample("ok"), await sample("not_found"), await sample("unauthenticated")]).toEqual([
+      ok + 1,
+      notFound + 1,
+      unauthenticated + 1,
+    ]);
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    expect(text).toContain(`rpc_server_duration_seconds_count{method="${method}",code="ok"}`);
   });
 
   it("serves /health on the internal port", async () => {

@@ -6,6 +6,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import { toConnectError } from "./error-mapping.js";
+import { rpcMetricsInterceptor } from "./rpc-metrics.js";
 import type { ServiceCredentialVerifier } from "./service-credential.js";
 import { traceServerInterceptor } from "./trace-context.js";
 
@@ -69,7 +70,10 @@ export async function startInternalServer(options: InternalServerOptions): Promi
   const { service, version, metrics } = options;
   const handler = connectNodeAdapter({
     routes: options.routes,
-    interceptors: serverInterceptors(options.verifier, options.logger, service),
+    interceptors: [
+      ...(metrics ? [rpcMetricsInterceptor(metrics)] : []),
+      ...serverInterceptors(options.verifier, options.logger, service),
+    ],
     fallback: (req, res) => {
       const path = (req.url ?? "").split("?")[0];
       if (req.method === "GET" && path === "/health") {
