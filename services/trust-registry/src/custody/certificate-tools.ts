@@ -11,6 +11,10 @@ export const BACKDATE_MILLISECONDS = 5 * 60_000;
 
 export const addDays = (date: Date, days: number): Date => new Date(date.getTime() + days * MILLISECONDS_PER_DAY);
 
+/** Whether two chains (base64 DER, leaf first) hold the same certificates in the same order. */
+export const sameChain = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((value, index) => value === b[index]);
+
 /** A positive 16-byte serial number (RFC 5280: at most 20 octets, unpredictable), as hex. */
 export function randomSerialNumber(): string {
   const bytes = randomBytes(16);

@@ -1,5 +1,6 @@
 import { gone } from "@attesto/runtime";
 import { sql } from "kysely";
+import { sameChain } from "./certificate-tools.js";
 import {
   deleteImportedCertificate,
   findImportedCertificate,
@@ -19,9 +20,6 @@ export interface ImportedCertificates {
   /** The tenant's imported certificate, if any; an expired one is refused (FAILED_PRECONDITION). */
   find(tenant: string): Promise<SigningCertificate | undefined>;
 }
-
-const sameChain = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((value, index) => value === b[index]);
 
 const toSigningCertificate = (row: ImportedCertificateRow): SigningCertificate => ({
   keyId: row.keyId,

@@ -5,7 +5,7 @@ import {
   insertCertificateOnce,
   replaceCertificate,
 } from "./certificate.store.js";
-import { base64Der, MILLISECONDS_PER_DAY } from "./certificate-tools.js";
+import { base64Der, MILLISECONDS_PER_DAY, sameChain } from "./certificate-tools.js";
 import { issueLeafCertificate } from "./issue-leaf-certificate.js";
 import type { IssuingCa, IssuingCaSource } from "./issuing-ca.js";
 import type { CustodyDb } from "./key.store.js";
@@ -23,9 +23,6 @@ export interface TenantCertificates {
   /** The tenant's signing certificate, issued (or renewed) on demand. */
   get(tenant: string): Promise<SigningCertificate>;
 }
-
-const sameChain = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((value, index) => value === b[index]);
 
 const toSigningCertificate = (row: CertificateRow, issuer: IssuingCa): SigningCertificate => ({
   keyId: row.keyId,
