@@ -1,20 +1,6 @@
 import type { CustodyDb } from "./key.store.js";
 import type { KeyAlgorithm, PublicJwk } from "./key-custody.js";
 
-/** A tenant's imported certificate joined with its key's public part. */
-export interface ImportedCertificateRow {
-  tenant: string;
-  keyId: string;
-  chain: string[];
-  x5c: string[];
-  trustAnchor: string;
-  fingerprint: string;
-  notAfter: Date;
-  alg: KeyAlgorithm;
-  publicJwk: PublicJwk;
-  keyCreatedAt: Date;
-}
-
 export interface NewImportedCertificate {
   tenant: string;
   keyId: string;
@@ -23,6 +9,13 @@ export interface NewImportedCertificate {
   trustAnchor: string;
   fingerprint: string;
   notAfter: Date;
+}
+
+/** A tenant's imported certificate joined with its key's public part. */
+export interface ImportedCertificateRow extends NewImportedCertificate {
+  alg: KeyAlgorithm;
+  publicJwk: PublicJwk;
+  keyCreatedAt: Date;
 }
 
 export async function findImportedCertificate(
