@@ -18,8 +18,6 @@ export interface VerificationSessionRepository {
   insert(session: VerificationSession): Promise<void>;
   findById(id: string): Promise<VerificationSession | undefined>;
   findByRequestUriId(requestUriId: string): Promise<VerificationSession | undefined>;
-  findByState(state: string): Promise<VerificationSession | undefined>;
-  findByEncryptionKid(kid: string): Promise<VerificationSession | undefined>;
   /**
    * The session a presentation answers (by `state` or by the response encryption key's `kid`)
    * together with its tenant's verifier policies (ordered by name): one read instead of two.

@@ -45,7 +45,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The session repository on PostgreSQL (`database` is already bound to the verifier's schema). */
 export function createVerificationSessionStore(database: Kysely<unknown>): VerificationSessionRepository {
   const db = database as Kysely<VerifierTables>;
-  const findBy = async (column: "id" | "request_uri_id" | "state" | "encryption_kid", value: string) => {
+  const findBy = async (column: "id" | "request_uri_id", value: string) => {
     const row = await db.selectFrom("verification_sessions").selectAll().where(column, "=", value).executeTakeFirst();
     return row ? toSession(row) : undefined;
   };
@@ -82,8 +82,6 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
     },
     findById: (id) => (UUID.test(id) ? findBy("id", id) : Promise.resolve(undefined)),
     findByRequestUriId: (requestUriId) => findBy("request_uri_id", requestUriId),
-    findByState: (state) => findBy("state", state),
-    findByEncryptionKid: (kid) => findBy("encryption_kid", kid),
     async findForPresentation(by) {
       const [column, value] =
         "state" in by ? (["state", by.state] as const) : (["encryption_kid", by.encryptionKid] as const);
