@@ -34,8 +34,8 @@ export interface IssuerConfigurationInput {
 
 type Dependencies = Pick<IssuerDependencies, "tenants" | "issuerConfigurations" | "now">;
 
-const optional = (schema: z.ZodString) =>
-  z.union([z.literal("").transform(() => undefined), schema]).transform((value) => value || undefined);
+/** An optional proto string: "" is unset (undefined), anything else must pass `schema`. */
+const optional = (schema: z.ZodString) => z.union([z.literal("").transform(() => undefined), schema]);
 
 const zDisplay = z
   .object({
