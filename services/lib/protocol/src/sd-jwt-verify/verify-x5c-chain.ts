@@ -19,8 +19,6 @@ export interface VerifiedX5cChain {
   anchorSubject: string;
 }
 
-export type { ValidatedX5cChain };
-
 const fail = (code: string, message: string): never => {
   throw new SdJwtVerificationError(code, message);
 };
