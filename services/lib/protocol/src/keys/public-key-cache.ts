@@ -26,7 +26,7 @@ export interface PublicKeyCacheOptions {
 export interface PublicKeyCache {
   /** The key imported for `alg` (jose's `importJWK`), imported once per distinct key. Throws on a bad key. */
   importKey(jwk: CacheablePublicJwk, alg: PublicKeyAlgorithm): Promise<ImportedKey>;
-  /** RFC 7638 SHA-256 thumbprint of the key, computed once per distinct key. */
+  /** RFC 7638 SHA-256 thumbprint of the key (a hash of the cache key itself, so nothing to cache). */
   thumbprint(jwk: CacheablePublicJwk): Promise<string>;
   readonly size: number;
 }
@@ -47,45 +47,42 @@ export function thumbprintInputOf(jwk: CacheablePublicJwk): string {
 }
 
 /**
- * A bounded LRU of imported public keys (and their thumbprints), keyed by the thumbprint input: a
- * wallet's DPoP key, a holder's `cnf.jwk`, an issuer key. Importing a JWK goes through WebCrypto
- * and costs about ten times the signature check it serves; wallets and issuers reuse their keys.
+ * A bounded LRU of imported public keys, keyed by the thumbprint input: a wallet's DPoP key, a
+ * holder's `cnf.jwk`, an issuer key. Importing a JWK goes through WebCrypto and costs about ten
+ * times the signature check it serves; wallets and issuers reuse their keys.
  * Only public keys are ever held; a failed import is not remembered.
  */
 export function createPublicKeyCache(options: PublicKeyCacheOptions = {}): PublicKeyCache {
   const now = options.now;
-  const entries = new LRUCache<string, { keys: Map<string, Promise<ImportedKey>>; thumbprint?: Promise<string> }>({
+  const entries = new LRUCache<string, Map<string, Promise<ImportedKey>>>({
     max: options.max ?? DEFAULT_PUBLIC_KEY_CACHE_SIZE,
     ttl: options.ttlMs ?? DEFAULT_PUBLIC_KEY_CACHE_TTL_MS,
     updateAgeOnGet: true,
     ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
   });
-  const entryOf = (input: string) => {
-    let entry = entries.get(input);
-    if (!entry) {
-      entry = { keys: new Map() };
-      entries.set(input, entry);
+  const keysOf = (input: string) => {
+    let keys = entries.get(input);
+    if (!keys) {
+      keys = new Map();
+      entries.set(input, keys);
     }
-    return entry;
+    return keys;
   };
   return {
     importKey(jwk, alg) {
       const input = thumbprintInputOf(jwk);
-      const entry = entryOf(input);
-      let key = entry.keys.get(alg);
+      const keys = keysOf(input);
+      let key = keys.get(alg);
       if (!key) {
         key = importJWK(JSON.parse(input) as JWK, alg) as Promise<ImportedKey>;
-        entry.keys.set(alg, key);
-        key.catch(() => entry.keys.delete(alg));
+        keys.set(alg, key);
+        key.catch(() => keys.delete(alg));
       }
       return key;
     },
     thumbprint(jwk) {
-      const input = thumbprintInputOf(jwk);
-      const entry = entryOf(input);
       // RFC 7638: SHA-256 of exactly this canonical JSON (required members, sorted, no whitespace).
-      entry.thumbprint ??= Promise.resolve(createHash("sha256").update(input).digest("base64url"));
-      return entry.thumbprint;
+      return Promise.resolve(createHash("sha256").update(thumbprintInputOf(jwk)).digest("base64url"));
     },
     get size() {
       return entries.size;
