@@ -36,7 +36,12 @@ export const REDEMPTION_REPLAY_WINDOW_MS = 5 * 60 * 1000;
 const MAX_REDEMPTION_ID_LENGTH = 128;
 
 /** A repeat of the redemption that consumed the offer: same key, same tx_code, within the window. */
-function isRepeatOf(offer: Offer | undefined, redemptionId: string, txCodeHash: string | undefined, now: Date) {
+function isRepeatOf(
+  offer: Offer | undefined,
+  redemptionId: string,
+  txCodeHash: string | undefined,
+  now: Date,
+): offer is Offer {
   if (offer?.status !== "redeemed" || redemptionId === "" || offer.redemptionId !== redemptionId) return false;
   if (offer.grant.type !== "pre-authorized") return false;
   if (offer.grant.txCodeHash !== undefined && offer.grant.txCodeHash !== txCodeHash) return false;
@@ -67,7 +72,7 @@ export async function redeemPreAuthorizedCode(
   const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, redemptionId || undefined, now);
   if (offer) return grantOf(offer);
   const current = await deps.offers.findByCodeHash(codeHash);
-  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return grantOf(current!);
+  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return grantOf(current);
   throw whyNotRedeemable(current, now, "pre-authorized code", txCodeHash !== undefined);
 }
 
