@@ -1,16 +1,9 @@
 import { createHash } from "node:crypto";
 import { issuerConfigurationV1 } from "@attesto/proto";
-import {
-  callerKey,
-  clientInterceptors,
-  createServiceCredentialVerifier,
-  type ServiceCredentialSigner,
-  serverInterceptors,
-} from "@attesto/runtime";
+import { callerKey, type ServiceCredentialSigner } from "@attesto/runtime";
 import { create, toJsonString } from "@bufbuild/protobuf";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-
-const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterceptors>[1];
+import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
+import { InjectedFailures, serviceCredentialTransport } from "./rpc-double.js";
 
 /**
  * The credential issuer's IssuerService in memory, behind the real service-credential check (audience
@@ -21,13 +14,13 @@ const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterc
 export class InMemoryIssuerConfigurations {
   readonly configurations = new Map<string, issuerConfigurationV1.IssuerConfiguration>();
   readonly calls: Array<{ method: string; caller: string; tenant: string }> = [];
-  private readonly failures: Array<{ method: string; code: Code; remaining: number }> = [];
+  private readonly failures = new InjectedFailures();
 
   /** `serviceAuthSecret`: the platform's SERVICE_AUTH_SECRET, which callers' credentials must be signed with. */
   constructor(private readonly serviceAuthSecret: string) {}
 
   fail(method: string, code: Code, times = 1): void {
-    this.failures.push({ method, code, remaining: times });
+    this.failures.fail(method, code, times);
   }
 
   callsOf(method: string) {
@@ -36,15 +29,11 @@ export class InMemoryIssuerConfigurations {
 
   private enter(method: string, tenant: string, caller: string) {
     this.calls.push({ method, caller, tenant });
-    const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
-    if (failure) {
-      failure.remaining--;
-      throw new ConnectError(`injected ${Code[failure.code]}`, failure.code);
-    }
+    this.failures.throwIfDue(method);
   }
 
   client(signer: ServiceCredentialSigner): Client<typeof issuerConfigurationV1.IssuerService> {
-    const transport = createRouterTransport(
+    const transport = serviceCredentialTransport(
       (router) =>
         router.service(issuerConfigurationV1.IssuerService, {
           applyIssuerConfiguration: (request, context) => {
@@ -70,15 +59,7 @@ export class InMemoryIssuerConfigurations {
             return { configuration };
           },
         }),
-      {
-        router: {
-          interceptors: serverInterceptors(
-            createServiceCredentialVerifier({ secret: this.serviceAuthSecret, audience: "credential-issuer" }),
-            silentLogger,
-          ),
-        },
-        transport: { interceptors: clientInterceptors({ signer, audience: "credential-issuer", retries: 0 }) },
-      },
+      { secret: this.serviceAuthSecret, audience: "credential-issuer", signer },
     );
     return createClient(issuerConfigurationV1.IssuerService, transport);
   }

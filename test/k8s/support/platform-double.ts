@@ -1,25 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { OPERATOR_CALLER, type Platform } from "@attesto/operator";
 import { keysV1, tenantV1 } from "@attesto/proto";
-import {
-  callerKey,
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import { callerKey, createServiceCredentialSigner } from "@attesto/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import {
-  Code,
-  ConnectError,
-  type ConnectRouter,
-  createClient,
-  createRouterTransport,
-  type HandlerContext,
-} from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, createClient, type HandlerContext } from "@connectrpc/connect";
 import { checkImportedChain } from "../../../services/trust-registry/src/custody/imported-chain.js";
 import { InMemoryIssuerConfigurations } from "./issuer-service-double.js";
+import { InjectedFailures, serviceCredentialTransport } from "./rpc-double.js";
 import type { TestCertificates } from "./test-certificates.js";
 import { InMemoryVerifierPolicies } from "./verifier-policy-double.js";
 
@@ -41,20 +29,6 @@ interface TenantRecord {
 }
 
 const RESERVED = ["u-", "svc-", "admin-", "api-", "www-"];
-
-const silentLogger = {
-  error() {},
-  warn() {},
-  info() {},
-  debug() {},
-  trace() {},
-  fatal() {},
-  child() {
-    return silentLogger;
-  },
-  level: "silent",
-  silent() {},
-} as never;
 
 /**
  * The trust registry's TenantService and KeyCustodyService in memory, behind the real service
@@ -79,10 +53,10 @@ export class InMemoryTrustRegistry {
   readonly issuer = new InMemoryIssuerConfigurations(SERVICE_AUTH_SECRET);
   /** The verifier's VerifierPolicyService (the operator's other platform edge). */
   readonly verifier = new InMemoryVerifierPolicies(SERVICE_AUTH_SECRET);
-  private readonly failures: Array<{ method: string; code: Code; remaining: number }> = [];
+  private readonly failures = new InjectedFailures();
 
   fail(method: string, code: Code, times = 1): void {
-    this.failures.push({ method, code, remaining: times });
+    this.failures.fail(method, code, times);
   }
 
   callsOf(method: string) {
@@ -91,11 +65,7 @@ export class InMemoryTrustRegistry {
 
   private enter(method: string, tenant: string, context: HandlerContext) {
     this.calls.push({ method, caller: context.values.get(callerKey), tenant });
-    const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
-    if (failure) {
-      failure.remaining--;
-      throw new ConnectError(`injected ${Code[failure.code]}`, failure.code);
-    }
+    this.failures.throwIfDue(method);
   }
 
   private activeTenant(tenant: string): TenantRecord | undefined {
@@ -280,14 +250,10 @@ export class InMemoryTrustRegistry {
       secret: options.secret ?? SERVICE_AUTH_SECRET,
       caller: options.caller ?? OPERATOR_CALLER,
     });
-    const transport = createRouterTransport(this.routes, {
-      router: {
-        interceptors: serverInterceptors(
-          createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "trust-registry" }),
-          silentLogger,
-        ),
-      },
-      transport: { interceptors: clientInterceptors({ signer, audience: "trust-registry", retries: 0 }) },
+    const transport = serviceCredentialTransport(this.routes, {
+      secret: SERVICE_AUTH_SECRET,
+      audience: "trust-registry",
+      signer,
     });
     return {
       tenants: createClient(tenantV1.TenantService, transport),

@@ -1,14 +1,7 @@
 import { verifierPolicyV1 } from "@attesto/proto";
-import {
-  callerKey,
-  clientInterceptors,
-  createServiceCredentialVerifier,
-  type ServiceCredentialSigner,
-  serverInterceptors,
-} from "@attesto/runtime";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-
-const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterceptors>[1];
+import { callerKey, type ServiceCredentialSigner } from "@attesto/runtime";
+import { type Client, type Code, createClient } from "@connectrpc/connect";
+import { InjectedFailures, serviceCredentialTransport } from "./rpc-double.js";
 
 /**
  * The verifier's VerifierPolicyService in memory, behind the real service-credential check (audience
@@ -18,13 +11,13 @@ const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterc
 export class InMemoryVerifierPolicies {
   readonly policies = new Map<string, verifierPolicyV1.VerifierPolicy>();
   readonly calls: Array<{ method: string; caller: string; tenant: string; name: string }> = [];
-  private readonly failures: Array<{ method: string; code: Code; remaining: number }> = [];
+  private readonly failures = new InjectedFailures();
 
   /** `serviceAuthSecret`: the platform's SERVICE_AUTH_SECRET, which callers' credentials must be signed with. */
   constructor(private readonly serviceAuthSecret: string) {}
 
   fail(method: string, code: Code, times = 1): void {
-    this.failures.push({ method, code, remaining: times });
+    this.failures.fail(method, code, times);
   }
 
   callsOf(method: string) {
@@ -33,15 +26,11 @@ export class InMemoryVerifierPolicies {
 
   private enter(method: string, tenant: string, name: string, caller: string) {
     this.calls.push({ method, caller, tenant, name });
-    const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
-    if (failure) {
-      failure.remaining--;
-      throw new ConnectError(`injected ${Code[failure.code]}`, failure.code);
-    }
+    this.failures.throwIfDue(method);
   }
 
   client(signer: ServiceCredentialSigner): Client<typeof verifierPolicyV1.VerifierPolicyService> {
-    const transport = createRouterTransport(
+    const transport = serviceCredentialTransport(
       (router) =>
         router.service(verifierPolicyV1.VerifierPolicyService, {
           applyPolicy: (request, context) => {
@@ -57,15 +46,7 @@ export class InMemoryVerifierPolicies {
             return { deleted: this.policies.delete(`${request.tenant}/${request.name}`) };
           },
         }),
-      {
-        router: {
-          interceptors: serverInterceptors(
-            createServiceCredentialVerifier({ secret: this.serviceAuthSecret, audience: "verifier" }),
-            silentLogger,
-          ),
-        },
-        transport: { interceptors: clientInterceptors({ signer, audience: "verifier", retries: 0 }) },
-      },
+      { secret: this.serviceAuthSecret, audience: "verifier", signer },
     );
     return createClient(verifierPolicyV1.VerifierPolicyService, transport);
   }
