@@ -9,10 +9,11 @@ import {
   zIssuerSpec,
 } from "../resources.js";
 import { type AppliedSigning, applySigning, clearImportedCertificate, readSigningMaterial } from "./issuer-signing.js";
+import { olderRival } from "./older-rival.js";
 import { readTenantRef, TenantNotUsableError } from "./read-tenant-ref.js";
 import { blockedError, fromPlatformError } from "./reconcile-error.js";
 import type { ReconcileDeps, ReconcileResult, Reconciler, ResourceCache } from "./reconciler.js";
-import { tenantAwaitingCleanup } from "./tenant-references.js";
+import { tenantAwaitingCleanup, tenantRefNameOf } from "./tenant-references.js";
 
 /** Re-check certificates daily, so that expiry shows up in status before wallets notice. */
 const CERTIFICATE_RECHECK_MS = 24 * 60 * 60 * 1000;
@@ -185,16 +186,12 @@ export class IssuerReconciler implements Reconciler {
 
   /** The platform keeps one configuration per tenant: of two Issuers naming one Tenant, the oldest wins. */
   private assertOnlyIssuerOfTenant(resource: CustomResource, spec: IssuerSpec) {
-    const rank = (r: CustomResource) =>
-      `${r.metadata.creationTimestamp ?? ""}\u0000${r.metadata.namespace}/${r.metadata.name}`;
-    const older = this.deps.cache.list("Issuer").find((other) => {
-      if (other.metadata.uid === resource.metadata.uid || other.metadata.deletionTimestamp) return false;
-      if (other.metadata.namespace !== resource.metadata.namespace) return false;
-      if ((other.spec as { tenantRef?: { name?: string } } | undefined)?.tenantRef?.name !== spec.tenantRef.name) {
-        return false;
-      }
-      return rank(other) < rank(resource);
-    });
+    const older = olderRival(
+      resource,
+      this.deps.cache.list("Issuer"),
+      (other) =>
+        other.metadata.namespace === resource.metadata.namespace && tenantRefNameOf(other) === spec.tenantRef.name,
+    );
     if (older) {
       throw blockedError(
         "DuplicateIssuer",

@@ -12,6 +12,7 @@ import {
   type TenantStatus,
   zTenantSpec,
 } from "../resources.js";
+import { olderRival } from "./older-rival.js";
 import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
 import type { ReconcileDeps, ReconcileResult, Reconciler, ResourceCache } from "./reconciler.js";
 import { resourcesReferringTo } from "./tenant-references.js";
@@ -187,14 +188,11 @@ export class TenantReconciler implements Reconciler {
 
   /** Two Tenant resources for one platform tenant would fight: the oldest wins, the others stay Degraded. */
   private assertUniqueTenantId(resource: CustomResource, spec: TenantSpec) {
-    const rank = (r: CustomResource) =>
-      `${r.metadata.creationTimestamp ?? ""}\u0000${r.metadata.namespace}/${r.metadata.name}`;
-    const older = this.deps.cache.list("Tenant").find((other) => {
-      if (other.metadata.uid === resource.metadata.uid) return false;
-      if ((other.spec as { tenantId?: string } | undefined)?.tenantId !== spec.tenantId) return false;
-      if (other.metadata.deletionTimestamp) return false;
-      return rank(other) < rank(resource);
-    });
+    const older = olderRival(
+      resource,
+      this.deps.cache.list("Tenant"),
+      (other) => (other.spec as { tenantId?: string } | undefined)?.tenantId === spec.tenantId,
+    );
     if (older) {
       throw blockedError(
         "DuplicateTenantId",

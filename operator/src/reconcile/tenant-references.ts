@@ -4,7 +4,8 @@ import type { ResourceCache } from "./reconciler.js";
 /** The kinds that name a Tenant in `spec.tenantRef` (same namespace). */
 export const TENANT_REFERRING_KINDS = ["Issuer", "VerifierPolicy"] as const satisfies readonly ResourceKind[];
 
-const tenantRefNameOf = (resource: CustomResource) =>
+/** The Tenant name in a resource's `spec.tenantRef` (unchecked spec). */
+export const tenantRefNameOf = (resource: CustomResource) =>
   (resource.spec as { tenantRef?: { name?: unknown } } | undefined)?.tenantRef?.name;
 
 /** Issuers and VerifierPolicies (still existing, deleting or not) whose tenantRef names this Tenant. */
