@@ -32,7 +32,7 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
 }
 
 /** How long a redemption may be repeated with its idempotency key (a lost answer retried). */
-export const REDEMPTION_REPLAY_WINDOW_MS = 5 * 60 * 1000;
+const REDEMPTION_REPLAY_WINDOW_MS = 5 * 60 * 1000;
 const MAX_REDEMPTION_ID_LENGTH = 128;
 
 /** A repeat of the redemption that consumed the offer: same key, same tx_code, within the window. */

@@ -4,7 +4,7 @@ import { spkiOf } from "./certificate-tools.js";
 import { x509 } from "./x509.js";
 
 /** Longest chain accepted (leaf, intermediates, root). */
-export const MAX_IMPORTED_CHAIN_LENGTH = 10;
+const MAX_IMPORTED_CHAIN_LENGTH = 10;
 
 /** A tenant's own signing certificate chain with its key, checked and ready to hold. */
 export interface ImportedChain {

@@ -18,7 +18,7 @@ export interface RedeemGrantDeps {
 }
 
 /** The GrantService idempotency key of a code: derived from the code alone, so a wallet's retry repeats it. */
-export function redemptionIdOf(preAuthorizedCode: string): string {
+function redemptionIdOf(preAuthorizedCode: string): string {
   return createHash("sha256").update(`attesto/pre-authorized-code-redemption/${preAuthorizedCode}`).digest("base64url");
 }
 
