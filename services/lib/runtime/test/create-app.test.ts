@@ -198,7 +198,8 @@ describe("createApp", () => {
 });
 
 describe("logger", () => {
-  it("keeps error codes (err.code) visible: only OAuth codes in bodies and query strings are redacted", () => {
+  /** A logger with the service's options whose lines are collected in memory. */
+  function captureLogs() {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk, _enc, done) {
@@ -206,7 +207,11 @@ describe("logger", () => {
         done();
       },
     });
-    const log = pino(loggerOptions("svc", "info"), sink);
+    return { lines, log: pino(loggerOptions("svc", "info"), sink) };
+  }
+
+  it("keeps error codes (err.code) visible: only OAuth codes in bodies and query strings are redacted", () => {
+    const { lines, log } = captureLogs();
     log.warn({ err: { code: "ECONNREFUSED" }, req: { query: { code: "qc0de" } } });
     const line = lines.join("");
     expect(JSON.parse(line).err).toEqual({ code: "ECONNREFUSED" });
@@ -214,14 +219,7 @@ describe("logger", () => {
   });
 
   it("redacts credentials, passwords, keys and codes", () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    const log = pino(loggerOptions("svc", "info"), sink);
+    const { lines, log } = captureLogs();
     log.info({
       req: { headers: { authorization: "Bearer abc", "x-api-key": "key_production_1", dpop: "proof" } },
       body: { password: "Secret123", private_key: "pk", code: "c0de", "pre-authorized_code": "pac", name: "ok" },
