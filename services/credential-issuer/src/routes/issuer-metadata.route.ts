@@ -1,10 +1,7 @@
 import type { App } from "@attesto/runtime";
-import { z } from "zod";
 import { createIssuerMetadata } from "../domain/create-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
-
-/** Tenant identifiers are lowercased at registration (spec §2.1), so the path matches them case-insensitively. */
-const zTenantParams = z.object({ tenant: z.string().min(1).max(100).toLowerCase() });
+import { zTenantParams } from "./tenant-path-params.js";
 
 /**
  * GET /.well-known/openid-credential-issuer/:tenant (OID4VCI 1.0 places the well-known segment

@@ -1,9 +1,9 @@
 import type { App } from "@attesto/runtime";
-import { z } from "zod";
 import { findIssuerTenant } from "../domain/create-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issuerIdentifierOf } from "../domain/issuer-identifier.js";
 import type { IssuerTenant } from "../domain/ports.js";
+import { zTenantParams } from "./tenant-path-params.js";
 
 /** First path segments that belong to the issuer's own endpoints, never to a tenant. */
 const RESERVED_SEGMENTS = new Set([
@@ -15,9 +15,6 @@ const RESERVED_SEGMENTS = new Set([
   "favicon.ico",
   "robots.txt",
 ]);
-
-/** Tenant identifiers are lowercased at registration (spec §2.1), so the path matches them case-insensitively. */
-const zTenantParams = z.object({ tenant: z.string().min(1).max(100).toLowerCase() });
 
 const escapeHtml = (value: string) =>
   value.replace(
