@@ -8,8 +8,6 @@ export interface OutboundHttpOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   httpsOnly: boolean;
-  /** The undici dispatcher (default: a keep-alive agent of this client's own). */
-  dispatcher?: Dispatcher;
 }
 
 const MAX_REDIRECTS = 3;
@@ -64,8 +62,7 @@ function headersOf(raw: Dispatcher.ResponseData["headers"]): Headers {
  * keep-alive agent (not the global `fetch`, whose web streams cost more CPU than the calls).
  */
 export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
-  const dispatcher =
-    options.dispatcher ?? new Agent({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connections: CONNECTIONS_PER_ORIGIN });
+  const dispatcher = new Agent({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connections: CONNECTIONS_PER_ORIGIN });
   const checkUrl = (url: string): string | undefined => {
     let parsed: URL;
     try {
