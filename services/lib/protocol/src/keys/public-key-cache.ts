@@ -38,7 +38,7 @@ export const DEFAULT_PUBLIC_KEY_CACHE_TTL_MS = 10 * 60_000;
  * The RFC 7638 thumbprint input of the key: its required members in lexicographic order. Two JWKs
  * share a cache entry exactly when they are the same public key; any changed member misses.
  */
-export function thumbprintInputOf(jwk: CacheablePublicJwk): string {
+function thumbprintInputOf(jwk: CacheablePublicJwk): string {
   const { kty, crv, x, y } = jwk;
   const present = (value: unknown) => typeof value === "string" && value.length > 0;
   if (kty === "EC" && present(crv) && present(x) && present(y)) return JSON.stringify({ crv, kty, x, y });

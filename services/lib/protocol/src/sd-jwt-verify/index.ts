@@ -26,9 +26,7 @@ export {
 } from "./verify-x5c-chain.js";
 export {
   createX5cChainCache,
-  DEFAULT_X5C_CHAIN_CACHE_SIZE,
   type ValidatedX5cChain,
   type X5cChainCache,
   type X5cChainValidator,
-  x5cChainCache,
 } from "./x5c-chain-cache.js";
