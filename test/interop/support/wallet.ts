@@ -32,11 +32,31 @@ export class InteropWallet {
   readonly callbacks: Omit<CallbackContext, "verifyJwt" | "decryptJwe" | "encryptJwe">;
   readonly client: Openid4vciClient;
 
-  constructor() {
-    this.callbacks = {
+  /**
+   * `clientAuthentication`: how the wallet authenticates to the authorization server, made from
+   * the wallet's own crypto callbacks (anonymous when absent); `keys`: keys it holds from the start.
+   */
+  constructor(
+    options: {
+      clientAuthentication?: (
+        callbacks: Pick<CallbackContext, "hash" | "generateRandom" | "signJwt">,
+      ) => CallbackContext["clientAuthentication"];
+      keys?: WalletKey[];
+    } = {},
+  ) {
+    for (const key of options.keys ?? []) this.keys.set(JSON.stringify(key.publicJwk), key);
+    const crypto: Pick<CallbackContext, "hash" | "generateRandom" | "signJwt"> = {
       hash: (data, alg) => new Uint8Array(createHash(alg.replace("-", "").toLowerCase()).update(data).digest()),
       generateRandom: (length) => new Uint8Array(randomBytes(length)),
-      clientAuthentication: clientAuthenticationAnonymous(),
+      signJwt: async (signer: JwtSigner, { header, payload }) => {
+        const key = this.keyFor(signer);
+        const jwt = await new SignJWT(payload as never).setProtectedHeader(header as never).sign(key.privateKey);
+        return { jwt, signerJwk: key.publicJwk };
+      },
+    };
+    this.callbacks = {
+      ...crypto,
+      clientAuthentication: options.clientAuthentication?.(crypto) ?? clientAuthenticationAnonymous(),
       fetch: (async (input: string | URL | Request, init?: RequestInit) => {
         const url = new URL(input instanceof Request ? input.url : String(input));
         const response = await fetch(input, init);
@@ -47,11 +67,6 @@ export class InteropWallet {
         });
         return response;
       }) as CallbackContext["fetch"],
-      signJwt: async (signer: JwtSigner, { header, payload }) => {
-        const key = this.keyFor(signer);
-        const jwt = await new SignJWT(payload as never).setProtectedHeader(header as never).sign(key.privateKey);
-        return { jwt, signerJwk: key.publicJwk };
-      },
     };
     this.client = new Openid4vciClient({ callbacks: this.callbacks });
   }
