@@ -61,6 +61,17 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
       .execute();
   };
 
+  /** An active tenant (deactivated ones are unknown to lookups) by its account UUID or identifier. */
+  const findActive = async (column: "account_uuid" | "tenant", value: string) => {
+    const row = await db
+      .selectFrom("tenants")
+      .selectAll()
+      .where(column, "=", value)
+      .where("deactivated_at", "is", null)
+      .executeTakeFirst();
+    return row ? toAccount(row) : undefined;
+  };
+
   return {
     async create(tenant) {
       try {
@@ -92,25 +103,8 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
       }
     },
 
-    async findByAccountUuid(accountUuid) {
-      const row = await db
-        .selectFrom("tenants")
-        .selectAll()
-        .where("account_uuid", "=", accountUuid)
-        .where("deactivated_at", "is", null)
-        .executeTakeFirst();
-      return row ? toAccount(row) : undefined;
-    },
-
-    async findByTenant(tenant) {
-      const row = await db
-        .selectFrom("tenants")
-        .selectAll()
-        .where("tenant", "=", tenant)
-        .where("deactivated_at", "is", null)
-        .executeTakeFirst();
-      return row ? toAccount(row) : undefined;
-    },
+    findByAccountUuid: (accountUuid) => findActive("account_uuid", accountUuid),
+    findByTenant: (tenant) => findActive("tenant", tenant),
 
     async emailExists(email) {
       const row = await db
