@@ -2,6 +2,7 @@ import { readPackageVersion, type ServiceContext, type ServiceModule } from "@at
 import { buildApp, registerVerifierRpc } from "./app.js";
 import { loadVerifierConfig, type VerifierConfig, verifierPorts } from "./config.js";
 import { createVerifierDeps } from "./create-dependencies.js";
+import type { VerifierDependencies } from "./domain/dependencies.js";
 import { dropExpiredSessionKeys, KEY_SWEEP_INTERVAL_MS } from "./domain/drop-expired-session-keys.js";
 import {
   failInterruptedVerifications,
@@ -37,13 +38,24 @@ async function startSweeps(context: ServiceContext<VerifierConfig>): Promise<() 
   };
 }
 
+/** One set of edges per running service, shared by the public app and the internal RPC. */
+const depsByContext = new WeakMap<ServiceContext<VerifierConfig>, VerifierDependencies>();
+function depsOf(context: ServiceContext<VerifierConfig>): VerifierDependencies {
+  let deps = depsByContext.get(context);
+  if (!deps) {
+    deps = createVerifierDeps(context);
+    depsByContext.set(context, deps);
+  }
+  return deps;
+}
+
 export const verifier: ServiceModule<VerifierConfig> = {
   definition: {
     name: "verifier",
     version: readPackageVersion(import.meta.url),
     migrations,
-    buildApp: (context) => buildApp(context),
-    rpc: (router, context) => registerVerifierRpc(router, createVerifierDeps(context)),
+    buildApp: (context) => buildApp(context, depsOf(context)),
+    rpc: (router, context) => registerVerifierRpc(router, depsOf(context)),
     init: startSweeps,
   },
   loadConfig: loadVerifierConfig,
