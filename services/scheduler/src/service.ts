@@ -1,5 +1,11 @@
 import { notaryV1 } from "@attesto/proto";
-import { loggerOptions, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import {
+  loggerOptions,
+  perService,
+  readPackageVersion,
+  type ServiceContext,
+  type ServiceModule,
+} from "@attesto/runtime";
 import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadSchedulerConfig, type SchedulerConfig, schedulerPorts } from "./config.js";
@@ -8,17 +14,10 @@ import { NotaryServiceRpc } from "./rpc/notary-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 
 /** One runtime per running service, shared by the workers (init) and the internal RPC. */
-const runtimes = new WeakMap<ServiceContext<SchedulerConfig>, SchedulerRuntime>();
-
-function runtimeOf(context: ServiceContext<SchedulerConfig>): SchedulerRuntime {
-  let runtime = runtimes.get(context);
-  if (!runtime) {
-    const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
-    runtime = createSchedulerRuntime(context, {}, (error) => log.error({ err: error }, "job queue error"));
-    runtimes.set(context, runtime);
-  }
-  return runtime;
-}
+const runtimeOf = perService((context: ServiceContext<SchedulerConfig>): SchedulerRuntime => {
+  const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
+  return createSchedulerRuntime(context, {}, (error) => log.error({ err: error }, "job queue error"));
+});
 
 /** Start-up: the job queue (its schema is installed or migrated), workers, batch cutter and reconciler. */
 async function startScheduler(context: ServiceContext<SchedulerConfig>): Promise<() => Promise<void>> {

@@ -1,22 +1,14 @@
 import { tenantV1 } from "@attesto/proto";
-import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime";
 import { buildApp } from "./app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";
 import { registerKeyCustodyRpc } from "./custody/index.js";
-import { createDomain, createTrustRegistryDeps, type TrustRegistryDeps } from "./dependencies.js";
+import { createDomain, createTrustRegistryDeps } from "./dependencies.js";
 import { TenantServiceRpc } from "./rpc/tenant-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 
 /** One set of edges per running service, shared by the public app and the internal RPC. */
-const depsByContext = new WeakMap<ServiceContext<TrustRegistryConfig>, TrustRegistryDeps>();
-function depsOf(context: ServiceContext<TrustRegistryConfig>): TrustRegistryDeps {
-  let deps = depsByContext.get(context);
-  if (!deps) {
-    deps = createTrustRegistryDeps(context);
-    depsByContext.set(context, deps);
-  }
-  return deps;
-}
+const depsOf = perService(createTrustRegistryDeps);
 
 export const trustRegistry: ServiceModule<TrustRegistryConfig> = {
   definition: {

@@ -1,8 +1,7 @@
-import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
 import { buildApp, registerVerifierRpc } from "./app.js";
 import { loadVerifierConfig, type VerifierConfig, verifierPorts } from "./config.js";
 import { createVerifierDeps } from "./create-dependencies.js";
-import type { VerifierDependencies } from "./domain/dependencies.js";
 import { dropExpiredSessionKeys, KEY_SWEEP_INTERVAL_MS } from "./domain/drop-expired-session-keys.js";
 import {
   failInterruptedVerifications,
@@ -39,15 +38,7 @@ async function startSweeps(context: ServiceContext<VerifierConfig>): Promise<() 
 }
 
 /** One set of edges per running service, shared by the public app and the internal RPC. */
-const depsByContext = new WeakMap<ServiceContext<VerifierConfig>, VerifierDependencies>();
-function depsOf(context: ServiceContext<VerifierConfig>): VerifierDependencies {
-  let deps = depsByContext.get(context);
-  if (!deps) {
-    deps = createVerifierDeps(context);
-    depsByContext.set(context, deps);
-  }
-  return deps;
-}
+const depsOf = perService(createVerifierDeps);
 
 export const verifier: ServiceModule<VerifierConfig> = {
   definition: {

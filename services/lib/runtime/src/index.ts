@@ -55,5 +55,5 @@ export {
   type ServiceCredentialSigner,
   type ServiceCredentialVerifier,
 } from "./rpc/service-credential.js";
-export { createServiceApp, envPrefixOf, runServiceMain, type ServiceModule } from "./service-module.js";
+export { createServiceApp, envPrefixOf, perService, runServiceMain, type ServiceModule } from "./service-module.js";
 export { startTracing, type Tracing } from "./tracing.js";

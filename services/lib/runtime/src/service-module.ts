@@ -13,6 +13,19 @@ export interface ServiceModule<C extends BaseConfig = BaseConfig> {
   ports: { public: number; internal: number };
 }
 
+/**
+ * One value per running service, made on first use: the edges (stores, clients, caches) that the
+ * public app, the internal RPC and start-up work of one `ServiceContext` share instead of building
+ * them once each.
+ */
+export function perService<C extends BaseConfig, T>(create: (context: ServiceContext<C>) => T) {
+  const values = new WeakMap<ServiceContext<C>, T>();
+  return (context: ServiceContext<C>): T => {
+    if (!values.has(context)) values.set(context, create(context));
+    return values.get(context) as T;
+  };
+}
+
 /** The environment-variable prefix of a service, e.g. "schema-registry" -> "SCHEMA_REGISTRY". */
 export const envPrefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
 
