@@ -25,19 +25,21 @@ import { createTestCertificates } from "./support/test-certificates.js";
 
 /** Reconcile logic with an injected Kubernetes client (in memory) and an in-memory TenantService. */
 const NS = "tenants";
+/** The one clock of this suite: the operator, the platform double and every certificate read it. */
 const NOW = new Date("2026-11-22T10:00:00.000Z");
+const testClock = () => NOW;
 
 let kube: InMemoryKube;
 let registry: InMemoryTrustRegistry;
 
 function controller(options: { maxAttempts?: number } = {}) {
-  const deps = { kube, platform: registry.platform(), cache: kube, now: () => NOW };
+  const deps = { kube, platform: registry.platform(), cache: kube, now: testClock };
   const built = new Controller({
     kube,
     cache: kube,
     reconcilers: [new TenantReconciler(deps), new IssuerReconciler(deps), new VerifierPolicyReconciler(deps)],
-    events: createEventRecorder({ kube, component: "attesto-operator", instance: "test", now: () => NOW }),
-    now: () => NOW,
+    events: createEventRecorder({ kube, component: "attesto-operator", instance: "test", now: testClock }),
+    now: testClock,
     maxAttempts: options.maxAttempts ?? 4,
     baseDelayMs: 5,
     maxDelayMs: 20,
@@ -67,7 +69,7 @@ const conditionsOf = (resource: CustomResource | undefined) =>
 
 beforeEach(() => {
   kube = new InMemoryKube();
-  registry = new InMemoryTrustRegistry();
+  registry = new InMemoryTrustRegistry(testClock);
 });
 
 describe("tenant id rules (same as /v1/apply)", () => {
@@ -494,7 +496,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("sends display, signing mode and offer TTL; retries an unavailable issuer; a rejection is Degraded", async () => {
     const built = controller();
     await readyTenant(built);
-    registry.signingCertificate = await createTestCertificates("acme");
+    registry.signingCertificate = await createTestCertificates("acme", { now: NOW });
     registry.issuer.fail("ApplyIssuerConfiguration", Code.Unavailable, 2);
     const spec = {
       tenantRef: { name: "acme" },
@@ -619,7 +621,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("imports a certificateRef chain and key into key custody; status names it; the same Secret again changes nothing", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme");
+    const own = await createTestCertificates("acme", { now: NOW });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
@@ -659,8 +661,8 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("removing certificateRef clears the import and goes back to the platform-issued certificate", async () => {
     const built = controller();
     await readyTenant(built);
-    registry.signingCertificate = await createTestCertificates("platform");
-    const own = await createTestCertificates("acme");
+    registry.signingCertificate = await createTestCertificates("platform", { now: NOW });
+    const own = await createTestCertificates("acme", { now: NOW });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
@@ -680,7 +682,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("deleting the Issuer clears its imported certificate before the configuration goes", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme");
+    const own = await createTestCertificates("acme", { now: NOW });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
@@ -701,10 +703,10 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("a bad certificateRef Secret is Degraded with the fault named, and nothing is imported", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme");
-    const other = await createTestCertificates("other");
-    const expired = await createTestCertificates("old", { expired: true });
-    const notCa = await createTestCertificates("notca", { rootIsCa: false });
+    const own = await createTestCertificates("acme", { now: NOW });
+    const other = await createTestCertificates("other", { now: NOW });
+    const expired = await createTestCertificates("old", { now: NOW, expired: true });
+    const notCa = await createTestCertificates("notca", { now: NOW, rootIsCa: false });
     const cases: Array<[Record<string, string>, string, string | RegExp]> = [
       [{ "tls.crt": own.leafPem }, "False/CertificateSecretNotFound", "needs tls.crt and tls.key"],
       [
@@ -770,8 +772,8 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("applies a VerifierPolicy to the verifier (roots as DER, claim paths split) and reports it Enforced", async () => {
     const built = controller();
     await readyTenant(built);
-    const roots = await createTestCertificates("Trusted");
-    const notCa = await createTestCertificates("NotCa", { rootIsCa: false });
+    const roots = await createTestCertificates("Trusted", { now: NOW });
+    const notCa = await createTestCertificates("NotCa", { now: NOW, rootIsCa: false });
     kube.putSecret(NS, "roots", { "ca.crt": roots.rootPem });
     kube.putSecret(NS, "bad-roots", { "ca.crt": notCa.rootPem });
     const spec = {

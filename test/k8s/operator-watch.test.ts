@@ -71,7 +71,7 @@ function applyExample(file: string) {
 beforeEach(async () => {
   server = await new FakeKubeApiServer().start();
   registry = new InMemoryTrustRegistry();
-  registry.signingCertificate = await createTestCertificates("acme-university");
+  registry.signingCertificate = await createTestCertificates("acme-university", { now: new Date() });
 });
 
 afterEach(async () => {
@@ -323,8 +323,8 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
   it("certificateRef: a bad tls Secret is Degraded, the fixed one is imported into key custody, deletion clears it", async () => {
     await start();
     applyExample("tenant.yaml");
-    const own = await createTestCertificates("acme-university-own");
-    const stranger = await createTestCertificates("stranger");
+    const own = await createTestCertificates("acme-university-own", { now: new Date() });
+    const stranger = await createTestCertificates("stranger", { now: new Date() });
     const tlsSecret = (name: string, key: string) =>
       toStoredSecret({
         apiVersion: "v1",

@@ -36,6 +36,9 @@ const RESERVED = ["u-", "svc-", "admin-", "api-", "www-"];
  * `fail(method, code, times)` injects failures.
  */
 export class InMemoryTrustRegistry {
+  /** The clock key custody's checks read (tests pass the same clock to the operator and certificates). */
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
   readonly tenants = new Map<string, TenantRecord>();
   readonly calls: Array<{ method: string; caller: string; tenant: string }> = [];
   credentialTypes = [
@@ -218,7 +221,7 @@ export class InMemoryTrustRegistry {
         }
         let checked: ReturnType<typeof checkImportedChain>;
         try {
-          checked = checkImportedChain(request.chain, request.privateKeyPem, new Date());
+          checked = checkImportedChain(request.chain, request.privateKeyPem, this.now());
         } catch (error) {
           throw new ConnectError((error as Error).message, Code.InvalidArgument);
         }

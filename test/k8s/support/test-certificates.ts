@@ -15,14 +15,18 @@ export interface TestCertificates {
   rootDer: string;
 }
 
-/** A root CA and a leaf (P-256); `expired` makes both lie in the past. */
+/**
+ * A root CA and a leaf (P-256), valid around `now` (the test's clock, so validity never depends on
+ * today's date); `expired` makes both lie in the past of `now`.
+ */
 export async function createTestCertificates(
   subject: string,
-  options: { expired?: boolean; rootIsCa?: boolean } = {},
+  options: { now: Date; expired?: boolean; rootIsCa?: boolean },
 ): Promise<TestCertificates> {
   const day = 24 * 3600_000;
-  const notBefore = new Date(Date.now() - (options.expired ? 30 * day : 60_000));
-  const notAfter = new Date(Date.now() + (options.expired ? -day : 365 * day));
+  const at = options.now.getTime();
+  const notBefore = new Date(at - (options.expired ? 30 * day : 60_000));
+  const notAfter = new Date(at + (options.expired ? -day : 365 * day));
   const rootKeys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
   const root = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: "01",
