@@ -27,6 +27,20 @@ export * from "./errors.js";
 export { type App, type CreateAppOptions, createApp, EXPOSED_HEADERS } from "./http/create-app.js";
 export { acceptEmptyJsonBody } from "./http/empty-json-body.js";
 export { sendError } from "./http/error-handler.js";
+export { type OutboundConfig, outboundConfigShape, outboundGuardOptionsOf } from "./http/outbound-config.js";
+export {
+  createOutboundGuard,
+  type Lookup,
+  type OutboundFailure,
+  type OutboundGuard,
+  type OutboundGuardOptions,
+  type OutboundLogger,
+  type OutboundRequest,
+  OutboundRequestError,
+  type OutboundResponse,
+  parseAllowedHost,
+} from "./http/outbound-request-guard.js";
+export { isPublicAddress } from "./http/public-address.js";
 export {
   type RateLimitCounter,
   type RateLimitDecision,
@@ -34,6 +48,7 @@ export {
   rateLimit,
   rateLimitKey,
 } from "./http/rate-limit.js";
+export { LOGGED_QUERY_PARAMETERS, redactUrl } from "./http/redact-url.js";
 export { findUnstorableText } from "./http/unstorable-text.js";
 export {
   closeOnSignals,

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { booleanFlag } from "../config.js";
+import { type OutboundGuardOptions, parseAllowedHost } from "./outbound-request-guard.js";
+
+/** Comma-separated `host:port` entries, each checked (an explicit port is required). */
+const allowHostsSchema = z
+  .string()
+  .default("")
+  .transform((text, context) => {
+    const hosts: string[] = [];
+    for (const entry of text
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean)) {
+      try {
+        hosts.push(parseAllowedHost(entry));
+      } catch (error) {
+        context.addIssue({ code: "custom", message: (error as Error).message });
+      }
+    }
+    return hosts;
+  });
+
+/**
+ * Variables of the outbound request guard, for every service that fetches URLs others supply
+ * (holder, verifier, scheduler). Documented in the root README.
+ */
+export function outboundConfigShape() {
+  return {
+    /** `host:port` entries reachable although internal (and over http); empty: nothing internal. */
+    OUTBOUND_ALLOW_HOSTS: allowHostsSchema,
+    /** Plain http:// to public hosts; https only otherwise. */
+    OUTBOUND_ALLOW_HTTP: booleanFlag.default(false),
+    /** Deadline of one outbound request (DNS, connect, TLS, redirects, body). */
+    OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /** Largest response body read from a third party. */
+    OUTBOUND_MAX_RESPONSE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024)
+      .default(1024 * 1024),
+  } as const;
+}
+
+export interface OutboundConfig {
+  OUTBOUND_ALLOW_HOSTS: string[];
+  OUTBOUND_ALLOW_HTTP: boolean;
+  OUTBOUND_TIMEOUT_MS: number;
+  OUTBOUND_MAX_RESPONSE_BYTES: number;
+}
+
+/** The guard options a service's configuration asks for. */
+export function outboundGuardOptionsOf(config: OutboundConfig): OutboundGuardOptions {
+  return {
+    allowHosts: config.OUTBOUND_ALLOW_HOSTS,
+    allowHttp: config.OUTBOUND_ALLOW_HTTP,
+    timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+    maxResponseBytes: config.OUTBOUND_MAX_RESPONSE_BYTES,
+  };
+}
