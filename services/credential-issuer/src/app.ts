@@ -10,12 +10,13 @@ import { registerCreateOfferRoute } from "./routes/create-offer.route.js";
 import { registerCredentialRoute } from "./routes/credential.route.js";
 import { registerGetOfferRoute } from "./routes/get-offer.route.js";
 import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js";
+import { registerJwtVcIssuerMetadataRoute } from "./routes/jwt-vc-issuer-metadata.route.js";
 import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
 import { CredentialStatusServiceRpc } from "./rpc/credential-status-service.rpc.js";
 import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
 import { IssuerServiceRpc } from "./rpc/issuer-service.rpc.js";
 
-/** The credential issuer's public API: offers, nonces, the credential endpoint and issuer metadata. */
+/** The credential issuer's public API: offers, nonces, the credential endpoint, issuer metadata and JWT VC Issuer Metadata. */
 export async function buildApp(
   context: ServiceContext<CredentialIssuerConfig>,
   deps: IssuerDependencies = createIssuerDeps(context),
@@ -30,6 +31,7 @@ export async function buildApp(
     registerCredentialRoute(scope, deps, createIssuerMetrics(context.metrics.registry));
   });
   registerIssuerMetadataRoutes(app, deps);
+  registerJwtVcIssuerMetadataRoute(app, deps);
   registerTenantLandingRoute(app, deps);
   return app;
 }

@@ -14,6 +14,7 @@ import { createClaimsValidators } from "./domain/claims-validators.js";
 import type { IssuerDependencies } from "./domain/dependencies.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createIssuerConfigurationStore } from "./store/issuer-configuration.store.js";
+import { createIssuerSigningKeyStore } from "./store/issuer-signing-key.store.js";
 import { createOfferStore } from "./store/offer.store.js";
 
 export interface IssuerDependencyOptions {
@@ -84,6 +85,7 @@ export function createIssuerDeps(
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
     issuerConfigurations: createIssuerConfigurationStore(context.db),
+    issuerSigningKeys: createIssuerSigningKeyStore(context.db),
     cNonces: createCNonces({
       secret: config.NONCE_SECRET,
       ttlSeconds: config.C_NONCE_TTL_SECONDS,

@@ -1,7 +1,9 @@
-import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import { loggerOptions, perService, readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import pino from "pino";
 import { buildApp, registerIssuerRpc } from "./app.js";
 import { type CredentialIssuerConfig, credentialIssuerPorts, loadCredentialIssuerConfig } from "./config.js";
 import { createIssuerDeps } from "./create-dependencies.js";
+import { recordEarlierIssuerKeys } from "./domain/record-earlier-issuer-keys.js";
 import { migrations } from "./store/migrations/index.js";
 
 /** One set of edges per running service, shared by the public app and the internal RPC. */
@@ -14,6 +16,15 @@ export const credentialIssuer: ServiceModule<CredentialIssuerConfig> = {
     migrations,
     buildApp: (context) => buildApp(context, depsOf(context)),
     rpc: (router, context) => registerIssuerRpc(router, depsOf(context)),
+    async init(context) {
+      const { recorded, unreadable } = await recordEarlierIssuerKeys(depsOf(context));
+      if (recorded > 0 || unreadable > 0) {
+        pino(loggerOptions(context.service, context.config.LOG_LEVEL)).info(
+          { recorded, unreadable },
+          "recorded the DID-path signing keys of earlier offers (unreadable: sealed under a retired key-encryption key)",
+        );
+      }
+    },
   },
   loadConfig: loadCredentialIssuerConfig,
   ports: credentialIssuerPorts,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { isDid, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
+import { isDid, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
 import { AppError, badRequest } from "@attesto/runtime";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
@@ -127,14 +127,17 @@ async function prepareSigning(
   deps: IssuerDependencies,
   offerId: string,
   request: SigningRequest,
-): Promise<OfferSigning> {
-  if (request.mode === "x509") return { mode: "x509" };
+): Promise<{ signing: OfferSigning; publicJwk?: PublicJwk }> {
+  if (request.mode === "x509") return { signing: { mode: "x509" } };
   const key = await verifyIssuerKey(deps.ledger, request.issuerDid, request.issuerPrivateKey);
   const sealedPrivateKey = deps.sealer.seal(
     new TextEncoder().encode(JSON.stringify(key.privateJwk)),
     privateKeyContext(offerId),
   );
-  return { mode: "did", issuerDid: request.issuerDid, issuerKid: key.kid, alg: key.alg, sealedPrivateKey };
+  return {
+    signing: { mode: "did", issuerDid: request.issuerDid, issuerKid: key.kid, alg: key.alg, sealedPrivateKey },
+    publicJwk: key.publicJwk,
+  };
 }
 
 function createGrant(deps: IssuerDependencies, offerId: string, flow: OfferFlow): OfferGrant {
@@ -168,7 +171,7 @@ export async function createOffer(deps: IssuerDependencies, input: CreateOfferIn
   const configuration = await findConfiguration(deps, input.tenant, input.configurationId, configured);
   await validateClaims(deps, configuration, input.claims);
   const id = randomUUID();
-  const signing = await prepareSigning(deps, id, signingRequest);
+  const { signing, publicJwk } = await prepareSigning(deps, id, signingRequest);
   const now = deps.now();
   const offer: Offer = {
     id,
@@ -187,5 +190,12 @@ export async function createOffer(deps: IssuerDependencies, input: CreateOfferIn
     createdAt: now,
   };
   await deps.offers.insert(offer);
+  // The key the tenant's credentials will carry as `kid`: listed in its JWT VC Issuer Metadata.
+  if (signing.mode === "did" && publicJwk) {
+    await deps.issuerSigningKeys.record(
+      { tenant: offer.tenant, kid: signing.issuerKid, did: signing.issuerDid, publicJwk, alg: signing.alg },
+      now,
+    );
+  }
   return { offer, ...offerLinksOf(deps.issuerUrl, id) };
 }

@@ -3,6 +3,7 @@ import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
 import type { AccessTokenStatus } from "./access-token-status.js";
 import type { ClaimsValidators } from "./claims-validators.js";
 import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
+import type { IssuerSigningKeyRepository } from "./issuer-signing-keys.js";
 import type { CredentialTypeCatalog, Ledger, Notary, TenantDirectory, X509Signers } from "./ports.js";
 import type { CredentialRepository, OfferRepository } from "./repositories.js";
 
@@ -41,6 +42,8 @@ export interface IssuerDependencies {
   credentials: CredentialRepository;
   /** Tenants' issuer configurations (IssuerService); a tenant without one gets the platform defaults. */
   issuerConfigurations: IssuerConfigurationRepository;
+  /** The DID-path keys each tenant signs with (its JWT VC Issuer Metadata). */
+  issuerSigningKeys: IssuerSigningKeyRepository;
   cNonces: CNonces;
   dpopNonces: DpopNonceSource;
   replay: ReplayStore;

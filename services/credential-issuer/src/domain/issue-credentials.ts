@@ -19,7 +19,8 @@ import { calculateJwkThumbprint } from "jose";
 import { invalidProof, unknownCredentialConfiguration } from "./credential-errors.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
-import { isUuid, type Offer, privateKeyContext } from "./offer.js";
+import { isUuid, type Offer } from "./offer.js";
+import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
 import type { CredentialRequest } from "./parse-credential-request.js";
 import type { CredentialRecord } from "./repositories.js";
 
@@ -126,11 +127,11 @@ async function consumeNonces(deps: IssuerDependencies, proofs: VerifiedCredentia
 
 /** DID path: the offer's sealed key with its DID URL as `kid`; X.509 path: key custody with `x5c`. */
 async function signerFor(deps: IssuerDependencies, offer: Offer): Promise<JwtSigner> {
-  if (offer.signing.mode === "x509") return deps.x509Signers.signerFor(offer.tenant);
-  const opened = deps.sealer.open(offer.signing.sealedPrivateKey, privateKeyContext(offer.id));
-  const privateJwk = JSON.parse(new TextDecoder().decode(opened)) as Record<string, string>;
-  opened.fill(0);
-  return createPrivateJwkSigner(privateJwk, { kid: offer.signing.issuerKid });
+  const { signing } = offer;
+  if (signing.mode === "x509") return deps.x509Signers.signerFor(offer.tenant);
+  return createPrivateJwkSigner(openIssuerPrivateJwk(deps.sealer, { id: offer.id, signing }), {
+    kid: signing.issuerKid,
+  });
 }
 
 async function signCredentials(

@@ -18,6 +18,8 @@ export interface OfferRepository {
   ): Promise<Offer | undefined>;
   /** The same for the issuer_state of an authorization-code offer. */
   redeemIssuerState(issuerState: string, now: Date): Promise<Offer | undefined>;
+  /** The newest DID-path offer of each (tenant, issuer kid) whose key is not in the tenant's signing keys. */
+  findDidOffersWithUnrecordedKey(): Promise<Offer[]>;
 }
 
 export type CredentialStatus = "active" | "revoked";

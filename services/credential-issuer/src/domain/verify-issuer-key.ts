@@ -1,4 +1,5 @@
 import {
+  algorithmOfKey,
   decodeEd25519Seed,
   ed25519JwkFromSeed,
   KeyFormatError,
@@ -20,6 +21,7 @@ export interface IssuerKey {
   /** The private JWK to seal with the offer. */
   privateJwk: Record<string, string>;
   alg: SignatureAlgorithm;
+  publicJwk: PublicJwk;
   /** DID URL of the key in the issuer's DID document: the credential's `kid`. */
   kid: string;
 }
@@ -67,5 +69,5 @@ export async function verifyIssuerKey(ledger: Ledger, issuerDid: string, issuerP
   const methods = issuerDid.startsWith("did:key:") ? [didKeyMethod(issuerDid)] : await ledgerMethods(ledger, issuerDid);
   const method = methods.find((candidate) => samePublicKey(candidate.publicJwk, publicJwk));
   if (!method) throw badRequest("issuer_private_key does not match the public key of issuer_did");
-  return { privateJwk, alg: publicJwk.kty === "OKP" ? "EdDSA" : "ES256", kid: method.id };
+  return { privateJwk, publicJwk, alg: algorithmOfKey(publicJwk), kid: method.id };
 }

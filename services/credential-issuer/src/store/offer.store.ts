@@ -109,5 +109,27 @@ export function createOfferStore(database: Kysely<unknown>): OfferRepository {
     redeemPreAuthorizedCode: (codeHash, txCodeHash, redemptionId, now) =>
       redeem("pre_authorized_code_hash", codeHash, now, txCodeHash, redemptionId),
     redeemIssuerState: (issuerState, now) => redeem("issuer_state", issuerState, now),
+    async findDidOffersWithUnrecordedKey() {
+      const rows = await db
+        .selectFrom("offers")
+        .distinctOn(["offers.tenant", "offers.issuer_kid"])
+        .selectAll("offers")
+        .where("offers.signing_mode", "=", "did")
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("issuer_signing_keys as keys")
+                .select("keys.kid")
+                .whereRef("keys.tenant", "=", "offers.tenant")
+                .whereRef("keys.kid", "=", "offers.issuer_kid"),
+            ),
+          ),
+        )
+        .orderBy("offers.tenant")
+        .orderBy("offers.issuer_kid")
+        .orderBy("offers.created_at", "desc")
+        .execute();
+      return rows.map(toOffer);
+    },
   };
 }

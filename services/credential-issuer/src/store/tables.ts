@@ -1,4 +1,5 @@
 import type { CredentialStatus } from "../domain/repositories.js";
+import type { IssuerSigningKeysTable } from "./issuer-signing-key.store.js";
 
 /** Row of `offers` (see migration 0001 for the invariants between columns). */
 export interface OffersTable {
@@ -47,4 +48,5 @@ export interface CredentialsTable {
 export interface IssuerTables {
   offers: OffersTable;
   credentials: CredentialsTable;
+  issuer_signing_keys: IssuerSigningKeysTable;
 }

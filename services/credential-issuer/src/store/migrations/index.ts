@@ -2,10 +2,12 @@ import type { Migrations } from "@attesto/store";
 import { createOffersAndCredentials } from "./0001-offers-and-credentials.js";
 import { addOfferRedemptionId } from "./0002-offer-redemption-id.js";
 import { createIssuerConfigurations } from "./0003-issuer-configurations.js";
+import { createIssuerSigningKeys } from "./0004-issuer-signing-keys.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
   "0001_offers_and_credentials": createOffersAndCredentials,
   "0002_offer_redemption_id": addOfferRedemptionId,
   "0003_issuer_configurations": createIssuerConfigurations,
+  "0004_issuer_signing_keys": createIssuerSigningKeys,
 };
