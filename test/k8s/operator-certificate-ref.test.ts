@@ -63,7 +63,7 @@ beforeAll(async () => {
     baseDelayMs: 50,
     maxDelayMs: 500,
   });
-  chain = await createTenantChain("ACME University");
+  chain = await createTenantChain("ACME University", { issuer: `${platform.url("credential-issuer")}/${TENANT}` });
 }, 120_000);
 
 afterAll(async () => {

@@ -21,7 +21,7 @@ import { Code } from "@connectrpc/connect";
 import { beforeEach, describe, expect, it } from "vitest";
 import { InMemoryKube } from "./support/in-memory-kube.js";
 import { InMemoryTrustRegistry } from "./support/platform-double.js";
-import { createTestCertificates } from "./support/test-certificates.js";
+import { createTestCertificates, testIssuerOf } from "./support/test-certificates.js";
 
 /** Reconcile logic with an injected Kubernetes client (in memory) and an in-memory TenantService. */
 const NS = "tenants";
@@ -621,7 +621,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("imports a certificateRef chain and key into key custody; status names it; the same Secret again changes nothing", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme", { now: NOW });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
@@ -662,7 +662,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     const built = controller();
     await readyTenant(built);
     registry.signingCertificate = await createTestCertificates("platform", { now: NOW });
-    const own = await createTestCertificates("acme", { now: NOW });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
@@ -682,7 +682,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("deleting the Issuer clears its imported certificate before the configuration goes", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme", { now: NOW });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
@@ -703,10 +703,13 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("a bad certificateRef Secret is Degraded with the fault named, and nothing is imported", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme", { now: NOW });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
     const other = await createTestCertificates("other", { now: NOW });
     const expired = await createTestCertificates("old", { now: NOW, expired: true });
-    const notCa = await createTestCertificates("notca", { now: NOW, rootIsCa: false });
+    const notCa = await createTestCertificates("notca", { now: NOW, rootIsCa: false, issuer: testIssuerOf("acme") });
+    // Another tenant's issuer identifier, and none at all: credentials would not match their iss.
+    const otherTenant = await createTestCertificates("globex", { now: NOW, issuer: testIssuerOf("globex") });
+    const unnamed = await createTestCertificates("unnamed", { now: NOW });
     const cases: Array<[Record<string, string>, string, string | RegExp]> = [
       [{ "tls.crt": own.leafPem }, "False/CertificateSecretNotFound", "needs tls.crt and tls.key"],
       [
@@ -726,6 +729,16 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
         "chain[1] is not a CA certificate",
       ],
       [{ "tls.crt": own.leafPem, "tls.key": "not a key" }, "False/InvalidCertificate", "not a PEM private key"],
+      [
+        { "tls.crt": otherTenant.leafPem, "tls.key": otherTenant.leafKeyPem },
+        "False/CertificateNameMismatch",
+        `Secret acme-tls: the leaf certificate's subjectAltName must contain the tenant's credential issuer identifier as a URI (URI:${testIssuerOf("acme")}; HAIP verifiers also match DNS:issuer.test); it has url:${testIssuerOf("globex")}, dns:issuer.test`,
+      ],
+      [
+        { "tls.crt": unnamed.leafPem, "tls.key": unnamed.leafKeyPem },
+        "False/CertificateNameMismatch",
+        /it has no subjectAltName$/,
+      ],
     ];
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "missing-tls")));
     await settle(built);

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readExample, toStoredSecret } from "./support/examples.js";
 import { FakeKubeApiServer, type StoredObject } from "./support/fake-kube-apiserver.js";
 import { InMemoryTrustRegistry } from "./support/platform-double.js";
-import { createTestCertificates } from "./support/test-certificates.js";
+import { createTestCertificates, testIssuerOf } from "./support/test-certificates.js";
 import { waitFor } from "./support/wait-for.js";
 
 /**
@@ -323,7 +323,10 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
   it("certificateRef: a bad tls Secret is Degraded, the fixed one is imported into key custody, deletion clears it", async () => {
     await start();
     applyExample("tenant.yaml");
-    const own = await createTestCertificates("acme-university-own", { now: new Date() });
+    const own = await createTestCertificates("acme-university-own", {
+      now: new Date(),
+      issuer: testIssuerOf("acme-university"),
+    });
     const stranger = await createTestCertificates("stranger", { now: new Date() });
     const tlsSecret = (name: string, key: string) =>
       toStoredSecret({

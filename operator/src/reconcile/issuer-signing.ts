@@ -1,4 +1,5 @@
 import { createPrivateKey } from "node:crypto";
+import { rpcErrorCodeOf } from "@attesto/runtime";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { decodeSecretValue } from "../kube/kube-client.js";
@@ -26,6 +27,12 @@ export interface AppliedSigning {
 }
 
 type Certificate = ReturnType<typeof certificateFromBase64Der>;
+
+/**
+ * Key custody's code for a leaf whose subjectAltName does not name the tenant's credential issuer
+ * identifier (the `iss` of its credentials): verifiers following the SD-JWT VC draft would refuse them.
+ */
+const CERTIFICATE_NAME_MISMATCH = "certificate_name_mismatch";
 
 function assertUnexpired(leaf: Certificate, now: Date) {
   const notAfter = new Date(leaf.validTo);
@@ -86,6 +93,9 @@ export async function applySigning(
       .importSigningCertificate({ tenant: tenantId, chain: material.chainDer, privateKeyPem: material.privateKeyPem })
       .catch((error: unknown) => {
         const connect = ConnectError.from(error);
+        if (rpcErrorCodeOf(error) === CERTIFICATE_NAME_MISMATCH) {
+          throw blockedError("CertificateNameMismatch", `Secret ${material.secretName}: ${connect.rawMessage}`, error);
+        }
         if (connect.code === Code.InvalidArgument) {
           throw blockedError("InvalidCertificate", `Secret ${material.secretName}: ${connect.rawMessage}`, error);
         }

@@ -5,6 +5,7 @@ import { registerApplyRoute } from "./routes/apply.route.js";
 import { registerDidRoutes } from "./routes/did.routes.js";
 import { registerGetDidConfigurationRoute } from "./routes/get-did-configuration.route.js";
 import { registerLogInRoute } from "./routes/log-in.route.js";
+import { registerTrustAnchorRoutes } from "./routes/trust-anchors.routes.js";
 
 /** The trust-registry public API (spec §4.5). `deps` are the service's edges; tests pass doubles. */
 export async function buildApp(
@@ -17,5 +18,6 @@ export async function buildApp(
   registerLogInRoute(app, domain, context.rateLimits);
   await registerDidRoutes(app, domain);
   registerGetDidConfigurationRoute(app, domain);
+  registerTrustAnchorRoutes(app, domain);
   return app;
 }

@@ -47,6 +47,7 @@ export function createCustody(context: ServiceContext<TrustRegistryConfig>): Key
     keyEncryptionKeys: config.KEY_ENCRYPTION_KEYS,
     ...(issuingCa ? { issuingCa } : {}),
     signingCertValidityDays: config.SIGNING_CERT_VALIDITY_DAYS,
+    credentialIssuerUrl: config.CREDENTIAL_ISSUER_URL,
   });
 }
 

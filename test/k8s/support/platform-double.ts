@@ -1,14 +1,15 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { OPERATOR_CALLER, type Platform } from "@attesto/operator";
 import { keysV1, tenantV1 } from "@attesto/proto";
-import { callerKey, createServiceCredentialSigner } from "@attesto/runtime";
+import { callerKey, createServiceCredentialSigner, toConnectError } from "@attesto/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ConnectRouter, createClient, type HandlerContext } from "@connectrpc/connect";
 import { checkImportedChain } from "../../../services/trust-registry/src/custody/imported-chain.js";
+import { issuerNamesOf } from "../../../services/trust-registry/src/custody/issuer-names.js";
 import { InMemoryIssuerConfigurations } from "./issuer-service-double.js";
 import { InjectedFailures, serviceCredentialTransport } from "./rpc-double.js";
-import type { TestCertificates } from "./test-certificates.js";
+import { TEST_CREDENTIAL_ISSUER_URL, type TestCertificates } from "./test-certificates.js";
 import { InMemoryVerifierPolicies } from "./verifier-policy-double.js";
 
 export const SERVICE_AUTH_SECRET = "k8s-test-service-auth-secret-0123456789abcdef";
@@ -221,9 +222,10 @@ export class InMemoryTrustRegistry {
         }
         let checked: ReturnType<typeof checkImportedChain>;
         try {
-          checked = checkImportedChain(request.chain, request.privateKeyPem, this.now());
+          const names = issuerNamesOf(TEST_CREDENTIAL_ISSUER_URL, request.tenant);
+          checked = checkImportedChain(request.chain, request.privateKeyPem, this.now(), names);
         } catch (error) {
-          throw new ConnectError((error as Error).message, Code.InvalidArgument);
+          throw toConnectError(error);
         }
         const current = this.importedCertificates.get(request.tenant);
         const same = current?.chain.join() === checked.chain.join();

@@ -15,13 +15,19 @@ export interface TestCertificates {
   rootDer: string;
 }
 
+/** The credential issuer URL the platform double's key custody checks imported leaves against. */
+export const TEST_CREDENTIAL_ISSUER_URL = "https://issuer.test";
+/** The `iss` of a tenant's credentials on the test platform: what its leaf must name as URI SAN. */
+export const testIssuerOf = (tenant: string) => `${TEST_CREDENTIAL_ISSUER_URL}/${tenant}`;
+
 /**
  * A root CA and a leaf (P-256), valid around `now` (the test's clock, so validity never depends on
- * today's date); `expired` makes both lie in the past of `now`.
+ * today's date); `expired` makes both lie in the past of `now`. `issuer` (a tenant's `iss`) becomes
+ * the leaf's URI subjectAltName, with its host as dNSName.
  */
 export async function createTestCertificates(
   subject: string,
-  options: { now: Date; expired?: boolean; rootIsCa?: boolean },
+  options: { now: Date; expired?: boolean; rootIsCa?: boolean; issuer?: string },
 ): Promise<TestCertificates> {
   const day = 24 * 3600_000;
   const at = options.now.getTime();
@@ -47,6 +53,14 @@ export async function createTestCertificates(
     signingAlgorithm: EC,
     publicKey: leafKeys.publicKey,
     signingKey: rootKeys.privateKey,
+    extensions: options.issuer
+      ? [
+          new x509.SubjectAlternativeNameExtension([
+            { type: "url", value: options.issuer },
+            { type: "dns", value: new URL(options.issuer).hostname },
+          ]),
+        ]
+      : [],
   });
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", leafKeys.privateKey)).toString("base64");
   return {

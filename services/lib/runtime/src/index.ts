@@ -62,7 +62,7 @@ export { loggerOptions, redactedPaths } from "./logger.js";
 export { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
 export { readPackageVersion } from "./package-version.js";
 export { clientInterceptors, createRpcClient, type RpcClientOptions } from "./rpc/client.js";
-export { fromRpcError, toConnectError } from "./rpc/error-mapping.js";
+export { fromRpcError, rpcErrorCodeOf, toConnectError } from "./rpc/error-mapping.js";
 export { callerKey, type InternalServer, serverInterceptors, startInternalServer } from "./rpc/server.js";
 export {
   createServiceCredentialSigner,

@@ -5,6 +5,7 @@ import { type KeyEncryptionKey, KeyRing } from "./envelope.js";
 import { generatedIssuingCa } from "./generated-issuing-ca.js";
 import { findImportedX5cOfKey } from "./imported-certificate.store.js";
 import { createImportedCertificates } from "./imported-certificates.js";
+import { issuerNamesOf } from "./issuer-names.js";
 import type { CustodyDb } from "./key.store.js";
 import type { KeyCustody } from "./key-custody.js";
 import { assertKeyAlgorithm, generatePrivateKey, importPrivateJwk } from "./key-material.js";
@@ -25,6 +26,11 @@ export interface KeyCustodyOptions {
   issuingCa?: { certPem: string; keyPem: string };
   /** SIGNING_CERT_VALIDITY_DAYS. */
   signingCertValidityDays: number;
+  /**
+   * CREDENTIAL_ISSUER_URL: the credential issuer's public URL. A tenant's credentials carry
+   * `iss` = `<url>/<tenant>`, which its signing certificate names in subjectAltName.
+   */
+  credentialIssuerUrl: string;
   now?: () => Date;
   keyCacheSize?: number;
 }
@@ -40,14 +46,16 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
   const ring = new KeyRing(options.keyEncryptionKeys);
   const vault = createKeyVault({ db, ring, now, cacheSize: options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE });
   const issuingCa = options.issuingCa ? configuredIssuingCa(options.issuingCa) : generatedIssuingCa({ db, vault, now });
+  const namesOf = (tenant: string) => issuerNamesOf(options.credentialIssuerUrl, tenant);
   const certificates = createTenantCertificates({
     db,
     vault,
     issuingCa,
     validityDays: options.signingCertValidityDays,
+    namesOf,
     now,
   });
-  const imported = createImportedCertificates({ db, vault, now });
+  const imported = createImportedCertificates({ db, vault, namesOf, now });
 
   return {
     async generateKey(tenant, alg) {

@@ -7,17 +7,23 @@ import {
   type ImportedCertificateRow,
   upsertImportedCertificate,
 } from "./imported-certificate.store.js";
-import { checkImportedChain } from "./imported-chain.js";
+import { assertLeafNamesIssuer, checkImportedChain } from "./imported-chain.js";
+import type { IssuerNames } from "./issuer-names.js";
 import type { CustodyDb } from "./key.store.js";
 import type { ImportedSigningCertificate, SigningCertificate } from "./key-custody.js";
 import type { KeyVault } from "./key-vault.js";
+import { x509 } from "./x509.js";
 
 export interface ImportedCertificates {
   /** Checks and holds the tenant's chain and key; the same chain again changes nothing. */
   import(tenant: string, chainDer: readonly Uint8Array[], privateKeyPem: string): Promise<ImportedSigningCertificate>;
   /** Drops the tenant's imported certificate; whether there was one. */
   clear(tenant: string): Promise<boolean>;
-  /** The tenant's imported certificate, if any; an expired one is refused (FAILED_PRECONDITION). */
+  /**
+   * The tenant's imported certificate, if any; an expired one, or one whose leaf does not name the
+   * tenant's `iss` (imported before that was checked, or the issuer URL changed), is refused
+   * (FAILED_PRECONDITION).
+   */
   find(tenant: string): Promise<SigningCertificate | undefined>;
 }
 
@@ -48,13 +54,14 @@ const describe = (row: ImportedCertificateRow, changed: boolean): ImportedSignin
 export function createImportedCertificates(options: {
   db: CustodyDb;
   vault: KeyVault;
+  namesOf: (tenant: string) => IssuerNames;
   now: () => Date;
 }): ImportedCertificates {
-  const { db, vault, now } = options;
+  const { db, vault, namesOf, now } = options;
 
   return {
     async import(tenant, chainDer, privateKeyPem) {
-      const checked = checkImportedChain(chainDer, privateKeyPem, now());
+      const checked = checkImportedChain(chainDer, privateKeyPem, now(), namesOf(tenant));
       return db.transaction().execute(async (trx) => {
         await sql`SELECT pg_advisory_xact_lock(hashtext(${`custody-import:${tenant}`}))`.execute(trx);
         const current = await findImportedCertificate(trx, tenant);
@@ -84,6 +91,7 @@ export function createImportedCertificates(options: {
           `the tenant's imported signing certificate expired at ${row.notAfter.toISOString()}: import a new one or clear it`,
         );
       }
+      assertLeafNamesIssuer(new x509.X509Certificate(Buffer.from(row.x5c[0] ?? "", "base64")), namesOf(tenant), 410);
       return toSigningCertificate(row);
     },
   };

@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
-import { badRequest } from "@attesto/runtime";
+import { AppError, badRequest } from "@attesto/runtime";
 import { spkiOf } from "./certificate-tools.js";
+import { describeSubjectAltNames, type IssuerNames, namesIssuer } from "./issuer-names.js";
 import { x509 } from "./x509.js";
 
 /** Longest chain accepted (leaf, intermediates, root). */
@@ -47,20 +48,38 @@ function parsePrivateKey(pem: string): KeyObject {
 const isSelfSigned = (certificate: X509Certificate) =>
   certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
 
-function assertLeafAllowsSigning(der: Uint8Array) {
-  const usage = new x509.X509Certificate(der).getExtension(x509.KeyUsagesExtension);
+function assertLeafAllowsSigning(leaf: x509.X509Certificate) {
+  const usage = leaf.getExtension(x509.KeyUsagesExtension);
   if (usage && (usage.usages & x509.KeyUsageFlags.digitalSignature) === 0) {
     throw badRequest("the leaf certificate's keyUsage does not allow digitalSignature");
   }
 }
 
+/** Machine code (`attesto-error-code` on the wire) of a leaf whose subjectAltName does not name the tenant's `iss`. */
+export const CERTIFICATE_NAME_MISMATCH = "certificate_name_mismatch";
+
+/** The leaf must name the tenant's `iss` as a URI SAN, or verifiers following the SD-JWT VC draft refuse its credentials. */
+export function assertLeafNamesIssuer(leaf: x509.X509Certificate, names: IssuerNames, status: 400 | 410): void {
+  if (namesIssuer(leaf, names)) return;
+  throw new AppError(
+    status,
+    CERTIFICATE_NAME_MISMATCH,
+    `the leaf certificate's subjectAltName must contain the tenant's credential issuer identifier as a URI (URI:${names.uri}; HAIP verifiers also match DNS:${names.host}); it has ${describeSubjectAltNames(leaf)}`,
+  );
+}
+
 /**
  * Checks a tenant's chain and key: at most MAX_IMPORTED_CHAIN_LENGTH certificates, leaf first, each
  * issued and signed by the next (which must be a CA), all valid at `now`; the leaf holds a P-256
- * key, allows digitalSignature when it has a keyUsage, and is the public half of the private key.
- * Every message names the fault and never echoes key material.
+ * key, allows digitalSignature when it has a keyUsage, names the tenant's `iss` as a URI SAN, and
+ * is the public half of the private key. Every message names the fault and never echoes key material.
  */
-export function checkImportedChain(chainDer: readonly Uint8Array[], privateKeyPem: string, now: Date): ImportedChain {
+export function checkImportedChain(
+  chainDer: readonly Uint8Array[],
+  privateKeyPem: string,
+  now: Date,
+  names: IssuerNames,
+): ImportedChain {
   if (chainDer.length === 0) throw badRequest("chain is required (DER certificates, leaf first)");
   if (chainDer.length > MAX_IMPORTED_CHAIN_LENGTH) {
     throw badRequest(`chain has more than ${MAX_IMPORTED_CHAIN_LENGTH} certificates`);
@@ -70,7 +89,8 @@ export function checkImportedChain(chainDer: readonly Uint8Array[], privateKeyPe
   if (leaf.publicKey.asymmetricKeyType !== "ec" || leaf.publicKey.asymmetricKeyDetails?.namedCurve !== P256) {
     throw badRequest("the leaf certificate's key is not P-256 (ES256)");
   }
-  assertLeafAllowsSigning(chainDer[0] as Uint8Array);
+  const parsedLeaf = new x509.X509Certificate(chainDer[0] as Uint8Array);
+  assertLeafAllowsSigning(parsedLeaf);
   certificates.forEach((certificate, index) => {
     const notBefore = new Date(certificate.validFrom);
     const notAfter = new Date(certificate.validTo);
@@ -88,6 +108,7 @@ export function checkImportedChain(chainDer: readonly Uint8Array[], privateKeyPe
   if (!spkiOf(privateKey).equals(spkiOf(leaf.publicKey))) {
     throw badRequest("private_key_pem does not match the leaf certificate's public key");
   }
+  assertLeafNamesIssuer(parsedLeaf, names, 400);
 
   const chain = chainDer.map((der) => Buffer.from(der).toString("base64"));
   const last = certificates.at(-1) as X509Certificate;

@@ -8,16 +8,19 @@ import {
   randomSerialNumber,
   spkiOf,
 } from "./certificate-tools.js";
+import { type IssuerNames, issuerSubjectAltName } from "./issuer-names.js";
 import type { IssuingCa } from "./issuing-ca.js";
 import { x509 } from "./x509.js";
 
 /**
- * A tenant's signing certificate: subject CN=<tenant>, O=Attesto; digitalSignature only; not a CA;
- * random serial; valid `validityDays` but never beyond the issuing CA.
+ * A tenant's signing certificate: subject CN=<tenant>, O=Attesto; subjectAltName = the tenant's
+ * `iss` (URI) and its host (dNSName); digitalSignature only; not a CA; random serial; valid
+ * `validityDays` but never beyond the issuing CA.
  */
 export async function issueLeafCertificate(options: {
   issuer: IssuingCa;
   tenant: string;
+  names: IssuerNames;
   publicKey: KeyObject;
   now: Date;
   validityDays: number;
@@ -40,6 +43,7 @@ export async function issueLeafCertificate(options: {
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       await x509.SubjectKeyIdentifierExtension.create(publicKey),
       await authorityKeyIdentifierFor(issuer.certificate),
+      issuerSubjectAltName(options.names),
     ],
   });
 }

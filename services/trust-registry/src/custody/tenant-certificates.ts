@@ -7,11 +7,13 @@ import {
 } from "./certificate.store.js";
 import { base64Der, MILLISECONDS_PER_DAY, sameChain } from "./certificate-tools.js";
 import { issueLeafCertificate } from "./issue-leaf-certificate.js";
+import { carriesIssuerNames, type IssuerNames } from "./issuer-names.js";
 import type { IssuingCa, IssuingCaSource } from "./issuing-ca.js";
 import type { CustodyDb } from "./key.store.js";
 import type { SigningCertificate } from "./key-custody.js";
 import { generatePrivateKey } from "./key-material.js";
 import type { KeyVault } from "./key-vault.js";
+import { x509 } from "./x509.js";
 
 /** A certificate this close to expiry is replaced (with a new key) on its next use. */
 export const RENEW_BEFORE_EXPIRY_DAYS = 7;
@@ -36,8 +38,9 @@ const toSigningCertificate = (row: CertificateRow, issuer: IssuingCa): SigningCe
 
 /**
  * Per-tenant X.509 signing certificates (P-256) from the issuing CA. A certificate is reissued,
- * with a fresh key, when it is within RENEW_BEFORE_EXPIRY_DAYS of expiry or no longer chains to the
- * current issuing CA (the CA was replaced). Calls for one tenant are coalesced in process; across
+ * with a fresh key, when it is within RENEW_BEFORE_EXPIRY_DAYS of expiry, no longer chains to the
+ * current issuing CA (the CA was replaced), or does not carry the tenant's `iss` in its
+ * subjectAltName (issued before SANs were added, or the credential issuer's URL changed). Calls for one tenant are coalesced in process; across
  * replicas the row's primary key (first issue) or its key id (renewal) decides which one is kept.
  */
 export function createTenantCertificates(options: {
@@ -45,14 +48,17 @@ export function createTenantCertificates(options: {
   vault: KeyVault;
   issuingCa: IssuingCaSource;
   validityDays: number;
+  /** The tenant's `iss` and host, for the leaf's subjectAltName. */
+  namesOf: (tenant: string) => IssuerNames;
   now: () => Date;
 }): TenantCertificates {
-  const { db, vault, issuingCa, validityDays, now } = options;
+  const { db, vault, issuingCa, validityDays, namesOf, now } = options;
   const inFlight = new Map<string, Promise<SigningCertificate>>();
 
   const isCurrent = (row: CertificateRow, issuer: IssuingCa) =>
     row.notAfter.getTime() - now().getTime() > RENEW_BEFORE_EXPIRY_DAYS * MILLISECONDS_PER_DAY &&
-    sameChain(row.x5c.slice(1), issuer.chain);
+    sameChain(row.x5c.slice(1), issuer.chain) &&
+    carriesIssuerNames(new x509.X509Certificate(Buffer.from(row.x5c[0] ?? "", "base64")), namesOf(row.tenant));
 
   /** Issues and stores a certificate; undefined when another caller stored one first. */
   async function issue(
@@ -64,6 +70,7 @@ export function createTenantCertificates(options: {
     const leaf = await issueLeafCertificate({
       issuer,
       tenant,
+      names: namesOf(tenant),
       publicKey: createPublicKey(privateKey),
       now: now(),
       validityDays,

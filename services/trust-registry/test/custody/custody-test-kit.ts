@@ -16,6 +16,10 @@ export { x509 };
 
 export const VALIDITY_DAYS = 30;
 
+/** CREDENTIAL_ISSUER_URL of the test custody: tenant `t` signs credentials with `iss` = issuerOf(t). */
+export const CREDENTIAL_ISSUER_URL = "https://issuer.example";
+export const issuerOf = (tenant: string) => `${CREDENTIAL_ISSUER_URL}/${tenant}`;
+
 /** A key-encryption key as KEY_ENCRYPTION_KEYS yields it. */
 export const newKek = (id: string) => ({ id, key: new Uint8Array(randomBytes(32)) });
 
@@ -26,7 +30,12 @@ export function custodyOn(
   database: TestDatabase<unknown>,
   options: Partial<Omit<KeyCustodyOptions, "db">> & Pick<KeyCustodyOptions, "keyEncryptionKeys">,
 ): KeyCustody {
-  return createKeyCustody({ db: database.db, signingCertValidityDays: VALIDITY_DAYS, ...options });
+  return createKeyCustody({
+    db: database.db,
+    signingCertValidityDays: VALIDITY_DAYS,
+    credentialIssuerUrl: CREDENTIAL_ISSUER_URL,
+    ...options,
+  });
 }
 
 const b64u = (value: string | Uint8Array) => Buffer.from(value).toString("base64url");

@@ -12,7 +12,7 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KeyCustody, registerKeyCustodyRpc } from "../../src/custody/index.js";
-import { custodyDatabase, custodyOn, newKek, verifyWithCertificate, x509 } from "./custody-test-kit.js";
+import { custodyDatabase, custodyOn, issuerOf, newKek, verifyWithCertificate, x509 } from "./custody-test-kit.js";
 import { base64, createTenantChain, type TenantChain } from "./tenant-chain-kit.js";
 
 const SECRET = "custody-import-test-secret-0123456789abcdef";
@@ -33,6 +33,7 @@ let database: TestDatabase<unknown>;
 let custody: KeyCustody;
 let clock = Date.now();
 let chain: TenantChain;
+const kek = newKek("kek-1");
 
 /** KeyCustodyService behind the real service-credential check, called as `caller`. */
 function clientAs(caller: string) {
@@ -78,8 +79,8 @@ const b64u = (value: string | Uint8Array) => Buffer.from(value).toString("base64
 
 beforeAll(async () => {
   database = await custodyDatabase();
-  custody = custodyOn(database, { keyEncryptionKeys: [newKek("kek-1")], now: () => new Date(clock) });
-  chain = await createTenantChain("Acme University");
+  custody = custodyOn(database, { keyEncryptionKeys: [kek], now: () => new Date(clock) });
+  chain = await createTenantChain("Acme University", { issuer: issuerOf("acme") });
 });
 afterAll(() => database?.drop());
 
@@ -142,7 +143,7 @@ describe("ImportSigningCertificate", () => {
   });
 
   it("takes a chain without a root (nothing excluded, no trust anchor) and replaces the previous import", async () => {
-    const other = await createTenantChain("Globex");
+    const other = await createTenantChain("Globex", { issuer: issuerOf("globex") });
     const imported = await operator().importSigningCertificate({
       tenant: "globex",
       chain: [other.leaf, other.intermediate],
@@ -152,7 +153,7 @@ describe("ImportSigningCertificate", () => {
     expect(current).toMatchObject({ keyId: imported.keyId, trustAnchor: "" });
     expect(current.x5c).toEqual([base64(other.leaf), base64(other.intermediate)]);
 
-    const renewed = await createTenantChain("Globex");
+    const renewed = await createTenantChain("Globex", { issuer: issuerOf("globex") });
     const replaced = await operator().importSigningCertificate({
       tenant: "globex",
       chain: [renewed.leaf, renewed.intermediate, renewed.root],
@@ -184,10 +185,13 @@ describe("ImportSigningCertificate", () => {
   });
 
   it("answers INVALID_ARGUMENT naming the fault", async () => {
-    const p384 = await createTenantChain("P384", { leafAlg: "P-384" });
-    const noSignature = await createTenantChain("NoSig", { leafKeyUsage: x509.KeyUsageFlags.keyEncipherment });
-    const expired = await createTenantChain("Old", { expired: true });
-    const stranger = await createTenantChain("Stranger");
+    const p384 = await createTenantChain("P384", { issuer: issuerOf("acme"), leafAlg: "P-384" });
+    const noSignature = await createTenantChain("NoSig", {
+      issuer: issuerOf("acme"),
+      leafKeyUsage: x509.KeyUsageFlags.keyEncipherment,
+    });
+    const expired = await createTenantChain("Old", { issuer: issuerOf("acme"), expired: true });
+    const stranger = await createTenantChain("Stranger", { issuer: issuerOf("acme") });
     const cases: Array<[string, Uint8Array[], string, RegExp]> = [
       ["empty chain", [], chain.leafKeyPem, /chain is required/],
       ["not DER", [new Uint8Array([1, 2, 3])], chain.leafKeyPem, /chain\[0\] is not a DER X\.509 certificate/],
@@ -227,6 +231,66 @@ describe("ImportSigningCertificate", () => {
   });
 });
 
+describe("the leaf must name the tenant's iss", () => {
+  const nameFailureOf = async (tenant: string, leaf: TenantChain) => {
+    const error = await operator()
+      .importSigningCertificate({ tenant, chain: [leaf.leaf, leaf.intermediate], privateKeyPem: leaf.leafKeyPem })
+      .then(
+        () => undefined,
+        (e: unknown) => ConnectError.from(e),
+      );
+    if (!error) throw new Error("the import succeeded");
+    return { code: error.code, errorCode: error.metadata.get("attesto-error-code"), message: error.rawMessage };
+  };
+
+  it("refuses a leaf without subjectAltName, with another tenant's iss, or with only the host (INVALID_ARGUMENT)", async () => {
+    const before = await issuer().getSigningCertificate({ tenant: "acme" });
+    const cases: Array<[TenantChain, string]> = [
+      [await createTenantChain("No SAN"), "it has no subjectAltName"],
+      [
+        await createTenantChain("Globex for Acme", { issuer: issuerOf("globex") }),
+        `it has url:${issuerOf("globex")}, dns:issuer.example`,
+      ],
+      [
+        await createTenantChain("Host only", { subjectAltNames: [{ type: "dns", value: "issuer.example" }] }),
+        "it has dns:issuer.example",
+      ],
+      [
+        await createTenantChain("Trailing slash", {
+          subjectAltNames: [{ type: "url", value: `${issuerOf("acme")}/` }],
+        }),
+        `it has url:${issuerOf("acme")}/`,
+      ],
+    ];
+    for (const [leaf, found] of cases) {
+      expect(await nameFailureOf("acme", leaf)).toEqual({
+        code: Code.InvalidArgument,
+        errorCode: "certificate_name_mismatch",
+        message: `the leaf certificate's subjectAltName must contain the tenant's credential issuer identifier as a URI (URI:${issuerOf("acme")}; HAIP verifiers also match DNS:issuer.example); ${found}`,
+      });
+    }
+    // Nothing was held: the tenant still signs with what it had.
+    expect((await issuer().getSigningCertificate({ tenant: "acme" })).keyId).toBe(before.keyId);
+  });
+
+  it("refuses to sign with a stored import that no longer names the tenant's iss (FAILED_PRECONDITION)", async () => {
+    const leaf = await createTenantChain("Initrode", { issuer: issuerOf("initrode") });
+    await operator().importSigningCertificate({
+      tenant: "initrode",
+      chain: [leaf.leaf, leaf.intermediate],
+      privateKeyPem: leaf.leafKeyPem,
+    });
+    // The credential issuer moved: the tenant's iss is now another URL than the leaf names.
+    const moved = custodyOn(database, { keyEncryptionKeys: [kek], credentialIssuerUrl: "https://new-issuer.example" });
+    const failure = await moved.signingCertificate("initrode").then(
+      () => undefined,
+      (e: unknown) => e as { status: number; code: string; message: string },
+    );
+    expect(failure).toMatchObject({ status: 410, code: "certificate_name_mismatch" });
+    expect(failure?.message).toContain("URI:https://new-issuer.example/initrode");
+  });
+});
+
 describe("ClearSigningCertificate", () => {
   it("goes back to the platform-issued certificate; clearing again changes nothing", async () => {
     const imported = await issuer().getSigningCertificate({ tenant: "acme" });
@@ -242,7 +306,7 @@ describe("ClearSigningCertificate", () => {
 
 describe("an imported certificate past its notAfter", () => {
   it("is refused by GetSigningCertificate (FAILED_PRECONDITION) instead of signing with it", async () => {
-    const shortLived = await createTenantChain("Hooli");
+    const shortLived = await createTenantChain("Hooli", { issuer: issuerOf("hooli") });
     await operator().importSigningCertificate({
       tenant: "hooli",
       chain: [shortLived.leaf, shortLived.intermediate],

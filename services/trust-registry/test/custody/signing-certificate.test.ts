@@ -4,8 +4,10 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyCustody, SigningCertificate } from "../../src/custody/index.js";
 import {
+  CREDENTIAL_ISSUER_URL,
   custodyDatabase,
   custodyOn,
+  issuerOf,
   newKek,
   signJws,
   VALIDITY_DAYS,
@@ -87,6 +89,54 @@ describe("tenant signing certificate (HAIP x5c)", () => {
     const days = (leaf.notAfter.getTime() - Date.now()) / DAY;
     expect(days).toBeGreaterThan(VALIDITY_DAYS - 1);
     expect(days).toBeLessThanOrEqual(VALIDITY_DAYS);
+  });
+
+  it("names the tenant's iss in the leaf's subjectAltName: URI (SD-JWT VC) and its host as dNSName (HAIP)", () => {
+    const san = parse(certificate.x5c[0] as string).getExtension(x509.SubjectAlternativeNameExtension);
+    expect(san?.critical).toBe(false);
+    expect(san?.names.items.map((name) => ({ type: name.type, value: name.value }))).toEqual([
+      { type: "url", value: issuerOf("acme") },
+      { type: "dns", value: new URL(CREDENTIAL_ISSUER_URL).hostname },
+    ]);
+  });
+
+  it("reissues, on next use, a certificate that does not name the tenant's iss (no SAN yet, or another issuer URL)", async () => {
+    const before = custodyOn(database, { keyEncryptionKeys: [kek], credentialIssuerUrl: "https://old-issuer.example" });
+    const stale = await before.signingCertificate("wayne");
+    const names = () => parse(stale.x5c[0] as string).getExtension(x509.SubjectAlternativeNameExtension);
+    expect(names()?.names.items[0]?.value).toBe("https://old-issuer.example/wayne");
+
+    const current = await custody.signingCertificate("wayne");
+    expect(current.keyId).not.toBe(stale.keyId);
+    const san = parse(current.x5c[0] as string).getExtension(x509.SubjectAlternativeNameExtension);
+    expect(san?.names.items[0]?.value).toBe(issuerOf("wayne"));
+    await expect(custody.signingCertificate("wayne")).resolves.toEqual(current);
+  });
+
+  it("reissues a stored certificate without any subjectAltName", async () => {
+    const first = await custody.signingCertificate("stark");
+    // As a certificate issued before SANs: keep the row, swap in a leaf without the extension.
+    const issuingRow = await sql<{ cert_pem: string }>`SELECT cert_pem FROM ${sql.table(
+      `${database.schema}.custody_ca`,
+    )} WHERE id = 'issuing'`.execute(database.db);
+    const withoutSan = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: "01",
+      name: "CN=stark, O=Attesto",
+      notBefore: new Date(Date.now() - DAY),
+      notAfter: new Date(Date.now() + VALIDITY_DAYS * DAY),
+      signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
+      keys: await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]),
+    });
+    const issuingBase64 = Buffer.from(new x509.X509Certificate(issuingRow.rows[0]?.cert_pem ?? "").rawData).toString(
+      "base64",
+    );
+    const staleX5c = JSON.stringify([Buffer.from(withoutSan.rawData).toString("base64"), issuingBase64]);
+    await sql`UPDATE ${sql.table(`${database.schema}.custody_certificates`)} SET x5c = ${staleX5c}::jsonb WHERE tenant = 'stark'`.execute(
+      database.db,
+    );
+    const reissued = await custodyOn(database, { keyEncryptionKeys: [kek] }).signingCertificate("stark");
+    expect(reissued.keyId).not.toBe(first.keyId);
+    expect(parse(reissued.x5c[0] as string).getExtension(x509.SubjectAlternativeNameExtension)).not.toBeNull();
   });
 
   it("makes the issuing CA a CA that signs only leaves, and the root a CA", () => {

@@ -28,13 +28,29 @@ const pem = (label: string, der: Uint8Array) =>
     ?.join("\n")}\n-----END ${label}-----\n`;
 
 /**
- * A tenant's own PKI: root CA -> intermediate CA -> leaf. Options make the leaf P-384, give it a
- * keyUsage without digitalSignature, or put the whole chain in the past.
+ * A tenant's own PKI: root CA -> intermediate CA -> leaf. `issuer` (the tenant's credential issuer
+ * identifier) becomes the leaf's URI subjectAltName, with its host as dNSName; `subjectAltNames`
+ * replaces both. Options make the leaf P-384, give it a keyUsage without digitalSignature, or put
+ * the whole chain in the past.
  */
 export async function createTenantChain(
   name: string,
-  options: { leafAlg?: "P-256" | "P-384"; leafKeyUsage?: number; expired?: boolean } = {},
+  options: {
+    issuer?: string;
+    subjectAltNames?: Array<{ type: "url" | "dns"; value: string }>;
+    leafAlg?: "P-256" | "P-384";
+    leafKeyUsage?: number;
+    expired?: boolean;
+  } = {},
 ): Promise<TenantChain> {
+  const subjectAltNames =
+    options.subjectAltNames ??
+    (options.issuer
+      ? [
+          { type: "url" as const, value: options.issuer },
+          { type: "dns" as const, value: new URL(options.issuer).hostname },
+        ]
+      : []);
   const notBefore = new Date(Date.now() - (options.expired ? 60 * DAY : 60_000));
   const notAfter = new Date(Date.now() + (options.expired ? -DAY : 90 * DAY));
   const rootKeys = await generate(P256);
@@ -72,6 +88,7 @@ export async function createTenantChain(
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(options.leafKeyUsage ?? x509.KeyUsageFlags.digitalSignature, true),
+      ...(subjectAltNames.length > 0 ? [new x509.SubjectAlternativeNameExtension(subjectAltNames)] : []),
     ],
   });
   const pkcs8 = new Uint8Array(await webcrypto.subtle.exportKey("pkcs8", leafKeys.privateKey));

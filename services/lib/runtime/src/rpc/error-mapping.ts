@@ -22,6 +22,10 @@ const STATUS_BY_CODE = new Map<Code, number>([
 /** Header carrying the AppError's machine code across the wire. */
 const ERROR_CODE_HEADER = "attesto-error-code";
 
+/** The AppError machine code a failed call carried (`attesto-error-code`), if any. */
+export const rpcErrorCodeOf = (error: unknown): string | undefined =>
+  ConnectError.from(error).metadata.get(ERROR_CODE_HEADER) ?? undefined;
+
 /** Server side: an AppError from a handler becomes a ConnectError; anything else becomes Internal. */
 export function toConnectError(error: unknown): ConnectError {
   if (error instanceof ConnectError) return error;
