@@ -14,6 +14,7 @@ import { assertPortsFree } from "./check-ports.js";
 import type { LauncherConfig } from "./config.js";
 import { openPlatformDatabase, type PlatformDatabase } from "./database.js";
 import { developmentSecrets, SECRETS_FILE } from "./dev-secrets.js";
+import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 import { buildServiceEnv, type Env, PER_SERVICE_VARIABLES, planAddresses, type ServiceAddress } from "./service-env.js";
 import { platformServices } from "./services.js";
 import { StartupError } from "./startup-error.js";
@@ -69,9 +70,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   if (secrets.generated.length > 0) {
     logger.info(`generated development secrets ${secrets.generated.join(", ")} in ${join(dataDir, SECRETS_FILE)}`);
   }
-  const env = { ...(options.env ?? process.env), ...secrets.values };
+  const given: Env = { ...(options.env ?? process.env), ...secrets.values };
   const modules = options.services ?? platformServices;
-  const addresses = planAddresses(modules, { host: config.HOST, portOffset: config.PORT_OFFSET }, env);
+  const addresses = planAddresses(modules, { host: config.HOST, portOffset: config.PORT_OFFSET }, given);
+  const ownOrigins = ownOutboundAllowance(addresses);
+  const env: Env = { ...given, OUTBOUND_ALLOW_HOSTS: withOwnAllowance(given.OUTBOUND_ALLOW_HOSTS, ownOrigins) };
+  logger.info(
+    ownOrigins.length > 0
+      ? `outbound requests to URLs others supply (holder, verifier, scheduler) may reach this platform's own services at ${ownOrigins.join(", ")}; no other internal address (OUTBOUND_ALLOW_HOSTS adds more)`
+      : "outbound requests to URLs others supply reach public addresses only (OUTBOUND_ALLOW_HOSTS adds more)",
+  );
   const ignored = PER_SERVICE_VARIABLES.filter((name) => env[name]);
   if (ignored.length > 0) {
     logger.warn(

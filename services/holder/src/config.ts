@@ -1,4 +1,4 @@
-import { baseConfigShape, booleanFlag, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, keyEncryptionKeysSchema, loadConfig, outboundConfigShape } from "@attesto/runtime";
 import { z } from "zod";
 
 export const holderPorts = { public: 8084, internal: 9084 };
@@ -16,17 +16,11 @@ export const holderConfigSchema = z.object({
   KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,
   /** LedgerService: did:ledger creation and resolution, reachability before notarized issuance. */
   LEDGER_INTERNAL_URL: z.url().default("http://localhost:9088"),
-  /** Deadline of one request to an issuer, authorization server or verifier. */
-  OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  /** Largest response body accepted from an issuer, authorization server or verifier. */
-  OUTBOUND_MAX_RESPONSE_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(16 * 1024 * 1024)
-    .default(1024 * 1024),
-  /** Refuse plain http:// URLs in offers, metadata and authorization requests (set true in production). */
-  OUTBOUND_HTTPS_ONLY: booleanFlag.default(false),
+  /**
+   * The outbound request guard (OUTBOUND_ALLOW_HOSTS, OUTBOUND_ALLOW_HTTP, OUTBOUND_TIMEOUT_MS,
+   * OUTBOUND_MAX_RESPONSE_BYTES) for every URL a user or third party hands the holder.
+   */
+  ...outboundConfigShape(),
   /** Tolerance on credential and request-object time claims. */
   CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
 });

@@ -1,7 +1,6 @@
 import { ledgerV1 } from "@attesto/proto";
-import { createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import { createEnvelopeSealer, createServiceOutboundGuard, type ServiceContext } from "@attesto/runtime";
 import { createLedger } from "./clients/ledger.js";
-import { createOutboundHttp } from "./clients/outbound-http.js";
 import type { HolderConfig } from "./config.js";
 import { createArgon2PasswordHasher } from "./crypto/argon2-password-hasher.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
@@ -14,7 +13,7 @@ import { createUserStore } from "./store/user.store.js";
 export interface HolderDependencyOptions {
   /** Replaces LedgerService over Connect (tests). */
   ledger?: Ledger;
-  /** Replaces outbound HTTP (tests). */
+  /** Replaces the outbound request guard (tests: a guard that reaches their doubles on loopback). */
   http?: OutboundHttp;
   /** Clock (tests move it). */
   now?: () => Date;
@@ -44,13 +43,7 @@ export function createHolderDeps(
       createLedger(
         context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
       ),
-    http:
-      options.http ??
-      createOutboundHttp({
-        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
-        maxResponseBytes: config.OUTBOUND_MAX_RESPONSE_BYTES,
-        httpsOnly: config.OUTBOUND_HTTPS_ONLY,
-      }),
+    http: options.http ?? createServiceOutboundGuard({ name: context.service, version: context.version, config }),
     sealer,
     clockSkewSeconds: config.CLOCK_SKEW_SECONDS,
     now,

@@ -143,8 +143,8 @@ describe("POST /v1/oid4vci/offer-details", () => {
     });
   });
 
-  it("with OUTBOUND_HTTPS_ONLY, http offer URIs are refused without a request", async () => {
-    const strict = await startTestHolder({ env: { OUTBOUND_HTTPS_ONLY: "true" } });
+  it("by default (no OUTBOUND_ALLOW_HTTP), http offer URIs are refused without a request", async () => {
+    const strict = await startTestHolder({ guard: "configured" });
     try {
       const other = await strict.account();
       const before = issuer.requests.length;

@@ -1,4 +1,4 @@
-import { baseConfigShape, booleanFlag, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, booleanFlag, loadConfig, outboundConfigShape } from "@attesto/runtime";
 import { z } from "zod";
 
 export const schedulerPorts = { public: 8087, internal: 9087 };
@@ -36,8 +36,12 @@ export const schedulerConfigSchema = z
     WEBHOOK_MAX_ATTEMPTS: int(1, 100).default(16),
     WEBHOOK_RETRY_BASE_DELAY_MS: int(1, 3_600_000).default(10_000),
     WEBHOOK_RETRY_MAX_DELAY_MS: int(1, 86_400_000).default(3_600_000),
-    /** Allow webhook targets on loopback, link-local, private and other non-public addresses. */
+    /** Allow webhook targets on any loopback, link-local, private or other non-public address (tests only). */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+    /** `host:port` webhook targets allowed although internal (and over http): the outbound guard's allowance. */
+    OUTBOUND_ALLOW_HOSTS: outboundConfigShape().OUTBOUND_ALLOW_HOSTS,
+    /** Plain http:// webhook URLs on public hosts; https only otherwise. */
+    OUTBOUND_ALLOW_HTTP: outboundConfigShape().OUTBOUND_ALLOW_HTTP,
     /** How long a tenant's webhook configuration from the trust registry is reused. */
     WEBHOOK_CONFIG_CACHE_MS: int(0, 3_600_000).default(30_000),
     WEBHOOK_WORKER_CONCURRENCY: int(1, 64).default(4),

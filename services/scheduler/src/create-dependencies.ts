@@ -1,5 +1,5 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
-import type { ServiceContext } from "@attesto/runtime";
+import { createServiceOutboundGuard, type ServiceContext } from "@attesto/runtime";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "./clients/tenant-webhooks.js";
 import type { SchedulerConfig } from "./config.js";
@@ -62,10 +62,13 @@ export function createSchedulerRuntime(
       ),
     sender:
       edges.sender ??
-      createHttpWebhookSender({
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      }),
+      createHttpWebhookSender(
+        createServiceOutboundGuard(
+          { name: context.service, version: context.version, config },
+          { allowInternal: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, maxRedirects: 0 },
+        ),
+        { timeoutMs: config.WEBHOOK_TIMEOUT_MS },
+      ),
     metrics: createSchedulerMetrics(context.metrics.registry, store),
     now: edges.now ?? (() => new Date()),
     chain: config.NOTARY_CHAIN,

@@ -204,7 +204,8 @@ describe("webhook targets", () => {
   let scheduler: TestScheduler;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    scheduler = await startTestScheduler({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" });
+    // http allowed, so that what refuses these targets is their address.
+    scheduler = await startTestScheduler({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "false", OUTBOUND_ALLOW_HTTP: "true" });
     receiver = await new WebhookReceiver().start();
     await scheduler.start();
   });

@@ -1,3 +1,4 @@
+import type { OutboundGuard, OutboundRequest, OutboundResponse } from "@attesto/runtime";
 import type { CredentialSummary, HolderDid, StoredCredential, User } from "./model.js";
 
 export interface PasswordHasher {
@@ -50,27 +51,11 @@ export interface Ledger {
   assertReachable(): Promise<void>;
 }
 
-export interface OutboundResponse {
-  status: number;
-  headers: Headers;
-  /** The body as text (bounded by OUTBOUND_MAX_RESPONSE_BYTES). */
-  text: string;
-  /** The final URL (after redirects). */
-  url: string;
-}
-
-export interface OutboundRequest {
-  method: "GET" | "POST";
-  headers?: Record<string, string>;
-  body?: string;
-}
-
 /**
- * HTTP to parties the holder does not control (issuers, authorization servers, verifiers): a
- * deadline, a response size limit and a URL policy. Network failures throw OutboundHttpError.
+ * HTTP to parties the holder does not control (issuers, authorization servers, verifiers): the
+ * runtime's outbound request guard (public addresses only unless allowed, https unless allowed,
+ * redirects re-checked, a deadline and a response size limit). Failures throw
+ * OutboundRequestError, whose message says nothing about the network.
  */
-export interface OutboundHttp {
-  request(url: string, request: OutboundRequest): Promise<OutboundResponse>;
-  /** Whether the URL may be used at all (absolute http(s), https only when so configured). */
-  checkUrl(url: string): string | undefined;
-}
+export type OutboundHttp = Pick<OutboundGuard, "request" | "checkUrl">;
+export type { OutboundRequest, OutboundResponse };

@@ -122,6 +122,10 @@ function serviceEnv(
       };
     case "holder":
       return {
+        // The platform's own public origins, as the all-in-one allows them; nothing else internal.
+        OUTBOUND_ALLOW_HOSTS: [a["credential-issuer"].url, a["auth-server"].url, a.verifier.url]
+          .map((url) => new URL(url).host)
+          .join(","),
         LEDGER_INTERNAL_URL: a.ledger.internalUrl,
         HOLDER_TOKEN_SECRET: secrets.HOLDER_TOKEN_SECRET!,
         KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,

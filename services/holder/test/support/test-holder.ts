@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type App, createServiceContext } from "@attesto/runtime";
+import { type App, createOutboundGuard, createServiceContext, outboundGuardOptionsOf } from "@attesto/runtime";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../../src/app.js";
 import { loadHolderConfig } from "../../src/config.js";
@@ -34,10 +34,12 @@ export interface TestHolder {
 
 /**
  * The holder app on its own schema, with the ledger as an in-memory double and the real outbound
- * HTTP client (tests host the issuers and verifiers it talks to) unless `http` replaces it.
+ * request guard, unless `http` replaces it. The doubles tests host for issuers and verifiers listen
+ * on loopback, so the guard allows internal addresses (`guard: "loopback"`, the default) or is
+ * exactly as the configuration says (`guard: "configured"`: nothing internal, https only).
  */
 export async function startTestHolder(
-  options: { http?: OutboundHttp; env?: Record<string, string> } = {},
+  options: { http?: OutboundHttp; env?: Record<string, string>; guard?: "loopback" | "configured" } = {},
 ): Promise<TestHolder> {
   const database = await createTestDatabase<unknown>({ prefix: "holder", migrations });
   const config = loadHolderConfig({
@@ -58,10 +60,15 @@ export async function startTestHolder(
     },
   };
   const context = createServiceContext(holder.definition, config, database.db);
+  const http =
+    options.http ??
+    (options.guard === "configured"
+      ? undefined
+      : createOutboundGuard({ ...outboundGuardOptionsOf(config), allowInternal: true }));
   const deps = createHolderDeps(context, {
     ledger: ledger.client(),
     now: () => clock.now,
-    ...(options.http ? { http: options.http } : {}),
+    ...(http ? { http } : {}),
   });
   const app = await buildApp(context, deps);
   let counter = 0;

@@ -27,7 +27,12 @@ export * from "./errors.js";
 export { type App, type CreateAppOptions, createApp, EXPOSED_HEADERS } from "./http/create-app.js";
 export { acceptEmptyJsonBody } from "./http/empty-json-body.js";
 export { sendError } from "./http/error-handler.js";
-export { type OutboundConfig, outboundConfigShape, outboundGuardOptionsOf } from "./http/outbound-config.js";
+export {
+  createServiceOutboundGuard,
+  type OutboundConfig,
+  outboundConfigShape,
+  outboundGuardOptionsOf,
+} from "./http/outbound-config.js";
 export {
   createOutboundGuard,
   type Lookup,

@@ -1,4 +1,5 @@
 import type { LoggerOptions } from "pino";
+import { redactUrl } from "./http/redact-url.js";
 
 /**
  * Paths pino removes from every log line. Secrets never reach the log: credentials in headers,
@@ -29,6 +30,29 @@ export const redactedPaths = [
   "*.secret",
 ];
 
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  hostname?: string;
+  ip?: string;
+  socket?: { remoteAddress?: string; remotePort?: number };
+}
+
+/**
+ * How a request appears in the access log: method, URL with only allow-listed query values (the
+ * rest `[redacted]`: tokens, codes and request_uri travel in query strings), host and peer.
+ */
+function serializeRequest(request: LoggedRequest) {
+  return {
+    method: request.method,
+    url: typeof request.url === "string" ? redactUrl(request.url) : undefined,
+    host: request.host ?? request.hostname,
+    remoteAddress: request.ip ?? request.socket?.remoteAddress,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export function loggerOptions(service: string, level: string): LoggerOptions {
   return {
     level,
@@ -36,6 +60,7 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
     messageKey: "message",
     timestamp: () => `,"time":"${new Date().toISOString()}"`,
     redact: { paths: redactedPaths, censor: "[redacted]" },
+    serializers: { req: serializeRequest },
     formatters: { level: (label) => ({ level: label }) },
   };
 }

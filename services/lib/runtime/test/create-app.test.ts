@@ -82,6 +82,27 @@ describe("createApp", () => {
     expect(echoed.headers["x-request-id"]).toBe("abc-123");
   });
 
+  it("uses an incoming X-Request-Id only when it is a plain token (no log forging, no markup echoed)", async () => {
+    const plain = "trace.01:ab-CD_9";
+    expect((await app.inject({ url: "/health", headers: { "x-request-id": plain } })).headers["x-request-id"]).toBe(
+      plain,
+    );
+    for (const hostile of [
+      '<script>alert(1)</script>" injected=1',
+      "a b",
+      "x".repeat(129),
+      "id\u000ainjected",
+      "é",
+      "",
+    ]) {
+      const response = await app.inject({ url: "/health", headers: { "x-request-id": hostile } });
+      expect({ hostile, id: response.headers["x-request-id"] }).toEqual({
+        hostile,
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      });
+    }
+  });
+
   it("sets security headers", async () => {
     const res = await app.inject({ method: "GET", url: "/health" });
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
@@ -216,6 +237,27 @@ describe("logger", () => {
     const line = lines.join("");
     expect(JSON.parse(line).err).toEqual({ code: "ECONNREFUSED" });
     expect(line).not.toContain("qc0de");
+  });
+
+  it("logs request URLs with their path and only allow-listed query values", () => {
+    const { lines, log } = captureLogs();
+    log.info({
+      req: {
+        method: "POST",
+        url: "/credential?access_token=tok3n&client_id=wallet&request_uri=urn:x:r3q",
+        host: "issuer.example",
+        ip: "10.0.0.1",
+      },
+    });
+    const line = lines.join("");
+    expect(JSON.parse(line).req).toEqual({
+      method: "POST",
+      url: "/credential?access_token=[redacted]&client_id=wallet&request_uri=[redacted]",
+      host: "issuer.example",
+      remoteAddress: "10.0.0.1",
+    });
+    expect(line).not.toContain("tok3n");
+    expect(line).not.toContain("r3q");
   });
 
   it("redacts credentials, passwords, keys and codes", () => {

@@ -12,6 +12,8 @@ import {
 interface Target {
   port: number;
   hits: string[];
+  /** TCP connections accepted so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -22,10 +24,15 @@ async function startTarget(handler: (req: IncomingMessage, res: ServerResponse) 
     hits.push(req.url ?? "");
     handler(req, res);
   });
+  let connections = 0;
+  server.on("connection", () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
     hits,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -134,6 +141,24 @@ describe("the outbound request guard", () => {
         return res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${other.port}/` }).end();
       if (req.url === "/to-json") return res.writeHead(301, { location: "/json" }).end();
       if (req.url === "/loop") return res.writeHead(302, { location: "/loop" }).end();
+      if (req.url === "/echo") {
+        let body = "";
+        req.on("data", (chunk) => {
+          body += chunk;
+        });
+        req.on("end", () => {
+          res.writeHead(200, { "set-cookie": ["a=1", "b=2"] });
+          res.end(
+            JSON.stringify({
+              method: req.method,
+              body,
+              agent: req.headers["user-agent"],
+              extra: req.headers["x-extra"],
+            }),
+          );
+        });
+        return;
+      }
       res.end("ok");
     });
     closed = await closedPort();
@@ -225,6 +250,31 @@ describe("the outbound request guard", () => {
     // The allowance is for the host as written: localhost:<port> is another entry.
     const byName = await failureOf(guard.request(`http://localhost:${target.port}/`, { method: "GET" }));
     expect(byName.failure).toBe("refused");
+    expect(other.hits).toEqual([]);
+    await guard.close();
+  });
+
+  it("sends method, headers and body; answers status, Fetch headers, text and URL; reuses connections", async () => {
+    const guard = createOutboundGuard({ allowHosts: [`127.0.0.1:${target.port}`], userAgent: "attesto-test/1" });
+    const response = await guard.request(`http://127.0.0.1:${target.port}/echo`, {
+      method: "POST",
+      headers: { "x-extra": "1" },
+      body: "a=b",
+    });
+    expect(JSON.parse(response.text)).toEqual({ method: "POST", body: "a=b", agent: "attesto-test/1", extra: "1" });
+    expect(response.headers.get("set-cookie")).toContain("a=1");
+    expect(response.url).toBe(`http://127.0.0.1:${target.port}/echo`);
+    const before = target.connections();
+    for (let i = 0; i < 10; i++) await guard.request(`http://127.0.0.1:${target.port}/plain`, { method: "GET" });
+    // undici may open a second connection while the first is being released; never one per call.
+    expect(target.connections() - before).toBeLessThanOrEqual(2);
+    await guard.close();
+  });
+
+  it("does not follow redirects of a POST (the caller gets the 3xx)", async () => {
+    const guard = allowTarget();
+    const response = await guard.request(`http://127.0.0.1:${target.port}/to-other`, { method: "POST", body: "" });
+    expect(response.status).toBe(302);
     expect(other.hits).toEqual([]);
     await guard.close();
   });

@@ -1,63 +1,36 @@
-import http from "node:http";
-import https from "node:https";
-import type { LookupFunction } from "node:net";
+import { type OutboundGuard, OutboundRequestError } from "@attesto/runtime";
+import { TargetRefusedError } from "../domain/deliver-webhook.js";
 import type { WebhookSender } from "../domain/ports.js";
-import { type Lookup, resolveWebhookTarget } from "./webhook-target.js";
-
-export interface HttpWebhookSenderOptions {
-  /** Deadline of the whole request: DNS, connect, TLS, sending, response headers and body. */
-  timeoutMs: number;
-  allowPrivateTargets: boolean;
-  lookup?: Lookup;
-}
 
 /**
- * POSTs webhooks with node:http(s), connecting only to the address the target check approved
- * (`lookup` pinned to it; TLS still verifies the certificate for the URL's host name). Redirects
- * are not followed (a 3xx is a failed attempt); the response body is read and discarded.
+ * POSTs webhooks through the runtime's outbound request guard: the target is resolved at delivery
+ * time and the request connects only to the addresses it checked (so DNS rebinding cannot reach an
+ * internal address); loopback, private, link-local and other internal targets are refused unless
+ * allowed; https only unless OUTBOUND_ALLOW_HTTP. Redirects are not followed (a 3xx is a failed
+ * attempt); the response body is read and dropped. What the attempt log says is deliberately
+ * coarse (refused, timed out, not reachable): the guard logs the network details.
  */
-export function createHttpWebhookSender(options: HttpWebhookSenderOptions): WebhookSender {
+export function createHttpWebhookSender(guard: OutboundGuard, options: { timeoutMs: number }): WebhookSender {
   return {
     async send(request) {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), options.timeoutMs);
-      const timedOut = () => new Error(`webhook request timed out after ${options.timeoutMs} ms`);
+      const problem = guard.checkUrl(request.url);
+      if (problem) throw new TargetRefusedError(`webhook URL ${problem}`);
       try {
-        const target = await Promise.race([
-          resolveWebhookTarget(request.url, { allowPrivate: options.allowPrivateTargets, lookup: options.lookup }),
-          new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(timedOut()))),
-        ]);
-        const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-          if ((lookupOptions as { all?: boolean }).all) {
-            (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
-              { address: target.address, family: target.family },
-            ]);
-          } else {
-            callback(null, target.address, target.family);
-          }
-        };
-        const transport = target.url.protocol === "https:" ? https : http;
-        return await new Promise<{ statusCode: number }>((resolve, reject) => {
-          const outgoing = transport.request(
-            target.url,
-            {
-              method: "POST",
-              headers: { ...request.headers, "content-length": Buffer.byteLength(request.body) },
-              lookup: pinned,
-              agent: false,
-              signal: controller.signal,
-            },
-            (response) => {
-              response.on("error", (error) => reject(controller.signal.aborted ? timedOut() : error));
-              response.on("end", () => resolve({ statusCode: response.statusCode ?? 0 }));
-              response.resume();
-            },
-          );
-          outgoing.on("error", (error) => reject(controller.signal.aborted ? timedOut() : error));
-          outgoing.end(request.body);
+        const response = await guard.request(request.url, {
+          method: "POST",
+          headers: request.headers,
+          body: request.body,
+          timeoutMs: options.timeoutMs,
+          discardBody: true,
         });
-      } finally {
-        clearTimeout(timer);
+        return { statusCode: response.status };
+      } catch (error) {
+        if (!(error instanceof OutboundRequestError)) throw error;
+        if (error.failure === "refused") {
+          throw new TargetRefusedError("webhook target resolves to a non-public address (not allowed)");
+        }
+        if (error.failure === "timeout") throw new Error(`webhook request timed out after ${options.timeoutMs} ms`);
+        throw new Error("webhook endpoint could not be reached");
       }
     },
   };

@@ -1,11 +1,13 @@
-import type { AppError } from "@attesto/runtime";
+import { type AppError, OutboundRequestError } from "@attesto/runtime";
 import type { HolderDependencies } from "../dependencies.js";
 import type { OutboundRequest, OutboundResponse } from "../ports.js";
-import { OutboundHttpError } from "./outbound-http-error.js";
 
 /**
- * One request to an issuer, authorization server or verifier; a URL the policy refuses, a network
- * failure or a timeout becomes the caller's 400 (`fail`) naming what was being fetched.
+ * One request to an issuer, authorization server or verifier. A URL the policy refuses by its
+ * form becomes the caller's 400 (`fail`) saying why (e.g. "must use https"); anything that happens
+ * on the network (a refused address, a refused connection, a timeout, an oversized answer) becomes
+ * the same generic "<what> could not be fetched": telling them apart would let a caller map the
+ * ports and addresses the holder can reach. The guard logs the details.
  */
 export async function fetchFromThirdParty(
   deps: Pick<HolderDependencies, "http">,
@@ -19,8 +21,7 @@ export async function fetchFromThirdParty(
   try {
     return await deps.http.request(url, request);
   } catch (error) {
-    if (error instanceof OutboundHttpError)
-      throw fail(`${what} could not be fetched: ${error.message}`, { cause: error });
+    if (error instanceof OutboundRequestError) throw fail(`${what} could not be fetched`, { cause: error });
     throw error;
   }
 }

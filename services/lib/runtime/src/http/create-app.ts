@@ -49,6 +49,15 @@ function answerClientError(error: Error, socket: import("node:net").Socket): voi
   socket.destroy(error);
 }
 
+/** What an X-Request-Id may be to be used (and echoed, and logged): anything else gets a fresh id. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's X-Request-Id when it matches REQUEST_ID_PATTERN, else a fresh UUID. */
+export function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers["x-request-id"];
+  return typeof given === "string" && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+}
+
 export const EXPOSED_HEADERS = ["DPoP-Nonce", "WWW-Authenticate", "X-Request-Id", "Retry-After"];
 
 /**
@@ -63,9 +72,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
-    requestIdHeader: "x-request-id",
+    // The id comes from X-Request-Id only when it is a plain token (requestIdOf); Fastify would take it verbatim.
+    requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
-    genReqId: () => randomUUID(),
+    genReqId: requestIdOf,
     return503OnClosing: true,
     // Bad URLs and over-long path parameters go through the one error handler too.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),

@@ -1,6 +1,13 @@
+import pino from "pino";
 import { z } from "zod";
 import { booleanFlag } from "../config.js";
-import { type OutboundGuardOptions, parseAllowedHost } from "./outbound-request-guard.js";
+import { loggerOptions } from "../logger.js";
+import {
+  createOutboundGuard,
+  type OutboundGuard,
+  type OutboundGuardOptions,
+  parseAllowedHost,
+} from "./outbound-request-guard.js";
 
 /** Comma-separated `host:port` entries, each checked (an explicit port is required). */
 const allowHostsSchema = z
@@ -43,11 +50,12 @@ export function outboundConfigShape() {
   } as const;
 }
 
+/** The guard's variables; a service with its own deadline (the scheduler's webhooks) reads only the first two. */
 export interface OutboundConfig {
   OUTBOUND_ALLOW_HOSTS: string[];
   OUTBOUND_ALLOW_HTTP: boolean;
-  OUTBOUND_TIMEOUT_MS: number;
-  OUTBOUND_MAX_RESPONSE_BYTES: number;
+  OUTBOUND_TIMEOUT_MS?: number;
+  OUTBOUND_MAX_RESPONSE_BYTES?: number;
 }
 
 /** The guard options a service's configuration asks for. */
@@ -55,7 +63,25 @@ export function outboundGuardOptionsOf(config: OutboundConfig): OutboundGuardOpt
   return {
     allowHosts: config.OUTBOUND_ALLOW_HOSTS,
     allowHttp: config.OUTBOUND_ALLOW_HTTP,
-    timeoutMs: config.OUTBOUND_TIMEOUT_MS,
-    maxResponseBytes: config.OUTBOUND_MAX_RESPONSE_BYTES,
+    ...(config.OUTBOUND_TIMEOUT_MS === undefined ? {} : { timeoutMs: config.OUTBOUND_TIMEOUT_MS }),
+    ...(config.OUTBOUND_MAX_RESPONSE_BYTES === undefined
+      ? {}
+      : { maxResponseBytes: config.OUTBOUND_MAX_RESPONSE_BYTES }),
   };
+}
+
+/**
+ * The guard of a service, as its configuration asks, logging to the service's log (refusals and
+ * failures at warn, redirects at debug); `overrides` win (e.g. a service's own deadline).
+ */
+export function createServiceOutboundGuard(
+  service: { name: string; version: string; config: OutboundConfig & { LOG_LEVEL: string } },
+  overrides: Partial<OutboundGuardOptions> = {},
+): OutboundGuard {
+  return createOutboundGuard({
+    ...outboundGuardOptionsOf(service.config),
+    userAgent: `attesto-${service.name}/${service.version}`,
+    logger: pino(loggerOptions(service.name, service.config.LOG_LEVEL)),
+    ...overrides,
+  });
 }

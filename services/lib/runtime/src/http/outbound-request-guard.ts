@@ -43,6 +43,8 @@ export interface OutboundRequest {
   timeoutMs?: number;
   /** Overrides the guard's response size limit for this request. */
   maxBytes?: number;
+  /** Read and drop the body (up to the size limit, then stop reading): `text` is empty. */
+  discardBody?: boolean;
 }
 
 export interface OutboundResponse {
@@ -240,6 +242,10 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
         );
         current = next;
         continue;
+      }
+      if (outbound.discardBody) {
+        await response.body.dump({ limit: limit }).catch(() => {});
+        return { status, headers, text: "", url: current };
       }
       try {
         const text = await readBounded(response.body, Number(headers.get("content-length") ?? "0"), limit);
