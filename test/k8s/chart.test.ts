@@ -85,7 +85,12 @@ const podSpec = (deployment: RenderedObject) =>
 const envOf = (container: Container) =>
   Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom?.secretKeyRef]));
 
-const SCENARIOS = ["ci/minimal-values.yaml", "ci/production-values.yaml", "ci/operator-namespaced-values.yaml"];
+const SCENARIOS = [
+  "ci/minimal-values.yaml",
+  "ci/production-values.yaml",
+  "ci/operator-namespaced-values.yaml",
+  "ci/inline-secrets-values.yaml",
+];
 
 describe.skipIf(!helm)("Helm chart charts/attesto", () => {
   const rendered = new Map<string, RenderedObject[]>();
@@ -168,15 +173,52 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     // Existing secrets: the chart creates none of its own.
     expect(byKind(objects, "Secret")).toEqual([]);
     // Inline values: one platform Secret and one database Secret, nothing secret in a Deployment.
-    const minimal = rendered.get("ci/minimal-values.yaml")!;
+    for (const scenario of ["ci/minimal-values.yaml", "ci/inline-secrets-values.yaml"]) {
+      const inline = rendered.get(scenario)!;
+      expect(
+        byKind(inline, "Secret")
+          .map((s) => s.metadata.name)
+          .sort(),
+      ).toEqual(["attesto-database", "attesto-secrets"]);
+      const deployments = JSON.stringify(byKind(inline, "Deployment"));
+      expect(deployments).not.toContain("ci-service-auth-secret");
+      expect(deployments).not.toContain("postgres://");
+    }
+    const inlineSecret = named(rendered.get("ci/inline-secrets-values.yaml")!, "Secret", "attesto-secrets")!;
     expect(
-      byKind(minimal, "Secret")
-        .map((s) => s.metadata.name)
-        .sort(),
-    ).toEqual(["attesto-database", "attesto-secrets"]);
-    const deployments = JSON.stringify(byKind(minimal, "Deployment"));
-    expect(deployments).not.toContain("ci-service-auth-secret");
-    expect(deployments).not.toContain("postgres://");
+      Buffer.from(
+        (inlineSecret as unknown as { data: Record<string, string> }).data.NONCE_SECRET!,
+        "base64",
+      ).toString(),
+    ).toBe("ci-nonce-secret-0123456789abcdef0123");
+  });
+
+  it("gives wallets https URLs on public host names, and the issuer the auth server's keys in-cluster", () => {
+    const minimal = rendered.get("ci/minimal-values.yaml")!;
+    const env = (name: string) => envOf(podSpec(named(minimal, "Deployment", `attesto-${name}`)!).containers[0]!);
+    expect(env("credential-issuer")).toMatchObject({
+      PUBLIC_URL: "https://issuer.attesto.example.com",
+      AUTH_SERVER_URL: "https://auth.attesto.example.com",
+      TRUST_REGISTRY_URL: "https://registry.attesto.example.com",
+      SCHEMA_REGISTRY_URL: "https://schemas.attesto.example.com",
+      AUTH_SERVER_JWKS_URL: "http://attesto-auth-server:8081/.well-known/jwks.json",
+    });
+    expect(env("schema-registry").PUBLIC_URL).toBe("https://schemas.attesto.example.com");
+    expect(env("verifier").PUBLIC_URL).toBe("https://verifier.attesto.example.com");
+    expect(env("holder").PUBLIC_URL).toBe("https://wallet.attesto.example.com");
+    expect(env("trust-registry")).toMatchObject({
+      PUBLIC_URL: "https://registry.attesto.example.com",
+      CREDENTIAL_ISSUER_URL: "https://issuer.attesto.example.com",
+    });
+    const ingress = named(minimal, "Ingress", "attesto")!;
+    expect((ingress.spec as { rules: Array<{ host: string }> }).rules.map((r) => r.host).sort()).toEqual(
+      ["auth", "issuer", "registry", "schemas", "verifier", "wallet"].map((h) => `${h}.attesto.example.com`),
+    );
+    // A service run outside the release keeps the URL it was given.
+    const namespaced = rendered.get("ci/operator-namespaced-values.yaml")!;
+    expect(envOf(podSpec(named(namespaced, "Deployment", "attesto-credential-issuer")!).containers[0]!)).toMatchObject({
+      TRUST_REGISTRY_URL: "https://registry.platform.example",
+    });
   });
 
   it("keeps internal ports internal: NetworkPolicies, Services and the Ingress", () => {
@@ -216,6 +258,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
       "auth.attesto.example",
       "issuer.attesto.example",
       "registry.attesto.example",
+      "schemas.attesto.example",
       "verifier.attesto.example",
     ]);
     for (const rule of rules) for (const path of rule.http.paths) expect(path.backend.service.port.name).toBe("http");
@@ -296,8 +339,38 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     it.each([
       [[], ["database.url="], "set database.url (postgres://...) or database.existingSecret"],
       [minimal, ["database.existingSecret=db"], "set only one of database.url and database.existingSecret"],
-      [minimal, ["secrets.nonceSecret="], "every one of: secrets.nonceSecret"],
-      [minimal, ["ingress.enabled=true"], "give at least one enabled service an ingress host"],
+      [
+        minimal,
+        ["secrets.generate=false"],
+        "every one of: secrets.accessTokenSigningKey, secrets.dpopNonceSecret, secrets.holderTokenSecret",
+      ],
+      [["ci/inline-secrets-values.yaml"], ["secrets.nonceSecret="], "or every one of: secrets.nonceSecret"],
+      [minimal, ["ingress.domain="], "set ingress.domain, or give at least one enabled service an ingress host"],
+      [
+        minimal,
+        ["ingress.enabled=false"],
+        "cannot use services.authServer: http://attesto-auth-server:8081 is not https; services.credentialIssuer",
+      ],
+      [
+        minimal,
+        ["services.schemaRegistry.publicUrl=http://schemas.attesto.example.com"],
+        "cannot use services.schemaRegistry: http://schemas.attesto.example.com is not https.",
+      ],
+      [
+        minimal,
+        ["services.holder.ingress.host=attesto-holder.attesto.svc"],
+        "services.holder: https://attesto-holder.attesto.svc names an in-cluster or local host",
+      ],
+      [
+        minimal,
+        ["services.verifier.publicUrl=https://verifier"],
+        "services.verifier: https://verifier names an in-cluster or local host",
+      ],
+      [
+        ["ci/operator-namespaced-values.yaml"],
+        ["services.trustRegistry.publicUrl="],
+        "services.trustRegistry: http://attesto-trust-registry:8085 is not https",
+      ],
       [minimal, ["serviceMonitor.enabled=true", "networkPolicy.enabled=true"], "set networkPolicy.metricsFrom"],
       [minimal, ["serviceDefaults.podDisruptionBudget.enabled=true"], "would block every node drain"],
       [
@@ -314,7 +387,15 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
         ["operator.enabled=true", "operator.leaderElection.enabled=false"],
         "more than one replica needs operator.leaderElection.enabled",
       ],
-      [minimal, ["operator.enabled=true", "services.trustRegistry.enabled=false"], "set operator.trustRegistryUrl"],
+      [
+        minimal,
+        [
+          "operator.enabled=true",
+          "services.trustRegistry.enabled=false",
+          "services.trustRegistry.publicUrl=https://registry.example.com",
+        ],
+        "set operator.trustRegistryUrl",
+      ],
       [minimal, ["issuingCa.certPem=-----BEGIN CERTIFICATE-----x"], "certPem needs keyPem"],
     ])("%#: %j %j", (values, sets, message) => {
       expect(renderError(values as string[], sets as string[])).toContain(message);

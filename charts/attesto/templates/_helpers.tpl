@@ -63,93 +63,126 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/*
-The services: name -> values key, ports (DESIGN.md), which other services' internal and public URLs
-they are given, and which platform secrets they read. `optionalSecrets` may be absent from the Secret.
+The services: name -> values key, the host name under ingress.domain (`host`), whether wallets and
+relying parties see its public URL (`walletFacing`: it must then be https on a public host name), ports
+(DESIGN.md), which other services' internal and public URLs they are given, and which platform secrets
+they read (keys of attesto.secretKeys; an optional key may be absent from the Secret).
 */}}
 {{- define "attesto.catalog" -}}
 auth-server:
   key: authServer
+  host: auth
+  walletFacing: true
   public: 8081
   internal: 9081
   internalUrls: [CREDENTIAL_ISSUER]
   publicUrls: [CREDENTIAL_ISSUER]
   secrets: [ACCESS_TOKEN_SIGNING_KEY, DPOP_NONCE_SECRET]
-  optionalSecrets: []
   ca: false
 credential-issuer:
   key: credentialIssuer
+  host: issuer
+  walletFacing: true
   public: 8082
   internal: 9082
   internalUrls: [AUTH_SERVER, TRUST_REGISTRY, SCHEMA_REGISTRY, LEDGER, SCHEDULER]
   publicUrls: [AUTH_SERVER, TRUST_REGISTRY, SCHEMA_REGISTRY]
   secrets: [NONCE_SECRET, KEY_ENCRYPTION_KEYS]
-  optionalSecrets: []
   ca: false
 verifier:
   key: verifier
+  host: verifier
+  walletFacing: true
   public: 8083
   internal: 9083
   internalUrls: [TRUST_REGISTRY, LEDGER, CREDENTIAL_ISSUER]
   publicUrls: []
   secrets: [KEY_ENCRYPTION_KEYS]
-  optionalSecrets: []
   ca: false
 holder:
   key: holder
+  host: wallet
+  walletFacing: true
   public: 8084
   internal: 9084
   internalUrls: [LEDGER]
   publicUrls: []
   secrets: [HOLDER_TOKEN_SECRET, KEY_ENCRYPTION_KEYS]
-  optionalSecrets: []
   ca: false
 trust-registry:
   key: trustRegistry
+  host: registry
+  walletFacing: true
   public: 8085
   internal: 9085
   internalUrls: [SCHEMA_REGISTRY, LEDGER]
   publicUrls: [CREDENTIAL_ISSUER]
   secrets: [LOGIN_TOKEN_SECRET, KEY_ENCRYPTION_KEYS]
-  optionalSecrets: []
   ca: true
 schema-registry:
   key: schemaRegistry
+  host: schemas
+  walletFacing: true
   public: 8086
   internal: 9086
   internalUrls: []
   publicUrls: []
   secrets: []
-  optionalSecrets: []
   ca: false
 scheduler:
   key: scheduler
+  host: ""
+  walletFacing: false
   public: 8087
   internal: 9087
   internalUrls: [LEDGER, TRUST_REGISTRY]
   publicUrls: []
   secrets: []
-  optionalSecrets: []
   ca: false
 ledger:
   key: ledger
+  host: ""
+  walletFacing: false
   public: 8088
   internal: 9088
   internalUrls: []
   publicUrls: []
-  secrets: [KEY_ENCRYPTION_KEYS]
-  optionalSecrets: [LEDGER_SIGNING_KEY]
+  secrets: [KEY_ENCRYPTION_KEYS, LEDGER_SIGNING_KEY]
   ca: false
 {{- end -}}
 
-{{/* The platform secret keys and the values that fill them when the chart creates the Secret. */}}
+{{/*
+THE list of platform secret keys (the one list: the chart's Secret, its validation, the services'
+secretKeyRefs and the README's `kubectl create secret` all follow it; test/k8s/chart-secrets.test.ts
+checks the README against it). Per key: the `secrets.<value>` that fills it, and how the chart
+generates it on first install when that value is empty (kept across upgrades, see secrets.yaml):
+  random - 48 random alphanumerics (HMAC/HS256 keys)
+  kek    - one key-encryption key `k1:<base64url of 32 random bytes>`
+  p256   - a P-256 private key (SEC1 PEM)
+Optional keys (`optional: true`) are neither required nor generated: the service copes without.
+*/}}
 {{- define "attesto.secretKeys" -}}
-SERVICE_AUTH_SECRET: serviceAuthSecret
-KEY_ENCRYPTION_KEYS: keyEncryptionKeys
-ACCESS_TOKEN_SIGNING_KEY: accessTokenSigningKey
-DPOP_NONCE_SECRET: dpopNonceSecret
-NONCE_SECRET: nonceSecret
-LOGIN_TOKEN_SECRET: loginTokenSecret
-HOLDER_TOKEN_SECRET: holderTokenSecret
+SERVICE_AUTH_SECRET: {value: serviceAuthSecret, generate: random}
+KEY_ENCRYPTION_KEYS: {value: keyEncryptionKeys, generate: kek}
+ACCESS_TOKEN_SIGNING_KEY: {value: accessTokenSigningKey, generate: p256}
+DPOP_NONCE_SECRET: {value: dpopNonceSecret, generate: random}
+NONCE_SECRET: {value: nonceSecret, generate: random}
+LOGIN_TOKEN_SECRET: {value: loginTokenSecret, generate: random}
+HOLDER_TOKEN_SECRET: {value: holderTokenSecret, generate: random}
+LEDGER_SIGNING_KEY: {value: ledgerSigningKey, optional: true}
+{{- end -}}
+
+{{/* A fresh value for a secret key: (dict "generate" "random"|"kek"|"p256"). */}}
+{{- define "attesto.generateSecret" -}}
+{{- if eq .generate "random" -}}
+{{- randAlphaNum 48 -}}
+{{- else if eq .generate "kek" -}}
+{{- printf "k1:%s" (randBytes 32 | replace "+" "-" | replace "/" "_" | trimSuffix "=") -}}
+{{- else if eq .generate "p256" -}}
+{{- genPrivateKey "ecdsa" -}}
+{{- else -}}
+{{- fail (printf "attesto.generateSecret: unknown generator %q" .generate) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Name of a service's Kubernetes objects: (dict "root" $ "name" "auth-server"). */}}
@@ -172,20 +205,54 @@ HOLDER_TOKEN_SECRET: holderTokenSecret
 {{- end -}}
 
 {{/*
+Host name the Ingress routes to a service (dict "root" $ "name" "auth-server"): its
+`ingress.host`, else `<catalog host>.<ingress.domain>` for the wallet-facing services; empty when the
+Ingress is off or the service is not routed.
+*/}}
+{{- define "attesto.ingressHost" -}}
+{{- $catalog := include "attesto.catalog" .root | fromYaml -}}
+{{- $entry := index $catalog .name -}}
+{{- $values := include "attesto.serviceValues" (dict "root" .root "key" $entry.key) | fromYaml -}}
+{{- if and .root.Values.ingress.enabled $values.enabled $values.ingress.enabled -}}
+{{- if $values.ingress.host -}}
+{{- $values.ingress.host -}}
+{{- else if and .root.Values.ingress.domain $entry.host -}}
+{{- printf "%s.%s" $entry.host .root.Values.ingress.domain -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 Public URL of a service by its env prefix: its `publicUrl` value, else https://<ingress host> when the
-Ingress serves it, else its in-cluster Service URL.
+Ingress routes it (TLS is terminated at the Ingress or in front of it), else its in-cluster Service URL
+(which validate.yaml refuses for wallet-facing services unless allowInsecurePublicUrls is set).
 */}}
 {{- define "attesto.publicUrl" -}}
 {{- $catalog := include "attesto.catalog" .root | fromYaml -}}
 {{- $name := .prefix | lower | replace "_" "-" -}}
 {{- $entry := index $catalog $name -}}
 {{- $values := include "attesto.serviceValues" (dict "root" .root "key" $entry.key) | fromYaml -}}
+{{- $host := include "attesto.ingressHost" (dict "root" .root "name" $name) -}}
 {{- if $values.publicUrl -}}
-{{- $values.publicUrl -}}
-{{- else if and .root.Values.ingress.enabled $values.ingress.host -}}
-{{- printf "%s://%s" (ternary "https" "http" (gt (len .root.Values.ingress.tls) 0)) $values.ingress.host -}}
+{{- $values.publicUrl | trimSuffix "/" -}}
+{{- else if $host -}}
+{{- printf "https://%s" $host -}}
 {{- else -}}
 {{- printf "http://%s:%v" (include "attesto.componentName" (dict "root" .root "name" $name)) $entry.public -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Why a URL wallets or relying parties are given cannot serve them (empty when it can): it must be
+https on a host name outside the cluster.
+*/}}
+{{- define "attesto.publicUrlProblem" -}}
+{{- $url := urlParse . -}}
+{{- $host := $url.hostname | default (regexReplaceAll ":[0-9]+$" $url.host "") | lower -}}
+{{- if ne $url.scheme "https" -}}
+is not https
+{{- else if or (not (contains "." $host)) (regexMatch "\\.(svc|cluster\\.local|local|internal)$" $host) (eq $host "localhost") -}}
+names an in-cluster or local host
 {{- end -}}
 {{- end -}}
 
