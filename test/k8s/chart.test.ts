@@ -118,7 +118,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     expect(crds).toHaveLength(3);
   });
 
-  it("runs every service as a hardened Deployment with /health probes and resources", () => {
+  it("runs every service as a hardened Deployment with /ready and /health probes and resources", () => {
     const objects = rendered.get("ci/production-values.yaml")!;
     const minimal = rendered.get("ci/minimal-values.yaml")!;
     expect(
@@ -145,7 +145,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
           expect(container.livenessProbe?.httpGet.path).toBe("/healthz");
         } else {
           expect(container.command).toEqual(["node", "--import", "tsx", `services/${container.name}/src/main.ts`]);
-          expect(container.readinessProbe?.httpGet).toEqual({ path: "/health", port: "http" });
+          expect(container.readinessProbe?.httpGet).toEqual({ path: "/ready", port: "http" });
           expect(container.livenessProbe?.httpGet).toEqual({ path: "/health", port: "http" });
         }
       }

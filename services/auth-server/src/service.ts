@@ -10,6 +10,8 @@ export const authServer: ServiceModule<AuthServerConfig> = {
     name: "auth-server",
     version: readPackageVersion(import.meta.url),
     migrations,
+    // GET /ready needs these peers (credential-issuer: pre-authorized codes are redeemed there).
+    readinessPeers: (config) => ({ "credential-issuer": config.CREDENTIAL_ISSUER_INTERNAL_URL }),
     // Production dependencies (GrantService over Connect, signer and nonces from config).
     buildApp: (context) => buildApp(context),
     // TokenStatusService for the credential issuer (revoked access tokens).

@@ -14,6 +14,12 @@ export const credentialIssuer: ServiceModule<CredentialIssuerConfig> = {
     name: "credential-issuer",
     version: readPackageVersion(import.meta.url),
     migrations,
+    // GET /ready needs these peers (trust-registry: API keys, signing keys; schema-registry: credential types; ledger: status and DIDs).
+    readinessPeers: (config) => ({
+      "trust-registry": config.TRUST_REGISTRY_INTERNAL_URL,
+      "schema-registry": config.SCHEMA_REGISTRY_INTERNAL_URL,
+      ledger: config.LEDGER_INTERNAL_URL,
+    }),
     buildApp: (context) => buildApp(context, depsOf(context)),
     rpc: (router, context) => registerIssuerRpc(router, depsOf(context)),
     async init(context) {

@@ -8,6 +8,8 @@ export const holder: ServiceModule<HolderConfig> = {
     name: "holder",
     version: readPackageVersion(import.meta.url),
     migrations,
+    // GET /ready needs these peers (ledger: DIDs and status).
+    readinessPeers: (config) => ({ ledger: config.LEDGER_INTERNAL_URL }),
     buildApp: (context) => buildApp(context),
   },
   loadConfig: loadHolderConfig,

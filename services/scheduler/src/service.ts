@@ -32,6 +32,11 @@ export const scheduler: ServiceModule<SchedulerConfig> = {
     name: "scheduler",
     version: readPackageVersion(import.meta.url),
     migrations,
+    // GET /ready needs these peers (ledger: anchoring; trust-registry: webhook targets).
+    readinessPeers: (config) => ({
+      ledger: config.LEDGER_INTERNAL_URL,
+      "trust-registry": config.TRUST_REGISTRY_INTERNAL_URL,
+    }),
     buildApp,
     init: startScheduler,
     rpc(router, context) {

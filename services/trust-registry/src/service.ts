@@ -15,6 +15,11 @@ export const trustRegistry: ServiceModule<TrustRegistryConfig> = {
     name: "trust-registry",
     version: readPackageVersion(import.meta.url),
     migrations,
+    // GET /ready needs these peers (schema-registry: credential types; ledger: DID documents).
+    readinessPeers: (config) => ({
+      "schema-registry": config.SCHEMA_REGISTRY_INTERNAL_URL,
+      ledger: config.LEDGER_INTERNAL_URL,
+    }),
     buildApp: (context) => buildApp(context, depsOf(context)),
     rpc(router, context) {
       const deps = depsOf(context);

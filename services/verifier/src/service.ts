@@ -45,6 +45,11 @@ export const verifier: ServiceModule<VerifierConfig> = {
     name: "verifier",
     version: readPackageVersion(import.meta.url),
     migrations,
+    // GET /ready needs these peers (trust-registry: API keys, trusted issuers; ledger: DIDs and status).
+    readinessPeers: (config) => ({
+      "trust-registry": config.TRUST_REGISTRY_INTERNAL_URL,
+      ledger: config.LEDGER_INTERNAL_URL,
+    }),
     buildApp: (context) => buildApp(context, depsOf(context)),
     rpc: (router, context) => registerVerifierRpc(router, depsOf(context)),
     init: startSweeps,

@@ -39,6 +39,8 @@ export function baseConfigShape(defaults: { port: number; internalPort: number; 
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     RPC_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+    /** Deadline of each readiness check of `GET /ready` (database, migrations, peers). */
+    READINESS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_000),
     /** Comma-separated allowed CORS origins, or `*`. */
     CORS_ORIGINS: z.string().default("*"),
     /** Trust X-Forwarded-For from a proxy in front (needed for per-IP limits behind an ingress). */

@@ -60,12 +60,22 @@ export {
   createServiceContext,
   launchService,
   type RunningService,
+  readinessChecksOf,
   type ServiceContext,
   type ServiceDefinition,
 } from "./launch.js";
 export { loggerOptions, redactedPaths } from "./logger.js";
 export { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
 export { readPackageVersion } from "./package-version.js";
+export {
+  checkReadiness,
+  databaseCheck,
+  migrationsCheck,
+  peerCheck,
+  type ReadinessCheck,
+  type ReadinessReport,
+  registerReadinessRoute,
+} from "./readiness.js";
 export { clientInterceptors, createRpcClient, type RpcClientOptions } from "./rpc/client.js";
 export { fromRpcError, rpcErrorCodeOf, toConnectError } from "./rpc/error-mapping.js";
 export { callerKey, type InternalServer, serverInterceptors, startInternalServer } from "./rpc/server.js";

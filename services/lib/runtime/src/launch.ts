@@ -15,6 +15,7 @@ import type { App } from "./http/create-app.js";
 import type { RateLimitCounter } from "./http/rate-limit.js";
 import { loggerOptions } from "./logger.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
+import { databaseCheck, migrationsCheck, peerCheck, type ReadinessCheck, registerReadinessRoute } from "./readiness.js";
 import { createRpcClient } from "./rpc/client.js";
 import { startInternalServer } from "./rpc/server.js";
 import {
@@ -55,6 +56,12 @@ export interface ServiceDefinition<C extends BaseConfig> {
    * May return a function that stops background work; it runs on close, before the pool closes.
    */
   init?(context: ServiceContext<C>): Promise<void | (() => Promise<void>)>;
+  /**
+   * The internal peers this service cannot work without (name -> internal URL): `GET /ready` fails
+   * while one of them does not answer `/health`. Besides them, readiness checks the database and
+   * the migrations (readiness.ts).
+   */
+  readinessPeers?(config: C): Record<string, string>;
 }
 
 export interface RunningService {
@@ -87,6 +94,19 @@ export function createServiceContext<C extends BaseConfig>(
   };
 }
 
+/** What `GET /ready` checks for a service: its database, its migrations and its required peers. */
+export function readinessChecksOf<C extends BaseConfig>(
+  definition: Pick<ServiceDefinition<C>, "migrations" | "readinessPeers">,
+  config: C,
+  db: Kysely<unknown>,
+): ReadinessCheck[] {
+  return [
+    databaseCheck(db),
+    migrationsCheck(db, config.DATABASE_SCHEMA, definition.migrations),
+    ...Object.entries(definition.readinessPeers?.(config) ?? {}).map(([peer, url]) => peerCheck(peer, url)),
+  ];
+}
+
 /**
  * Starts one service: database and migrations, start-up work, the public HTTP port and the
  * internal Connect port. `close()` drains: stop accepting, finish in-flight requests, close pools.
@@ -108,6 +128,7 @@ export async function launchService<C extends BaseConfig>(
     const context = createServiceContext(definition, config, database.db, options.tracing);
     stopBackgroundWork = (await definition.init?.(context)) ?? undefined;
     const app = await definition.buildApp(context);
+    registerReadinessRoute(app, readinessChecksOf(definition, config, database.db), config.READINESS_TIMEOUT_MS);
     await app.listen({ host: config.HOST, port: config.PORT });
     const internal = await startInternalServer({
       service: definition.name,

@@ -1,6 +1,6 @@
 export { type Database, type DatabaseOptions, openDatabase } from "./database.js";
 export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded.js";
-export { MigrationError, type Migrations, migrateToLatest } from "./migrate.js";
+export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
 export { createReplayGuard, type ReplayGuard } from "./replay-guard.js";
 export { createTestDatabase, EMBEDDED_TEST_DATABASE_URL_VAR, type TestDatabase, testDatabaseUrl } from "./testing.js";

@@ -35,9 +35,30 @@ export async function migrateToLatest(db: Kysely<unknown>, schema: string, migra
   }
 }
 
+/** Every migration a service runs: the shared `0000_` ones and its own. */
+const allMigrations = (migrations: Migrations): Migrations => ({
+  ...rateLimitMigrations,
+  ...replayGuardMigrations,
+  ...migrations,
+});
+
+/**
+ * The migrations of `migrations` (and the shared ones) not recorded as applied in the schema's
+ * migration table: empty when the schema is current. One indexed read, cheap enough for a probe.
+ */
+export async function missingMigrations(
+  db: Kysely<unknown>,
+  schema: string,
+  migrations: Migrations,
+): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`SELECT name FROM ${sql.id(schema, "kysely_migration")}`.execute(db);
+  const applied = new Set(rows.map((row) => row.name));
+  return Object.keys(allMigrations(migrations)).filter((name) => !applied.has(name));
+}
+
 async function migrateOnce(db: Kysely<unknown>, schema: string, migrations: Migrations): Promise<string[]> {
   await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(db);
-  const all: Migrations = { ...rateLimitMigrations, ...replayGuardMigrations, ...migrations };
+  const all = allMigrations(migrations);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => all },
