@@ -8,7 +8,7 @@ import { developmentSecrets } from "../../services/all-in-one/src/dev-secrets.js
 import { buildServiceEnv, type Env, planAddresses } from "../../services/all-in-one/src/service-env.js";
 import { platformServices } from "../../services/all-in-one/src/services.js";
 import { waitForHealth } from "../../services/all-in-one/src/wait-for-health.js";
-import { compileServices } from "./compile.js";
+import { buildRuntimeTree } from "../build/compile.js";
 import { PgCounter } from "./pg-counter.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -62,7 +62,7 @@ export interface PlatformOptions {
   countQueries: boolean;
   /**
    * How separate service processes run their code: `compiled` (plain node on JavaScript transpiled
-   * to dist/bench by compile.ts) or `tsx` (node --import tsx on the sources, as `npm start` does).
+   * to dist/bench by hack/build/compile.ts, the build the Dockerfile uses) or `tsx` (node --import tsx on the sources, as `npm start` does).
    * The all-in-one process always runs under tsx.
    */
   runtime: "compiled" | "tsx";
@@ -208,7 +208,8 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
     }
 
     const processes = new Map<string, number>();
-    const compiledRoot = options.runtime === "compiled" ? compileServices(repoRoot) : undefined;
+    const compiledRoot =
+      options.runtime === "compiled" ? buildRuntimeTree(repoRoot, join(repoRoot, "dist", "bench")) : undefined;
     const entryArgs = (name: string) =>
       compiledRoot
         ? [join(compiledRoot, "services", name, "src", "main.js")]

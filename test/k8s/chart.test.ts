@@ -140,11 +140,11 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
         expect(container.resources.requests).toBeDefined();
         expect(container.resources.limits).toBeDefined();
         if (container.name === "operator") {
-          expect(container.command).toEqual(["node", "--import", "tsx", "operator/src/main.ts"]);
+          expect(container.command).toEqual(["node", "operator/src/main.js"]);
           expect(container.readinessProbe?.httpGet.path).toBe("/readyz");
           expect(container.livenessProbe?.httpGet.path).toBe("/healthz");
         } else {
-          expect(container.command).toEqual(["node", "--import", "tsx", `services/${container.name}/src/main.ts`]);
+          expect(container.command).toEqual(["node", `services/${container.name}/src/main.js`]);
           expect(container.readinessProbe?.httpGet).toEqual({ path: "/ready", port: "http" });
           expect(container.livenessProbe?.httpGet).toEqual({ path: "/health", port: "http" });
         }

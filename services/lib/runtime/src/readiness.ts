@@ -1,5 +1,5 @@
-import { type Migrations, missingMigrations } from "@attesto/store";
-import { type Kysely, sql } from "kysely";
+import { type Migrations, missingMigrations, pingDatabase } from "@attesto/store";
+import type { Kysely } from "kysely";
 import pino, { type LevelWithSilent } from "pino";
 import type { App } from "./http/create-app.js";
 
@@ -26,9 +26,7 @@ class NotReady extends Error {}
 /** PostgreSQL answers a query. */
 export const databaseCheck = (db: Kysely<unknown>): ReadinessCheck => ({
   name: "database",
-  async run() {
-    await sql`SELECT 1`.execute(db);
-  },
+  run: () => pingDatabase(db),
 });
 
 /** Every migration this code knows is recorded in the schema (a newer replica may not have run yet). */

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 
 // Timestamps come back as Date; bigint counts as numbers (our counts stay far below 2^53).
@@ -46,4 +46,9 @@ export function openDatabase<DB>(options: DatabaseOptions): Database<DB> {
       await root.destroy();
     },
   };
+}
+
+/** One round trip to PostgreSQL (through the pool): rejects when the database cannot be reached. */
+export async function pingDatabase(db: Kysely<unknown>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }
