@@ -2,7 +2,7 @@
 # End-to-end on a real cluster (kind), for machines with Docker. Not run in CI here: these machines
 # have no container engine. CI checks what it can without one: `bash -n` of this script, that it
 # installs with exactly the values the chart README documents (test/k8s/chart-secrets.test.ts renders
-# them and starts every service's configuration), and the flow script against a local platform.
+# them and checks every service accepts its configuration); the flow (hack/kind-e2e-flow.ts) typechecks.
 #
 #   hack/kind-e2e.sh            # create a cluster with ingress-nginx, build + load the image, install
 #                               # PostgreSQL and the chart as the chart README documents, apply the

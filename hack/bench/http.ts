@@ -23,8 +23,15 @@ export class HttpError extends Error {
 export class HttpClient {
   private readonly agent: Agent;
 
-  constructor(connections: number) {
-    this.agent = new Agent({ connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000 });
+  /** `connect`: socket options for every connection (hack/kind-e2e-flow.ts: DNS override, test TLS). */
+  constructor(connections: number, connect?: Agent.Options["connect"]) {
+    this.agent = new Agent({
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: 60_000,
+      headersTimeout: 30_000,
+      ...(connect ? { connect } : {}),
+    });
   }
 
   async send(

@@ -178,6 +178,7 @@ describe.skipIf(!helm)("the chart installed as its README documents", () => {
   });
 
   it("hack/kind-e2e.sh installs with the README's values", () => {
+    execFileSync("bash", ["-n", join(root, "hack", "kind-e2e.sh")]);
     const install = joinContinued(kindScript)
       .split("\n")
       .find((line) => /"\$HELM" install attesto charts\/attesto/.test(line));
