@@ -6,13 +6,13 @@
 
 # 1. Build: the runtime file tree in dist/app, by the same `npm run build` CI tests
 #    (test/build/runtime-tree.test.ts builds it and starts a service from it without Docker).
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY . .
 RUN npm ci --no-audit --no-fund --ignore-scripts && npm run build
 
 # 2. Production dependencies only (`--omit=dev`), from the lock file and the workspace manifests.
-FROM node:20-bookworm-slim AS deps
+FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY services/lib/runtime/package.json services/lib/runtime/
@@ -34,7 +34,7 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean -
 # 3. Runtime: the dependencies, then the built tree over them (its package.json files point
 #    `exports` at .js; node_modules/@attesto/* link the workspaces as npm does). Owned by root,
 #    run as uid 10001: nothing in /app is writable by the process.
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/ ./
