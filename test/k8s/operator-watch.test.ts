@@ -55,6 +55,20 @@ const secretValue = (name: string, key: string) => {
 };
 const events = () => server.list("", "events", NS) as Array<StoredObject & { reason: string; type: string }>;
 
+/** attesto_operator_reconciles_total{kind="Tenant",result} from the operator's /metrics. */
+async function reconciles(operator: RunningOperator, result: string): Promise<number> {
+  const text = await (await fetch(`${operator.http!.url}/metrics`)).text();
+  const line = text
+    .split("\n")
+    .find(
+      (l) =>
+        l.startsWith("attesto_operator_reconciles_total{") &&
+        l.includes('kind="Tenant"') &&
+        l.includes(`result="${result}"`),
+    );
+  return line ? Number(line.split(" ").at(-1)) : 0;
+}
+
 function applyExample(file: string) {
   for (const document of readExample(file)) {
     if (document.kind === "Secret") server.apply("", "v1", "secrets", toStoredSecret(document));
@@ -149,10 +163,13 @@ describe("Tenant through the watch path", () => {
     const transitionTime = condition(tenant(), "Ready")?.lastTransitionTime;
 
     // Watches dropped: the informers re-list and re-watch; nothing changed, nothing is applied.
+    // The touch (an annotation: queued) must be reconciled and skipped as up to date; once it was and
+    // the queue is idle, an apply it caused would already have been called.
+    const skipped = await reconciles(operator, "skipped");
     server.dropWatches();
     server.touch(GROUP, "tenants", NS, "acme-university", { "example.com/touched": "1" });
-    await waitFor(() => operator.controller.queue.depth === 0, "queue drained");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(async () => (await reconciles(operator, "skipped")) > skipped, "the touched Tenant skipped");
+    await operator.controller.queue.idle();
     expect(registry.callsOf("ApplyTenant").length).toBe(applied);
 
     // The spec changes: generation 2 is applied, the API key Secret is not rewritten.
@@ -186,14 +203,16 @@ describe("Tenant through the watch path", () => {
 
   it("gives up after the bounded number of attempts and says so in status", async () => {
     registry.fail("ApplyTenant", Code.Unavailable, 100);
-    await start({ maxAttempts: 3 });
+    const operator = await start({ maxAttempts: 3 });
     applyExample("tenant.yaml");
     await waitFor(() => condition(tenant(), "Reconciling")?.reason === "RetriesExhausted", "retries exhausted");
     expect(registry.callsOf("ApplyTenant").length).toBe(3);
     expect(condition(tenant(), "Ready")).toMatchObject({ status: "False", reason: "PlatformUnavailable" });
     expect(condition(tenant(), "Degraded")).toMatchObject({ status: "True", reason: "RetriesExhausted" });
     expect(events().some((e) => e.reason === "RetriesExhausted")).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Nothing queued, running or waiting for a retry timer: no further call can come by itself.
+    await operator.controller.queue.idle();
+    expect(operator.controller.queue.retrying).toBe(0);
     expect(registry.callsOf("ApplyTenant").length).toBe(3);
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,9 +29,28 @@ describe("lockDataDir", () => {
     expect(() => lockDataDir(dir)).toThrow(`in use by another Attesto (pid ${process.ppid})`);
   });
 
-  it("takes over a pid file left by a process that is gone", () => {
+  it("writes this process's pid into the pid file", () => {
+    const lock = lockDataDir(tempDir());
+    expect(readFileSync(lock.path, "utf8")).toBe(`${process.pid}\n`);
+    lock.release();
+  });
+
+  it("takes over a pid file left by a process that is gone: the file now names this process", () => {
     const dir = tempDir();
-    writeFileSync(join(dir, "attesto.pid"), "2147483646\n");
-    lockDataDir(dir).release();
+    const path = join(dir, "attesto.pid");
+    writeFileSync(path, "2147483646\n");
+    const lock = lockDataDir(dir);
+    expect(lock.path).toBe(path);
+    expect(readFileSync(path, "utf8")).toBe(`${process.pid}\n`);
+    lock.release();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("release leaves a pid file that another process rewrote", () => {
+    const dir = tempDir();
+    const lock = lockDataDir(dir);
+    writeFileSync(lock.path, `${process.ppid}\n`);
+    lock.release();
+    expect(readFileSync(lock.path, "utf8")).toBe(`${process.ppid}\n`);
   });
 });

@@ -87,8 +87,14 @@ describe("ledger outage: retries with backoff, dead letter, operator retry", () 
     });
 
     // The ledger comes back; nothing happens by itself (dead means dead) until the operator retries.
+    // A new notarization (another tenant, no webhooks) anchoring proves the workers ran meanwhile.
     scheduler.ledger.down = false;
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    const probe = await scheduler.notary.enqueueNotarization({
+      tenant: scheduler.tenants.register([]).tenant,
+      credentialId: newCredentialId(),
+      digest: sha256Hex("after the outage"),
+    });
+    await waitFor(async () => (await stateOf(probe.objectId)).state === NotarizationState.ANCHORED);
     expect((await stateOf(a.objectId)).state).toBe(NotarizationState.DEAD);
     const retried = await scheduler.notary.retryDeadJobs({ objectIds: [a.objectId] });
     expect(retried).toMatchObject({ batches: 1, notarizations: 2 });

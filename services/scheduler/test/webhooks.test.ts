@@ -182,16 +182,8 @@ describe("webhooks", () => {
     scheduler.tenants.down = true;
     try {
       const { tenant } = await notarizeFor("/registry-down");
-      await waitFor(
-        async () =>
-          scheduler.tenants.calls > 0 &&
-          (await scheduler.db
-            .selectFrom("webhook_events")
-            .select("event_id")
-            .where("tenant", "=", tenant)
-            .executeTakeFirst()),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Two lookups of this tenant's webhooks: the event was dispatched, failed and retried (not lost).
+      await waitFor(async () => (scheduler.tenants.callsFor.get(tenant) ?? 0) >= 2, 30_000, "a retried lookup");
       expect(requestsTo("/registry-down")).toEqual([]);
     } finally {
       scheduler.tenants.down = false;

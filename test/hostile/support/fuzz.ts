@@ -10,17 +10,19 @@ const sameSnapshot = (a: Record<string, string>, b: Record<string, string>) =>
 /**
  * A snapshot once background work of earlier tests has settled: the ledger signs a checkpoint up
  * to a second after its log grew, notarization batches land asynchronously. Settled = unchanged
- * across 1.5 s (a checkpoint interval and a half), for at most 15 s.
+ * across 1.5 s (a checkpoint interval and a half); still changing after 15 s fails the test, since
+ * comparing against an unsettled snapshot would blame the refused requests for background writes.
  */
 async function settledSnapshot(platform: TestPlatform): Promise<Record<string, string>> {
   let previous = await platform.snapshot();
-  for (let round = 0; round < 10; round++) {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const current = await platform.snapshot();
     if (sameSnapshot(previous, current)) return current;
     previous = current;
   }
-  return previous;
+  throw new Error("the platform's tables were still changing after 15 s: no settled snapshot to compare with");
 }
 
 /** Runs `body` and checks that no table of any service changed meanwhile (rejected requests write nothing). */

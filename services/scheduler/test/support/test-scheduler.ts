@@ -114,10 +114,13 @@ export class FakeTenantWebhooks {
   readonly tenants = new Map<string, { webhooks: Array<{ url: string; events: string[] }>; secret: string }>();
   down = false;
   calls = 0;
+  /** GetWebhooks calls per tenant (answered or not). */
+  readonly callsFor = new Map<string, number>();
   readonly routes = (router: ConnectRouter) =>
     router.service(tenantV1.TenantService, {
       getWebhooks: async ({ tenant }) => {
         this.calls += 1;
+        this.callsFor.set(tenant, (this.callsFor.get(tenant) ?? 0) + 1);
         if (this.down) throw new ConnectError("trust registry down", Code.Unavailable);
         const entry = this.tenants.get(tenant);
         if (!entry) throw new ConnectError("Tenant not found", Code.NotFound);
