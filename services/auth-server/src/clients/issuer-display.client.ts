@@ -1,3 +1,4 @@
+import { createLoadingCache } from "@attesto/runtime";
 import type { FastifyBaseLogger } from "fastify";
 import type { CredentialDisplay, IssuerDisplay, IssuerDisplaySource } from "../domain/authorization/issuer-display.js";
 
@@ -50,6 +51,8 @@ export function issuerDisplayOf(metadata: unknown): IssuerDisplay {
 
 /** Metadata is cached this long per tenant (it changes when the tenant's schemas do). */
 const CACHE_TTL_MS = 60_000;
+/** Tenants whose display is remembered at once (the least recently used goes first). */
+const CACHED_ISSUERS = 1_000;
 
 /**
  * The credential issuer's public metadata (`<CREDENTIAL_ISSUER_URL>/.well-known/openid-credential-issuer/<tenant>`),
@@ -64,22 +67,20 @@ export function createIssuerDisplayClient(options: {
   now?: () => number;
 }): IssuerDisplaySource {
   const fetchImpl = options.fetch ?? fetch;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { value: IssuerDisplay; until: number }>();
+  const cache = createLoadingCache<IssuerDisplay>({ max: CACHED_ISSUERS, ttlMs: CACHE_TTL_MS, now: options.now });
+  const load = async (tenant: string): Promise<IssuerDisplay> => {
+    const url = `${options.credentialIssuerUrl}/.well-known/openid-credential-issuer/${encodeURIComponent(tenant)}`;
+    const response = await fetchImpl(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return issuerDisplayOf(await response.json());
+  };
   return {
     async describe(tenant) {
-      const cached = cache.get(tenant);
-      if (cached && cached.until > now()) return cached.value;
-      const url = `${options.credentialIssuerUrl}/.well-known/openid-credential-issuer/${encodeURIComponent(tenant)}`;
       try {
-        const response = await fetchImpl(url, {
-          headers: { accept: "application/json" },
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        const value = issuerDisplayOf(await response.json());
-        cache.set(tenant, { value, until: now() + CACHE_TTL_MS });
-        return value;
+        return await cache.get(tenant, () => load(tenant));
       } catch (error) {
         options.logger?.warn({ err: error, tenant }, "credential issuer metadata unavailable for the consent page");
         return undefined;

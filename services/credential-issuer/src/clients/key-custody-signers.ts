@@ -1,12 +1,13 @@
 import { keysV1 } from "@attesto/proto";
 import type { JwtSigner } from "@attesto/protocol";
-import { AppError, fromRpcError } from "@attesto/runtime";
+import { AppError, createLoadingCache, fromRpcError } from "@attesto/runtime";
 import type { Client } from "@connectrpc/connect";
 import type { X509Signers } from "../domain/ports.js";
-import { createTtlCache } from "./ttl-cache.js";
 
 /** How long a tenant's signing certificate (key id and x5c) is reused. */
 const CERTIFICATE_CACHE_TTL_MS = 5 * 60_000;
+/** Tenants whose certificate is remembered at once (the least recently used goes first). */
+const CACHED_CERTIFICATES = 1_000;
 
 /**
  * The X.509 path's signers: the tenant's P-256 key in key custody (trust registry), named by the
@@ -14,7 +15,10 @@ const CERTIFICATE_CACHE_TTL_MS = 5 * 60_000;
  * key custody; the private key never reaches the issuer.
  */
 export function createKeyCustodySigners(client: Client<typeof keysV1.KeyCustodyService>): X509Signers {
-  const certificates = createTtlCache<{ keyId: string; x5c: string[] }>({ ttlMs: CERTIFICATE_CACHE_TTL_MS });
+  const certificates = createLoadingCache<{ keyId: string; x5c: string[] }>({
+    max: CACHED_CERTIFICATES,
+    ttlMs: CERTIFICATE_CACHE_TTL_MS,
+  });
   const certificateOf = (tenant: string) =>
     certificates.get(tenant, async () => {
       try {

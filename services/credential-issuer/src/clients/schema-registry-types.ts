@@ -1,15 +1,16 @@
 import type { schemaV1 } from "@attesto/proto";
-import { fromRpcError } from "@attesto/runtime";
+import { createLoadingCache, fromRpcError } from "@attesto/runtime";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { CredentialTypeCatalog, CredentialTypeInfo } from "../domain/ports.js";
-import { createTtlCache } from "./ttl-cache.js";
 
 /** How long a credential type (schema, display) is reused before asking the schema registry again. */
 const TYPE_CACHE_TTL_MS = 60_000;
+/** Credential types remembered at once (the least recently used goes first). */
+const CACHED_TYPES = 1_000;
 
 /** Credential types from SchemaService.GetCredentialType by vct (schema registry). */
 export function createSchemaRegistryTypes(client: Client<typeof schemaV1.SchemaService>): CredentialTypeCatalog {
-  const cache = createTtlCache<CredentialTypeInfo | undefined>({ ttlMs: TYPE_CACHE_TTL_MS });
+  const cache = createLoadingCache<CredentialTypeInfo | undefined>({ max: CACHED_TYPES, ttlMs: TYPE_CACHE_TTL_MS });
   const load = async (vct: string): Promise<CredentialTypeInfo | undefined> => {
     try {
       const { credentialType } = await client.getCredentialType({ selector: { case: "vct", value: vct } });

@@ -1,15 +1,16 @@
 import type { tenantV1 } from "@attesto/proto";
-import { fromRpcError } from "@attesto/runtime";
+import { createLoadingCache, fromRpcError } from "@attesto/runtime";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { IssuerTenant, TenantDirectory } from "../domain/ports.js";
-import { createTtlCache } from "./ttl-cache.js";
 
 /** How long a tenant's configurations are reused before asking the trust registry again. */
 const TENANT_CACHE_TTL_MS = 10_000;
+/** Tenants remembered at once (the least recently used goes first). */
+const CACHED_TENANTS = 1_000;
 
 /** Tenants from TenantService.GetTenant (trust registry). Unknown tenants are undefined, outages 503. */
 export function createTrustRegistryTenants(client: Client<typeof tenantV1.TenantService>): TenantDirectory {
-  const cache = createTtlCache<IssuerTenant | undefined>({ ttlMs: TENANT_CACHE_TTL_MS });
+  const cache = createLoadingCache<IssuerTenant | undefined>({ max: CACHED_TENANTS, ttlMs: TENANT_CACHE_TTL_MS });
   const load = async (tenant: string): Promise<IssuerTenant | undefined> => {
     try {
       const response = await client.getTenant({ tenant });

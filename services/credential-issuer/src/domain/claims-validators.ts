@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
+import { LRUCache } from "lru-cache";
 import type { JsonObject } from "./ports.js";
 
 /**
@@ -12,7 +13,7 @@ export interface ClaimsValidators {
   check(vct: string, schema: JsonObject, claims: unknown): string | undefined;
 }
 
-/** Bound on cached validators (types in a deployment number in the tens). */
+/** Bound on cached validators, the least recently used going first (types in a deployment number in the tens). */
 const MAX_CACHED = 500;
 
 /** JSON Pointer segments -> `.name` / `[index]`. */
@@ -37,7 +38,8 @@ function describe(error: ErrorObject, prefix: string): string {
 
 export function createClaimsValidators(options: { prefix?: string } = {}): ClaimsValidators {
   const prefix = options.prefix ?? "credential.claims";
-  const cache = new Map<string, { fingerprint: string; validate: ValidateFunction }>();
+  // No TTL: an entry is checked against the schema it was compiled from on every use.
+  const cache = new LRUCache<string, { fingerprint: string; validate: ValidateFunction }>({ max: MAX_CACHED });
   const compile = (schema: JsonObject) => {
     const ajv = new Ajv2020({ strict: false, allErrors: false, allowUnionTypes: true });
     ajvFormats.default(ajv);
@@ -48,7 +50,6 @@ export function createClaimsValidators(options: { prefix?: string } = {}): Claim
       const fingerprint = JSON.stringify(schema);
       let entry = cache.get(vct);
       if (!entry || entry.fingerprint !== fingerprint) {
-        if (cache.size >= MAX_CACHED) cache.clear();
         entry = { fingerprint, validate: compile(schema) };
         cache.set(vct, entry);
       }

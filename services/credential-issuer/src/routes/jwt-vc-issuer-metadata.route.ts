@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import type { App } from "@attesto/runtime";
-import { createTtlCache } from "../clients/ttl-cache.js";
+import { type App, createLoadingCache } from "@attesto/runtime";
 import { createJwtVcIssuerMetadata } from "../domain/create-jwt-vc-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { zTenantParams } from "./tenant-path-params.js";
@@ -9,6 +8,8 @@ import { zTenantParams } from "./tenant-path-params.js";
 const METADATA_MAX_AGE_SECONDS = 300;
 /** How long the document is reused here before the keys and the ledger are read again. */
 const METADATA_CACHE_TTL_MS = 60_000;
+/** Tenants whose document is kept at once (the least recently used goes first). */
+const CACHED_DOCUMENTS = 1_000;
 
 /**
  * GET /.well-known/jwt-vc-issuer/:tenant (SD-JWT VC draft, JWT VC Issuer Metadata): the well-known
@@ -16,7 +17,8 @@ const METADATA_CACHE_TTL_MS = 60_000;
  * and a strong `ETag` (If-None-Match answers 304).
  */
 export function registerJwtVcIssuerMetadataRoute(app: App, deps: IssuerDependencies): void {
-  const documents = createTtlCache<{ body: string; etag: string }>({
+  const documents = createLoadingCache<{ body: string; etag: string }>({
+    max: CACHED_DOCUMENTS,
     ttlMs: METADATA_CACHE_TTL_MS,
     now: () => deps.now().getTime(),
   });

@@ -7,6 +7,7 @@ export {
   type TenantClient,
   type TenantRole,
 } from "./auth/api-key.js";
+export { createLoadingCache, type LoadingCache, type LoadingCacheOptions } from "./cache/loading-cache.js";
 export {
   type BaseConfig,
   type BaseConfigShape,

@@ -1,5 +1,5 @@
 import { type KeyObject, randomUUID } from "node:crypto";
-import { notFound } from "@attesto/runtime";
+import { createLoadingCache, notFound } from "@attesto/runtime";
 import { type Envelope, type KeyRing, openEnvelope, rewrapEnvelope, sealEnvelope } from "./envelope.js";
 import {
   type CustodyDb,
@@ -9,7 +9,6 @@ import {
   listKeysNotWrappedBy,
   updateKeyWrapping,
 } from "./key.store.js";
-import { KeyCache } from "./key-cache.js";
 import type { HeldKey, KeyAlgorithm } from "./key-custody.js";
 import { exportPkcs8, importPkcs8, publicJwkOf } from "./key-material.js";
 
@@ -39,6 +38,13 @@ export interface KeyVaultOptions {
   cacheTtlMs?: number;
 }
 
+/**
+ * Decrypted private keys are re-opened from their envelope at least this often by default, so a key
+ * is re-read (and re-decrypted) from the database at least that often. Entries are only ever
+ * dropped, never logged or persisted.
+ */
+export const DEFAULT_KEY_CACHE_TTL_MS = 10 * 60_000;
+
 const REWRAP_PAGE_SIZE = 100;
 
 const keyNotFound = () => notFound("Key not found");
@@ -61,7 +67,13 @@ const envelopeOf = (row: KeyRow): Envelope => ({
 
 /** Custody of private keys: sealing into envelopes, the rows that hold them, decryption and its cache. */
 export function createKeyVault({ db, ring, now, cacheSize, cacheTtlMs }: KeyVaultOptions): KeyVault {
-  const cache = new KeyCache<LoadedKey>({ capacity: cacheSize, ttlMs: cacheTtlMs, now: () => now().getTime() });
+  // Keyed by owner and key id: only the owning tenant's load fills an entry.
+  const cache = createLoadingCache<LoadedKey>({
+    max: cacheSize,
+    ttlMs: cacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS,
+    now: () => now().getTime(),
+  });
+  const cacheKey = (tenant: string, keyId: string) => `${tenant}\n${keyId}`;
 
   async function findOwned(tenant: string, keyId: string): Promise<KeyRow> {
     const row = await findKey(db, keyId);
@@ -92,26 +104,19 @@ export function createKeyVault({ db, ring, now, cacheSize, cacheTtlMs }: KeyVaul
     },
 
     async describe(tenant, keyId) {
-      const cached = cache.get(keyId);
-      if (cached) {
-        if (cached.held.tenant !== tenant) throw keyNotFound();
-        return cached.held;
-      }
+      const cached = cache.peek(cacheKey(tenant, keyId));
+      if (cached) return (await cached).held;
       return heldKeyOf(await findOwned(tenant, keyId));
     },
 
-    async load(tenant, keyId) {
-      const cached = cache.get(keyId);
-      if (cached) {
-        if (cached.held.tenant !== tenant) throw keyNotFound();
-        return cached;
-      }
-      const row = await findOwned(tenant, keyId);
-      const secret = openEnvelope(ring, { tenant, keyId }, envelopeOf(row));
-      const loaded = { held: heldKeyOf(row), privateKey: importPkcs8(secret) };
-      secret.fill(0);
-      cache.set(keyId, loaded);
-      return loaded;
+    load(tenant, keyId) {
+      return cache.get(cacheKey(tenant, keyId), async () => {
+        const row = await findOwned(tenant, keyId);
+        const secret = openEnvelope(ring, { tenant, keyId }, envelopeOf(row));
+        const loaded = { held: heldKeyOf(row), privateKey: importPkcs8(secret) };
+        secret.fill(0);
+        return loaded;
+      });
     },
 
     async rewrapAll() {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
 import type { Client } from "@connectrpc/connect";
 import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import { createLoadingCache } from "../cache/loading-cache.js";
 import { AppError, forbidden, unauthorized } from "../errors.js";
 import { fromRpcError } from "../rpc/error-mapping.js";
 
@@ -40,33 +41,31 @@ export function createApiKeyAuthenticator(
   tenants: TenantClient,
   options: { cacheTtlMs?: number } = {},
 ): ApiKeyAuthenticator {
-  const ttl = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
-  const cache = new Map<string, { tenant: AuthenticatedTenant; expiresAt: number }>();
+  const cache = createLoadingCache<AuthenticatedTenant>({
+    max: MAX_CACHE_ENTRIES,
+    ttlMs: options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS,
+  });
+  const load = async (apiKey: string): Promise<AuthenticatedTenant> => {
+    let response: tenantV1.AuthenticateApiKeyResponse;
+    try {
+      response = await tenants.authenticateApiKey({ apiKey });
+    } catch (error) {
+      throw fromRpcError(error, "Trust registry");
+    }
+    if (response.outcome === tenantV1.ApiKeyOutcome.NOT_APPROVED) throw unauthorized("Account is not approved");
+    if (response.outcome !== tenantV1.ApiKeyOutcome.VALID || !response.tenant) throw unauthorized("Invalid API Key");
+    const t = response.tenant;
+    return {
+      accountUuid: t.accountUuid,
+      tenant: t.tenant,
+      name: t.name,
+      isIssuer: t.roles.includes(tenantV1.Role.ISSUER),
+      isVerifier: t.roles.includes(tenantV1.Role.VERIFIER),
+    };
+  };
   return {
-    async authenticate(apiKey) {
-      const cacheKey = createHash("sha256").update(apiKey).digest("base64url");
-      const cached = cache.get(cacheKey);
-      if (cached && cached.expiresAt > Date.now()) return cached.tenant;
-      let response: tenantV1.AuthenticateApiKeyResponse;
-      try {
-        response = await tenants.authenticateApiKey({ apiKey });
-      } catch (error) {
-        throw fromRpcError(error, "Trust registry");
-      }
-      if (response.outcome === tenantV1.ApiKeyOutcome.NOT_APPROVED) throw unauthorized("Account is not approved");
-      if (response.outcome !== tenantV1.ApiKeyOutcome.VALID || !response.tenant) throw unauthorized("Invalid API Key");
-      const t = response.tenant;
-      const tenant: AuthenticatedTenant = {
-        accountUuid: t.accountUuid,
-        tenant: t.tenant,
-        name: t.name,
-        isIssuer: t.roles.includes(tenantV1.Role.ISSUER),
-        isVerifier: t.roles.includes(tenantV1.Role.VERIFIER),
-      };
-      if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
-      cache.set(cacheKey, { tenant, expiresAt: Date.now() + ttl });
-      return tenant;
-    },
+    // Only accepted keys stay cached (a refused load is not kept); keyed by the key's SHA-256.
+    authenticate: (apiKey) => cache.get(createHash("sha256").update(apiKey).digest("base64url"), () => load(apiKey)),
   };
 }
 
