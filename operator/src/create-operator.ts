@@ -1,5 +1,3 @@
-import { issuerConfigurationV1, keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Controller, type ControllerLogger } from "./controller/controller.js";
 import { createEventRecorder } from "./controller/event-recorder.js";
@@ -9,43 +7,8 @@ import type { KubeClient } from "./kube/kube-client.js";
 import { LeaderElector } from "./kube/leader-election.js";
 import { type Informers, startInformers } from "./kube/start-informers.js";
 import { createOperatorMetrics } from "./metrics.js";
-import { IssuerReconciler } from "./reconcile/reconcile-issuer.js";
-import { TenantReconciler } from "./reconcile/reconcile-tenant.js";
-import { VerifierPolicyReconciler } from "./reconcile/reconcile-verifier-policy.js";
+import { createReconcilers } from "./reconcile/create-reconcilers.js";
 import type { Platform, ResourceCache } from "./reconcile/reconciler.js";
-
-export const OPERATOR_CALLER = "operator";
-
-/** The platform clients of the operator: the trust registry's and the verifier's internal APIs, as caller "operator". */
-export function createPlatform(options: {
-  trustRegistryUrl: string;
-  credentialIssuerUrl: string;
-  verifierUrl: string;
-  serviceAuthSecret: string;
-  timeoutMs: number;
-}): Platform {
-  const signer = createServiceCredentialSigner({ secret: options.serviceAuthSecret, caller: OPERATOR_CALLER });
-  const target = {
-    baseUrl: options.trustRegistryUrl,
-    audience: "trust-registry",
-    signer,
-    timeoutMs: options.timeoutMs,
-  };
-  return {
-    tenants: createRpcClient(tenantV1.TenantService, target),
-    keys: createRpcClient(keysV1.KeyCustodyService, target),
-    issuers: createRpcClient(issuerConfigurationV1.IssuerService, {
-      ...target,
-      baseUrl: options.credentialIssuerUrl,
-      audience: "credential-issuer",
-    }),
-    verifierPolicies: createRpcClient(verifierPolicyV1.VerifierPolicyService, {
-      ...target,
-      baseUrl: options.verifierUrl,
-      audience: "verifier",
-    }),
-  };
-}
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -87,7 +50,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   controller = new Controller({
     kube,
     cache,
-    reconcilers: [new TenantReconciler(deps), new IssuerReconciler(deps), new VerifierPolicyReconciler(deps)],
+    reconcilers: createReconcilers(deps),
     events: createEventRecorder({
       kube,
       component: "attesto-operator",

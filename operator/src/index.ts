@@ -11,6 +11,8 @@ export * from "./kube/kube-client.js";
 export * from "./kube/leader-election.js";
 export * from "./kube/start-informers.js";
 export * from "./metrics.js";
+export * from "./platform-clients.js";
+export * from "./reconcile/create-reconcilers.js";
 export * from "./reconcile/read-tenant-ref.js";
 export * from "./reconcile/reconcile-error.js";
 export * from "./reconcile/reconcile-issuer.js";

@@ -2,7 +2,8 @@ import { ConfigError, loggerOptions } from "@attesto/runtime";
 import { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
 import { loadOperatorConfig, type OperatorConfig } from "./config.js";
-import { createPlatform, type RunningOperator, startOperator } from "./create-operator.js";
+import { type RunningOperator, startOperator } from "./create-operator.js";
+import { createPlatform } from "./platform-clients.js";
 
 /** The operator process: configuration from the environment, kubeconfig, start, drain on SIGTERM. */
 export async function runOperatorMain(env: Record<string, string | undefined>): Promise<RunningOperator> {

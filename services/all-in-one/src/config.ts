@@ -14,6 +14,11 @@ export const launcherConfigSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
     .optional(),
+  /**
+   * Folder of Tenant, Issuer and VerifierPolicy YAML applied at start-up and whenever a file in it
+   * changes (the `attesto apply` control plane); unset: none.
+   */
+  ATTESTO_CONFIG_DIR: z.string().min(1).optional(),
   /** Folder for local state (embedded database in `<dir>/pgdata`), relative to the working directory. */
   ATTESTO_DATA_DIR: z.string().min(1).default(".attesto"),
   /** TCP port of the embedded database on 127.0.0.1; 0 picks any free port. Ignored with DATABASE_URL. */

@@ -21,6 +21,8 @@ const randomSecret = () => randomBytes(32).toString("base64url");
  * When a service makes another secret mandatory, add it here (the e2e test fails until then).
  */
 const DEVELOPMENT_SECRETS: DevelopmentSecret[] = [
+  // Kept (not random per process) so that `attesto` finds the service credential here.
+  { variable: "SERVICE_AUTH_SECRET", generate: randomSecret },
   { variable: "KEY_ENCRYPTION_KEYS", generate: () => `dev1:${randomSecret()}` },
   { variable: "LOGIN_TOKEN_SECRET", service: "trust-registry", generate: randomSecret },
   { variable: "NONCE_SECRET", service: "credential-issuer", generate: randomSecret },

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import {
   type BaseConfig,
@@ -12,9 +11,11 @@ import {
 import type { Logger } from "pino";
 import { assertPortsFree } from "./check-ports.js";
 import type { LauncherConfig } from "./config.js";
+import { type ConfigDirWatcher, watchConfigDir } from "./config-dir.js";
 import { openPlatformDatabase, type PlatformDatabase } from "./database.js";
 import { developmentSecrets, SECRETS_FILE } from "./dev-secrets.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
+import { writePlatformFile } from "./platform-file.js";
 import { buildServiceEnv, type Env, PER_SERVICE_VARIABLES, planAddresses, type ServiceAddress } from "./service-env.js";
 import { platformServices } from "./services.js";
 import { StartupError } from "./startup-error.js";
@@ -87,11 +88,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     );
   }
 
-  let serviceAuthSecret = config.SERVICE_AUTH_SECRET;
-  if (!serviceAuthSecret) {
-    serviceAuthSecret = randomBytes(32).toString("base64url");
-    logger.info("SERVICE_AUTH_SECRET is not set: generated a random one for this process");
-  }
+  // Set, or kept in <dataDir>/secrets.json (development secrets).
+  const serviceAuthSecret = config.SERVICE_AUTH_SECRET ?? env.SERVICE_AUTH_SECRET!;
   const envOf = (databaseUrl: string) => (i: number) =>
     buildServiceEnv({
       address: addresses[i]!,
@@ -115,10 +113,15 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
   const running: RunningService[] = [];
   let database: PlatformDatabase | undefined;
+  let configWatcher: ConfigDirWatcher | undefined;
+  let removePlatformFile: (() => void) | undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       const failures: unknown[] = [];
+      configWatcher?.close();
+      await configWatcher?.settled();
+      removePlatformFile?.();
       for (const service of [...running].reverse()) {
         await service.close().catch((error: unknown) => {
           logger.error({ err: error, service: service.name }, "service did not close cleanly");
@@ -156,6 +159,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       ]),
       { timeoutMs: config.STARTUP_TIMEOUT_MS, signal: options.signal },
     );
+    removePlatformFile = writePlatformFile(dataDir, addresses);
+    if (config.ATTESTO_CONFIG_DIR) {
+      configWatcher = watchConfigDir({
+        configDir: resolve(cwd, config.ATTESTO_CONFIG_DIR),
+        dataDir,
+        addresses,
+        serviceAuthSecret,
+        logger,
+      });
+    }
     const { url, description, embedded } = database;
     return { services: addresses, database: { url, description, embedded }, close };
   } catch (error) {

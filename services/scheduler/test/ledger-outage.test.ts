@@ -1,7 +1,7 @@
+import { runDeadLetters } from "@attesto/cli";
 import { notaryV1 } from "@attesto/proto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runDeadLetters } from "../src/cli/dead-letters-command.js";
 import {
   newCredentialId,
   sha256Hex,

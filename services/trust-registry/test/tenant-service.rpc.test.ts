@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
+import { runApiKeyRotate } from "@attesto/cli";
 import { tenantV1 } from "@attesto/proto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runReplaceApiKey } from "../src/cli/replace-api-key-command.js";
 import { vctOf } from "./support/in-memory-schema-registry.js";
 import { registerOrganization, uniqueTenant } from "./support/organizations.js";
 import { startTestRegistry, type TestRegistry } from "./support/test-registry.js";
@@ -194,7 +194,7 @@ describe("TenantService", () => {
   });
 });
 
-describe("replace-api-key CLI", () => {
+describe("attesto apikey rotate", () => {
   let registry: TestRegistry;
   beforeAll(async () => {
     registry = await startTestRegistry();
@@ -203,18 +203,19 @@ describe("replace-api-key CLI", () => {
     await registry?.close();
   });
 
-  const run = async (args: string[]) => {
+  const run = async (tenant: string) => {
     const out: string[] = [];
     const err: string[] = [];
-    const env = { DATABASE_URL: registry.database.url, DATABASE_SCHEMA: registry.database.schema };
-    const code = await runReplaceApiKey(args, env, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
+    const code = await runApiKeyRotate({ tenant }, registry.tenantService, io).catch((e: unknown) => e);
     return { code, out, err };
   };
 
   it("prints a new key once and revokes the old one", async () => {
     const organization = await registerOrganization(registry.app);
-    const result = await run([organization.tenant]);
-    expect(result).toEqual({ code: 0, out: [expect.stringMatching(API_KEY)], err: [] });
+    const result = await run(organization.tenant);
+    expect(result.code).toBe(0);
+    expect(result.out).toEqual([expect.stringMatching(API_KEY)]);
     const newKey = result.out[0]!;
     expect((await registry.tenantService.authenticateApiKey({ apiKey: organization.apiKey })).outcome).toBe(
       ApiKeyOutcome.INVALID,
@@ -222,13 +223,12 @@ describe("replace-api-key CLI", () => {
     expect((await registry.tenantService.authenticateApiKey({ apiKey: newKey })).outcome).toBe(ApiKeyOutcome.VALID);
   });
 
-  it("fails for an unknown tenant and without exactly one argument", async () => {
-    expect(await run([`missing-${randomUUID()}`])).toEqual({
-      code: 1,
+  it("fails for an unknown tenant", async () => {
+    const result = await run(`missing-${randomUUID()}`);
+    expect({ code: codeOf(result.code), message: rawMessageOf(result.code), out: result.out }).toEqual({
+      code: Code.NotFound,
+      message: "Tenant not found",
       out: [],
-      err: ["replace-api-key: Tenant not found"],
     });
-    expect(await run([])).toEqual({ code: 2, out: [], err: ["usage: replace-api-key <tenant>"] });
-    expect(await run(["a", "b"])).toEqual({ code: 2, out: [], err: ["usage: replace-api-key <tenant>"] });
   });
 });

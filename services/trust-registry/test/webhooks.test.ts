@@ -162,11 +162,12 @@ describe("TenantService SetWebhooks / GetWebhooks", () => {
   });
 
   it("answers NOT_FOUND for an unknown tenant", async () => {
+    // One call at a time: a second call made up front would reject unobserved while the first is awaited.
     for (const call of [
-      operator.setWebhooks({ tenant: "no-such-tenant", webhooks: [] }),
-      scheduler.getWebhooks({ tenant: "no-such-tenant" }),
+      () => operator.setWebhooks({ tenant: "no-such-tenant", webhooks: [] }),
+      () => scheduler.getWebhooks({ tenant: "no-such-tenant" }),
     ]) {
-      const error = await call.catch((e: unknown) => e);
+      const error = await call().catch((e: unknown) => e);
       expect({ code: codeOf(error), message: rawMessageOf(error) }).toEqual({
         code: Code.NotFound,
         message: "Tenant not found",
@@ -174,19 +175,26 @@ describe("TenantService SetWebhooks / GetWebhooks", () => {
     }
   });
 
-  it("answers the secret to the scheduler only", async () => {
+  it("answers the secret to the scheduler only, the endpoints also to the operator", async () => {
     const { tenant } = await registerOrganization(registry.app);
     await operator.setWebhooks({ tenant, webhooks: [{ url: "https://hooks.example.com/s", events: [] }] });
-    for (const caller of ["credential-issuer", "operator", "trust-registry"]) {
+    for (const caller of ["credential-issuer", "trust-registry"]) {
       const error = await tenantServiceAs(registry, caller)
         .getWebhooks({ tenant })
         .catch((e: unknown) => e);
       expect({ caller, code: codeOf(error), message: rawMessageOf(error) }).toEqual({
         caller,
         code: Code.PermissionDenied,
-        message: "GetWebhooks is for the scheduler only",
+        message: "GetWebhooks is for the scheduler and the operator only",
       });
     }
+    const seenByOperator = await tenantServiceAs(registry, "operator").getWebhooks({ tenant });
+    expect({ urls: seenByOperator.webhooks.map((w) => w.url), secret: seenByOperator.secret }).toEqual({
+      urls: ["https://hooks.example.com/s"],
+      secret: "",
+    });
+    const seenByScheduler = await tenantServiceAs(registry, "scheduler").getWebhooks({ tenant });
+    expect(seenByScheduler.secret).toMatch(/^whsec_/);
   });
 
   it("keeps one secret when concurrent calls race to generate it", async () => {

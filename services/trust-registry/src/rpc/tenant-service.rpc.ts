@@ -91,8 +91,11 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
     request: tenantV1.GetWebhooksRequest,
     context: HandlerContext,
   ): Reply<typeof tenantV1.GetWebhooksResponseSchema> {
-    // The answer carries the signing secret: only the service that signs webhooks may read it.
-    if (!WEBHOOK_READERS.has(context.values.get(callerKey))) throw forbidden("GetWebhooks is for the scheduler only");
+    // The signing secret goes only to the service that signs webhooks; the operator sees the endpoints.
+    const caller = context.values.get(callerKey);
+    if (!WEBHOOK_READERS.has(caller) && !TENANT_REMOVERS.has(caller)) {
+      throw forbidden("GetWebhooks is for the scheduler and the operator only");
+    }
     const { webhooks, secret } = await getWebhooks(
       {
         ...this.domain,
@@ -100,7 +103,7 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
       },
       request.tenant,
     );
-    return { webhooks, secret };
+    return { webhooks, secret: WEBHOOK_READERS.has(caller) ? secret : "" };
   }
 
   async revokeApiKeys(

@@ -1,20 +1,16 @@
 import { notaryV1 } from "@attesto/proto";
 import type { Client } from "@connectrpc/connect";
-
-export interface CommandIo {
-  out(line: string): void;
-  err(line: string): void;
-}
+import type { CommandIo } from "./io.js";
 
 const USAGE = [
-  "usage: dead-letters list [--tenant <tenant>]",
-  "       dead-letters retry [--tenant <tenant>] [<object_id> ...] [--delivery <delivery_id> ...]",
+  "usage: attesto dead-letters list [--tenant <tenant>]",
+  "       attesto dead-letters retry [--tenant <tenant>] [<object_id> ...] [--delivery <delivery_id> ...]",
 ].join("\n");
 
 /**
- * The operator's view of dead letters through NotaryService: `list` prints dead notarizations and
- * dead webhook deliveries (tab-separated), `retry` gives them a new round of attempts. Exit code:
- * 0 done, 1 failed call, 2 usage.
+ * `attesto dead-letters`: the operator's view of dead letters through NotaryService. `list` prints
+ * dead notarizations and dead webhook deliveries (tab-separated), `retry` gives them a new round of
+ * attempts. Exit code: 0 done, 1 failed call, 2 usage.
  */
 export async function runDeadLetters(
   args: string[],

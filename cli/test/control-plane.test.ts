@@ -1,0 +1,198 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TenantStatus } from "@attesto/operator/library";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { InMemoryTrustRegistry } from "../../test/k8s/support/platform-double.js";
+import {
+  applyManifests,
+  deleteManifests,
+  ManifestValidationError,
+  type RevealedCredential,
+  readManifests,
+  readResources,
+  statePathOf,
+  validateManifests,
+} from "../src/index.js";
+
+const TENANT = `apiVersion: attesto.dev/v1alpha1
+kind: Tenant
+metadata:
+  name: acme
+spec:
+  organizationName: ACME University
+  tenantId: acme-university
+  webhooks:
+    - url: https://hooks.acme.example/attesto
+      events: [credential.notarized]
+`;
+const ISSUER = `apiVersion: attesto.dev/v1alpha1
+kind: Issuer
+metadata:
+  name: acme
+spec:
+  tenantRef: { name: acme }
+  credentialConfigurations:
+    - type: university-diploma
+      version: v1
+`;
+const POLICY = `apiVersion: attesto.dev/v1alpha1
+kind: VerifierPolicy
+metadata:
+  name: acme
+spec:
+  tenantRef: { name: acme }
+  trustedIssuers: { dids: ["did:ledger:acme-university"] }
+  requiredClaims: [degree]
+`;
+
+describe("local control plane (the operator's reconcilers over a state file)", () => {
+  let dir: string;
+  let dataDir: string;
+  let registry: InMemoryTrustRegistry;
+  let revealed: RevealedCredential[];
+  const options = () => ({
+    dataDir,
+    platform: registry.platform(),
+    reveal: (credential: RevealedCredential) => revealed.push(credential),
+    baseDelayMs: 10,
+  });
+  const write = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const manifestsOf = (...paths: string[]) => validateManifests(readManifests(paths));
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "attesto-cli-"));
+    dataDir = join(dir, ".attesto");
+    registry = new InMemoryTrustRegistry();
+    revealed = [];
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("creates a tenant, issuer and verifier policy from one multi-document file, revealing the API key once", async () => {
+    const file = write("acme.yaml", [TENANT, ISSUER, POLICY].join("---\n"));
+    const outcomes = await applyManifests(manifestsOf(file), options());
+    expect(outcomes.map((o) => [o.kind, o.name, o.action, o.ready?.status, o.ready?.reason])).toEqual([
+      ["Tenant", "acme", "created", "True", "Reconciled"],
+      ["Issuer", "acme", "created", "True", "Applied"],
+      ["VerifierPolicy", "acme", "created", "True", "Applied"],
+    ]);
+    const apiKey = registry.tenants.get("acme-university")!.apiKeys[0]!;
+    expect(revealed.filter((r) => r.key === "api-key")).toEqual([
+      { tenantId: "acme-university", key: "api-key", value: apiKey },
+    ]);
+    // The generated webhook secret is revealed too, and neither is kept in the state file.
+    expect(revealed.map((r) => r.key).sort()).toEqual(["api-key", "webhook-secret"]);
+    const stateText = readFileSync(statePathOf(dataDir), "utf8");
+    for (const credential of revealed) expect(stateText).not.toContain(credential.value);
+    expect(statSync(statePathOf(dataDir)).mode & 0o777).toBe(0o600);
+
+    // The status the operator writes.
+    const tenant = readResources(dataDir).find((r) => r.kind === "Tenant")!;
+    expect(tenant.status as TenantStatus).toMatchObject({
+      observedGeneration: 1,
+      tenantStatus: "APPROVED",
+      roles: ["issuer", "verifier"],
+      apiKeySecretName: "acme-api-key",
+      webhookCount: 1,
+    });
+    expect(tenant.status?.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ["Ready", "True"],
+      ["Reconciling", "False"],
+      ["Degraded", "False"],
+    ]);
+    expect(registry.issuer.configurations.get("acme-university")).toBeDefined();
+  });
+
+  it("is idempotent: applying again reports unchanged, keeps the key, and a changed spec is configured", async () => {
+    const tenantFile = write("tenant.yaml", TENANT);
+    const issuerFile = write("issuer.yaml", ISSUER);
+    await applyManifests(manifestsOf(tenantFile, issuerFile), options());
+    revealed = [];
+    const again = await applyManifests(manifestsOf(tenantFile, issuerFile), options());
+    expect(again.map((o) => [o.name, o.action, o.ready?.status])).toEqual([
+      ["acme", "unchanged", "True"],
+      ["acme", "unchanged", "True"],
+    ]);
+    expect(revealed).toEqual([]);
+    expect(registry.callsOf("ReplaceApiKey")).toEqual([]);
+    expect(registry.tenants.get("acme-university")!.apiKeys).toHaveLength(1);
+
+    write("tenant.yaml", TENANT.replace("ACME University", "ACME University of Science"));
+    const changed = await applyManifests(manifestsOf(tenantFile), options());
+    expect(changed.map((o) => [o.name, o.action, o.ready?.status])).toEqual([["acme", "configured", "True"]]);
+    expect(registry.tenants.get("acme-university")!.name).toBe("ACME University of Science");
+    expect(readResources(dataDir).find((r) => r.kind === "Tenant")!.metadata.generation).toBe(2);
+  });
+
+  it("leaves an Issuer waiting, not failed, when its Tenant is missing, and names the reason", async () => {
+    const outcomes = await applyManifests(manifestsOf(write("issuer.yaml", ISSUER)), options());
+    expect(outcomes.map((o) => [o.action, o.ready?.status, o.ready?.reason])).toEqual([
+      ["created", "False", "TenantNotFound"],
+    ]);
+  });
+
+  it("refuses the whole set when a document is invalid, naming every bad document with the operator's messages", async () => {
+    const file = write(
+      "bad.yaml",
+      [
+        TENANT.replace("tenantId: acme-university", "tenantId: Admin-Acme"),
+        ISSUER.replace("signingMode", "x").replace("version: v1", "version: v1\n  certificateRef: { name: c }"),
+        "apiVersion: attesto.dev/v1\nkind: Tenant\nmetadata: { name: x }\nspec: {}\n",
+        "kind: Gadget\n",
+      ].join("---\n"),
+    );
+    const error = (() => {
+      try {
+        validateManifests(readManifests([file]));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ManifestValidationError);
+    expect((error as ManifestValidationError).problems).toEqual([
+      `${file}#1: spec.tenantId: tenantId may contain only lowercase letters, digits, hyphens and underscores`,
+      `${file}#2: spec: certificateRef requires signingMode X509`,
+      `${file}#3: apiVersion must be attesto.dev/v1alpha1 for Tenant`,
+      `${file}#4: kind must be one of Tenant, Issuer, VerifierPolicy, Secret`,
+    ]);
+    expect(existsSync(statePathOf(dataDir))).toBe(false);
+  });
+
+  it("deletes in the operator's order: the Tenant goes once nothing refers to it, and is deactivated", async () => {
+    const file = write("acme.yaml", [TENANT, ISSUER, POLICY].join("---\n"));
+    await applyManifests(manifestsOf(file), options());
+    const outcomes = await deleteManifests(manifestsOf(file), options());
+    expect(outcomes.map((o) => [o.kind, o.action]).sort()).toEqual([
+      ["Issuer", "deleted"],
+      ["Tenant", "deleted"],
+      ["VerifierPolicy", "deleted"],
+    ]);
+    expect(readResources(dataDir)).toEqual([]);
+    expect(registry.tenants.get("acme-university")!.deactivated).toBe(true);
+    expect(registry.issuer.configurations.has("acme-university")).toBe(false);
+
+    // Deleting only the Tenant while its Issuer exists leaves it deleting, with the reason.
+    await applyManifests(manifestsOf(file), options());
+    const blocked = await deleteManifests(manifestsOf(write("tenant.yaml", TENANT)), options());
+    expect(blocked.map((o) => [o.action, o.ready?.reason])).toEqual([["deleting", "TenantInUse"]]);
+  });
+
+  it("applies Secrets the resources reference (webhookSecretRef), without revealing a generated secret", async () => {
+    const secret = `apiVersion: v1
+kind: Secret
+metadata: { name: acme-webhook }
+stringData: { secret: a-long-enough-webhook-signing-secret-0123 }
+`;
+    const tenant = TENANT.replace("spec:\n", "spec:\n  webhookSecretRef: { name: acme-webhook }\n");
+    const outcomes = await applyManifests(manifestsOf(write("t.yaml", `${secret}---\n${tenant}`)), options());
+    expect(outcomes.map((o) => [o.kind, o.action, o.ready?.status])).toEqual([
+      ["Secret", "created", undefined],
+      ["Tenant", "created", "True"],
+    ]);
+    expect(registry.tenants.get("acme-university")!.webhookSecret).toBe("a-long-enough-webhook-signing-secret-0123");
+    expect(revealed.map((r) => r.key)).toEqual(["api-key"]);
+  });
+});

@@ -1,0 +1,202 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { tenantV1 } from "@attesto/proto";
+import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
+
+/**
+ * The `attesto` CLI against a real `npm start` (child processes both): apply, get, delete, webhooks,
+ * apikey and dead-letters through the internal APIs, found with no configuration in the data folder;
+ * ATTESTO_CONFIG_DIR applied at start-up and on change. Ports: DESIGN.md ports + 21000.
+ */
+const PORT_OFFSET = 21_000;
+const run = promisify(execFile);
+
+const tenantYaml = (name: string, tenantId: string) => `apiVersion: attesto.dev/v1alpha1
+kind: Tenant
+metadata:
+  name: ${name}
+spec:
+  organizationName: ${name} organization
+  tenantId: ${tenantId}
+  webhooks:
+    - url: https://hooks.${tenantId}.example/attesto
+      events: [credential.notarized]
+`;
+const ACME = `${tenantYaml("acme", "acme-university")}---
+apiVersion: attesto.dev/v1alpha1
+kind: Issuer
+metadata:
+  name: acme
+spec:
+  tenantRef: { name: acme }
+  credentialConfigurations:
+    - type: university-diploma
+      version: v1
+      display: [{ name: ACME Diploma, locale: en-US }]
+---
+apiVersion: attesto.dev/v1alpha1
+kind: VerifierPolicy
+metadata:
+  name: acme
+spec:
+  tenantRef: { name: acme }
+  trustedIssuers: { dids: ["did:ledger:acme-university"] }
+  requiredClaims: [degree]
+`;
+
+async function waitForFile(path: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return readFileSync(path, "utf8").trim();
+}
+
+describe("attesto CLI against npm start", () => {
+  const root = mkdtempSync(join(tmpdir(), "attesto-cli-e2e-"));
+  const dataDir = join(root, "data");
+  const configDir = join(root, "config");
+  const keysDir = join(root, "keys");
+  const acmeFile = join(root, "acme.yaml");
+  let launcher: LauncherProcess;
+
+  const attestoWith = async (extraEnv: NodeJS.ProcessEnv, args: string[]) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ATTESTO_DATA_DIR: dataDir, ...extraEnv };
+    delete env.SERVICE_AUTH_SECRET;
+    try {
+      const { stdout, stderr } = await run(process.execPath, [join(repoRoot, "cli/bin/attesto.js"), ...args], {
+        cwd: root,
+        env,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+  const attesto = (...args: string[]) => attestoWith({}, args);
+
+  beforeAll(async () => {
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, "first.yaml"), tenantYaml("from-config", "config-first"));
+    writeFileSync(acmeFile, ACME);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT_OFFSET: String(PORT_OFFSET),
+      ATTESTO_DATA_DIR: dataDir,
+      ATTESTO_CONFIG_DIR: configDir,
+      LOG_LEVEL: "warn",
+    };
+    delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
+    delete env.SERVICE_AUTH_SECRET;
+    launcher = await startLauncher({ env, readyTimeoutMs: 110_000 });
+  });
+
+  afterAll(async () => {
+    await launcher?.stop("SIGTERM", 15_000).catch(() => {});
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("applies ATTESTO_CONFIG_DIR at start-up and again when a file is added", async () => {
+    const first = await waitForFile(join(dataDir, "api-keys", "config-first.key"), 30_000);
+    expect(first).toMatch(/^attesto_/);
+    writeFileSync(join(configDir, "second.yaml"), tenantYaml("from-config-2", "config-second"));
+    expect(await waitForFile(join(dataDir, "api-keys", "config-second.key"), 30_000)).toMatch(/^attesto_/);
+  });
+
+  it("apply creates, then reports unchanged; the API key is written once, mode 0600, and works", async () => {
+    const created = await attesto("apply", "-f", acmeFile, "--api-key-dir", keysDir);
+    expect(created).toMatchObject({
+      code: 0,
+      stdout: "tenant/acme created\nissuer/acme created\nverifierpolicy/acme created\n",
+    });
+    const keyFile = join(keysDir, "acme-university.key");
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const apiKey = readFileSync(keyFile, "utf8").trim();
+
+    const secrets = JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8")) as Record<string, string>;
+    const platform = JSON.parse(readFileSync(join(dataDir, "platform.json"), "utf8")) as {
+      services: Record<string, { internalUrl: string }>;
+    };
+    const tenants = createRpcClient(tenantV1.TenantService, {
+      baseUrl: platform.services["trust-registry"]!.internalUrl,
+      audience: "trust-registry",
+      signer: createServiceCredentialSigner({ secret: secrets.SERVICE_AUTH_SECRET!, caller: "operator" }),
+      timeoutMs: 5_000,
+    });
+    expect((await tenants.authenticateApiKey({ apiKey })).outcome).toBe(tenantV1.ApiKeyOutcome.VALID);
+
+    const again = await attesto("apply", "-f", acmeFile, "--api-key-dir", keysDir);
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: "tenant/acme unchanged\nissuer/acme unchanged\nverifierpolicy/acme unchanged\n",
+    });
+    expect(readFileSync(keyFile, "utf8").trim()).toBe(apiKey);
+  });
+
+  it("get shows the operator's status fields and conditions, as a table, JSON or YAML", async () => {
+    const table = await attesto("get", "tenants");
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^NAME\s+NAMESPACE\s+TENANT\s+READY\s+REASON\n/);
+    expect(table.stdout).toMatch(/\nacme\s+default\s+acme-university\s+True\s+Reconciled/);
+
+    const json = await attesto("get", "issuer", "acme", "-o", "json");
+    const issuer = JSON.parse(json.stdout) as {
+      status: { tenantId: string; enforcement: string; conditions: unknown[] };
+    };
+    expect(issuer.status).toMatchObject({ tenantId: "acme-university", enforcement: "Enforced" });
+    expect(issuer.status.conditions).toContainEqual(
+      expect.objectContaining({ type: "Ready", status: "True", reason: "Applied" }),
+    );
+
+    const yaml = await attesto("get", "verifierpolicies", "-o", "yaml");
+    expect(yaml.stdout).toMatch(/^apiVersion: v1\nkind: List\nitems:\n/);
+    expect(yaml.stdout).toContain("policyDigest:");
+  });
+
+  it("webhooks list shows the declared endpoint; set refuses a tenant declared as YAML", async () => {
+    expect(await attesto("webhooks", "list", "acme-university")).toMatchObject({
+      code: 0,
+      stdout: "https://hooks.acme-university.example/attesto\tcredential.notarized\n",
+    });
+    const refused = await attesto("webhooks", "set", "acme-university", "--url", "https://other.example/h");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("is declared by Tenant default/acme: change its spec.webhooks");
+  });
+
+  it("apikey rotate replaces the key; dead-letters list answers", async () => {
+    const before = readFileSync(join(keysDir, "acme-university.key"), "utf8");
+    const rotated = await attesto("apikey", "rotate", "acme-university", "--api-key-dir", keysDir);
+    expect(rotated.code).toBe(0);
+    expect(readFileSync(join(keysDir, "acme-university.key"), "utf8")).not.toBe(before);
+    expect(await attesto("dead-letters", "list")).toMatchObject({ code: 0, stdout: "" });
+  });
+
+  it("delete removes the Issuer and VerifierPolicy before the Tenant", async () => {
+    const deleted = await attesto("delete", "-f", acmeFile);
+    expect(deleted).toMatchObject({
+      code: 0,
+      stdout: "tenant/acme deleted\nissuer/acme deleted\nverifierpolicy/acme deleted\n",
+    });
+    const remaining = JSON.parse((await attesto("get", "tenants", "-o", "json")).stdout) as {
+      items: Array<{ metadata: { name: string } }>;
+    };
+    expect(remaining.items.map((t) => t.metadata.name).sort()).toEqual(["from-config", "from-config-2"]);
+  });
+
+  it("says clearly when the platform is not running", async () => {
+    await launcher.stop("SIGTERM", 15_000);
+    // platform.json is gone with the platform; name the address it had rather than the default port.
+    expect(existsSync(join(dataDir, "platform.json"))).toBe(false);
+    const url = `http://localhost:${9085 + PORT_OFFSET}`;
+    const refused = await attestoWith({ TRUST_REGISTRY_INTERNAL_URL: url }, ["apply", "-f", acmeFile]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`the trust-registry is not reachable at ${url}: is the platform running?`);
+  });
+});
