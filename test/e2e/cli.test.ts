@@ -190,6 +190,18 @@ describe("attesto CLI against npm start", () => {
     expect(remaining.items.map((t) => t.metadata.name).sort()).toEqual(["from-config", "from-config-2"]);
   });
 
+  it("applies and deletes the operator's own examples as they are", async () => {
+    const examples = join(repoRoot, "operator/examples");
+    const applied = await attesto("apply", "-f", examples, "--api-key-dir", keysDir);
+    expect(applied).toMatchObject({
+      code: 0,
+      stdout:
+        "issuer/acme-university created\ntenant/acme-university created\nsecret/acme-university-webhook created\nverifierpolicy/acme-university created\n",
+    });
+    expect(existsSync(join(keysDir, "acme-university.key"))).toBe(true);
+    expect(await attesto("delete", "-f", examples)).toMatchObject({ code: 0 });
+  });
+
   it("says clearly when the platform is not running", async () => {
     await launcher.stop("SIGTERM", 15_000);
     // platform.json is gone with the platform; name the address it had rather than the default port.
