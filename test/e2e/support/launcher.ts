@@ -29,7 +29,10 @@ export interface LauncherProcess {
 export async function startLauncher(options: {
   env: NodeJS.ProcessEnv;
   readyTimeoutMs: number;
+  /** How much of the output `output()` keeps (the latest characters); default 200 000. */
+  maxOutputChars?: number;
 }): Promise<LauncherProcess> {
+  const maxOutputChars = options.maxOutputChars ?? MAX_OUTPUT_CHARS;
   const child = spawn(process.execPath, ["--import", "tsx", "services/all-in-one/src/main.ts"], {
     cwd: repoRoot,
     env: options.env,
@@ -37,7 +40,7 @@ export async function startLauncher(options: {
   });
   let output = "";
   const append = (chunk: Buffer) => {
-    output = (output + chunk.toString("utf8")).slice(-MAX_OUTPUT_CHARS);
+    output = (output + chunk.toString("utf8")).slice(-maxOutputChars);
   };
   child.stdout!.on("data", append);
   child.stderr!.on("data", append);
