@@ -613,6 +613,8 @@ describe("POST /credential", () => {
       expect(record.digest).not.toBe(createHash("sha256").update(issuerJwt).digest("hex"));
       expect(record.credentialId).toMatch(/^[0-9a-f-]{36}$/);
       expect(record.tenant).toBe("acme");
+      // The offer goes along, for the offer_id of the credential's webhook events.
+      expect(record.offerId).toMatch(/^[0-9a-f-]{36}$/);
     });
 
     it("answers 503 when the ledger is unreachable, and still issues without notarization", async () => {

@@ -1,9 +1,16 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
-import { createServiceOutboundGuard, type ServiceContext } from "@attesto/runtime";
+import { createServiceOutboundGuard, loggerOptions, type ServiceContext } from "@attesto/runtime";
+import pino from "pino";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "./clients/tenant-webhooks.js";
 import type { SchedulerConfig } from "./config.js";
-import type { LedgerAnchoring, NotaryDependencies, WebhookDirectory, WebhookSender } from "./domain/ports.js";
+import type {
+  DeliveryLog,
+  LedgerAnchoring,
+  NotaryDependencies,
+  WebhookDirectory,
+  WebhookSender,
+} from "./domain/ports.js";
 import { PgBossJobQueue } from "./jobs/job-queue.js";
 import { startWorkers } from "./jobs/start-workers.js";
 import { createSchedulerMetrics } from "./scheduler-metrics.js";
@@ -16,6 +23,7 @@ export interface SchedulerEdges {
   webhooks?: WebhookDirectory;
   sender?: WebhookSender;
   now?: () => Date;
+  log?: DeliveryLog;
 }
 
 export interface SchedulerRuntime {
@@ -84,6 +92,7 @@ export function createSchedulerRuntime(
       maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
     },
     version: context.version,
+    log: edges.log ?? pino(loggerOptions(context.service, config.LOG_LEVEL)),
   };
   return { deps, queue };
 }

@@ -42,6 +42,7 @@ describe("webhooks", () => {
       tenant,
       credentialId: newCredentialId(),
       digest: sha256Hex(path),
+      offerId: `offer-${path.slice(1)}`,
     });
     return { tenant, secret, reference };
   }
@@ -69,6 +70,7 @@ describe("webhooks", () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       tenant,
       data: {
+        offer_id: "offer-signed",
         credential_id: notarization!.credentialId,
         reference: { chain: "ledger", object_id: reference.objectId },
         digest: notarization!.digest,
@@ -126,6 +128,24 @@ describe("webhooks", () => {
       { attempt: 2, status: 200, error: "" },
     ]);
     for (const attempt of delivery!.attemptLog) expect(attempt.finishedAt).toBeDefined();
+    // The failed attempt is logged at warn: target host (never the path), status, attempt.
+    expect(scheduler.warnings.filter((w) => w.fields.tenant === tenant)).toEqual([
+      {
+        message: "webhook delivery failed; will retry",
+        fields: {
+          tenant,
+          delivery_id: delivery!.deliveryId,
+          event_id: delivery!.eventId,
+          event_type: "credential.notarized",
+          target_host: new URL(receiver.url).host,
+          status: 500,
+          attempt: 1,
+          error: "endpoint answered HTTP 500",
+          next_attempt_at: expect.stringMatching(/^\d{4}-/),
+        },
+      },
+    ]);
+    expect(JSON.parse(requests[1]!.body).data.offer_id).toBe("offer-flaky");
   });
 
   it("gives up on an endpoint that does not answer within WEBHOOK_TIMEOUT_MS, and retries", async () => {

@@ -9,12 +9,13 @@ import type { Notary } from "../domain/ports.js";
  */
 export function createNotary(client: Client<typeof notaryV1.NotaryService>): Notary {
   return {
-    async enqueue({ tenant, credentialId, digest }) {
+    async enqueue({ tenant, credentialId, digest, offerId }) {
       try {
         const response = await client.enqueueNotarization({
           tenant,
           credentialId,
           digest,
+          offerId,
           requireLedgerReachable: true,
         });
         return { chain: response.chain, objectId: response.objectId };

@@ -160,10 +160,15 @@ async function signCredentials(
  * `is_on_chain`: the ledger gets SHA-256(salt || SHA-256(issuer JWT)), never the credential; the
  * salt stays on the issuer's record so the issuer can later show what was notarized.
  */
-async function notarize(deps: IssuerDependencies, tenant: string, credentialId: string, issued: IssuedSdJwtVc) {
+async function notarize(
+  deps: IssuerDependencies,
+  offer: Pick<Offer, "tenant" | "id">,
+  credentialId: string,
+  issued: IssuedSdJwtVc,
+) {
   const salt = randomBytes(32);
   const digest = createHash("sha256").update(salt).update(Buffer.from(issued.issuerJwtSha256, "hex")).digest("hex");
-  const record = await deps.notary.enqueue({ tenant, credentialId, digest });
+  const record = await deps.notary.enqueue({ tenant: offer.tenant, credentialId, digest, offerId: offer.id });
   return { chain: record.chain, objectId: record.objectId, salt: salt.toString("hex") };
 }
 
@@ -191,7 +196,7 @@ async function recordCredentials(
         status: "active",
         issuedAt,
         expiresAt: new Date(issuedAt.getTime() + deps.credentialTtlSeconds * 1000),
-        ...(isOnChain ? { notarization: await notarize(deps, offer.tenant, id, credential) } : {}),
+        ...(isOnChain ? { notarization: await notarize(deps, offer, id, credential) } : {}),
       };
     }),
   );

@@ -53,6 +53,8 @@ export interface Notary {
     tenant: string;
     credentialId: string;
     digest: string;
+    /** The offer the credential is issued for (in the scheduler's webhook events as `offer_id`). */
+    offerId: string;
   }): Promise<{ chain: string; objectId: string }>;
 }
 

@@ -159,18 +159,24 @@ export class LedgerDouble {
 
 /** The scheduler's NotaryService: enqueues reject while the ledger double is down. */
 export class NotaryDouble {
-  readonly enqueued: Array<{ tenant: string; credentialId: string; digest: string; objectId: string }> = [];
+  readonly enqueued: Array<{
+    tenant: string;
+    credentialId: string;
+    digest: string;
+    offerId: string;
+    objectId: string;
+  }> = [];
 
   constructor(private readonly ledger: LedgerDouble) {}
 
   register(router: ConnectRouter): void {
     router.service(notaryV1.NotaryService, {
-      enqueueNotarization: async ({ tenant, credentialId, digest, requireLedgerReachable }) => {
+      enqueueNotarization: async ({ tenant, credentialId, digest, offerId, requireLedgerReachable }) => {
         if (requireLedgerReachable && !this.ledger.available) {
           throw new ConnectError("Ledger is unavailable", Code.Unavailable);
         }
         const objectId = `00000000-0000-4000-8000-${String(this.enqueued.length + 1).padStart(12, "0")}`;
-        this.enqueued.push({ tenant, credentialId, digest, objectId });
+        this.enqueued.push({ tenant, credentialId, digest, offerId, objectId });
         return { objectId, chain: "ledger" };
       },
     });

@@ -49,7 +49,40 @@ export async function deliverWebhook(deps: NotaryDependencies, deliveryId: strin
   }
   if (await deps.store.recordDeliveryAttempt(deliveryId, attempt, outcome)) {
     deps.metrics.delivery(outcome.state);
+    if (outcome.state === "failed" || outcome.state === "dead") logFailedDelivery(deps, record, attempt, outcome);
   }
+}
+
+/** The host of a target URL (never its path or query, which may carry a token). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/** One warn line per failed attempt: target host, HTTP status (if any), attempt, and what happens next. */
+function logFailedDelivery(
+  deps: NotaryDependencies,
+  record: { delivery: { deliveryId: string; tenant: string; url: string }; event: { eventId: string; type: string } },
+  attempt: number,
+  outcome: DeliveryOutcome,
+) {
+  deps.log.warn(
+    {
+      tenant: record.delivery.tenant,
+      delivery_id: record.delivery.deliveryId,
+      event_id: record.event.eventId,
+      event_type: record.event.type,
+      target_host: hostOf(record.delivery.url),
+      status: outcome.statusCode ?? null,
+      attempt,
+      error: outcome.error,
+      next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
+    },
+    outcome.state === "dead" ? "webhook delivery failed; dead-lettered" : "webhook delivery failed; will retry",
+  );
 }
 
 async function attemptDelivery(

@@ -9,18 +9,28 @@ export interface EnqueueInput {
   credentialId: string;
   digest: string;
   requireLedgerReachable: boolean;
+  /** The issuer's offer id ("" = none). */
+  offerId?: string;
 }
 
 const MAX_ID_LENGTH = 255;
 
-function parseEnqueueInput(input: EnqueueInput): { tenant: string; credentialId: string; digest: string } {
+function parseEnqueueInput(input: EnqueueInput): {
+  tenant: string;
+  credentialId: string;
+  digest: string;
+  offerId: string | undefined;
+} {
   const tenant = input.tenant.trim().toLowerCase();
   if (!tenant || tenant.length > 100) throw badRequest("tenant is required (at most 100 characters)");
   if (!input.credentialId || input.credentialId.length > MAX_ID_LENGTH) {
     throw badRequest(`credential_id is required (at most ${MAX_ID_LENGTH} characters)`);
   }
   if (!SHA256_HEX.test(input.digest)) throw badRequest("digest must be a SHA-256 digest: 64 lowercase hex characters");
-  return { tenant, credentialId: input.credentialId, digest: input.digest };
+  if ((input.offerId?.length ?? 0) > MAX_ID_LENGTH) {
+    throw badRequest(`offer_id must be at most ${MAX_ID_LENGTH} characters`);
+  }
+  return { tenant, credentialId: input.credentialId, digest: input.digest, offerId: input.offerId || undefined };
 }
 
 /**
@@ -30,7 +40,7 @@ function parseEnqueueInput(input: EnqueueInput): { tenant: string; credentialId:
  * Idempotent per credential id; the batch cutter picks the record up.
  */
 export async function enqueueNotarization(deps: NotaryDependencies, input: EnqueueInput): Promise<Notarization> {
-  const { tenant, credentialId, digest } = parseEnqueueInput(input);
+  const { tenant, credentialId, digest, offerId } = parseEnqueueInput(input);
   const existing = await deps.store.findNotarizationByCredential(credentialId);
   if (existing) return sameRequestOrConflict(existing, tenant, digest);
   // Spec §7: with notarize_on_ledger the caller answers 503 when the ledger is unreachable.
@@ -42,6 +52,7 @@ export async function enqueueNotarization(deps: NotaryDependencies, input: Enque
     chain: deps.chain,
     tenant,
     credentialId,
+    offerId,
     digest,
     salt,
     saltedDigest: saltDigest(salt, digest),

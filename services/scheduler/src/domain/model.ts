@@ -50,6 +50,8 @@ export interface Notarization {
   chain: string;
   tenant: string;
   credentialId: string;
+  /** The credential issuer's offer the credential was issued for, when it said. */
+  offerId: string | undefined;
   digest: string;
   salt: string;
   saltedDigest: string;

@@ -66,6 +66,7 @@ export interface NewNotarization {
   chain: string;
   tenant: string;
   credentialId: string;
+  offerId: string | undefined;
   digest: string;
   salt: string;
   saltedDigest: string;
@@ -178,4 +179,11 @@ export interface NotaryDependencies {
   webhookRetry: RetryPolicy;
   /** Version of the scheduler, in the User-Agent of webhook requests. */
   version: string;
+  /** Failed webhook deliveries are logged here at warn. */
+  log: DeliveryLog;
+}
+
+/** The scheduler's log, as the domain uses it. */
+export interface DeliveryLog {
+  warn(fields: Record<string, unknown>, message: string): void;
 }

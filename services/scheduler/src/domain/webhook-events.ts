@@ -13,6 +13,7 @@ function createEvent(type: EventType, dedupeKey: string, notarization: Notarizat
     created_at: now.toISOString(),
     tenant: notarization.tenant,
     data: {
+      offer_id: notarization.offerId ?? null,
       credential_id: notarization.credentialId,
       reference: { chain: notarization.chain, object_id: notarization.objectId },
       ...data,

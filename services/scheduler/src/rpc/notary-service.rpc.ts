@@ -111,6 +111,7 @@ export class NotaryServiceRpc implements ServiceImpl<typeof notaryV1.NotaryServi
       credentialId: request.credentialId,
       digest: request.digest,
       requireLedgerReachable: request.requireLedgerReachable,
+      offerId: request.offerId,
     });
     return { objectId: notarization.objectId, chain: notarization.chain, state: STATE_TO_WIRE[notarization.state] };
   }

@@ -12,6 +12,8 @@ export interface NotarizationsTable {
   tenant: string;
   /** Unique: the idempotency key of EnqueueNotarization. */
   credential_id: string;
+  /** The issuer's offer id (migration 0002); null when not given. */
+  offer_id: string | null;
   digest: string;
   salt: string;
   salted_digest: string;

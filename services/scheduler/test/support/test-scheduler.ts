@@ -146,6 +146,8 @@ export interface TestScheduler {
   tenants: FakeTenantWebhooks;
   notary: Client<typeof notaryV1.NotaryService>;
   errors: unknown[];
+  /** What the scheduler logged at warn (failed webhook deliveries). */
+  warnings: Array<{ fields: Record<string, unknown>; message: string }>;
   /** Starts the workers (the queue, cutter, reconciler); tests that only enqueue may skip it. */
   start(): Promise<void>;
   stopWorkers(): Promise<void>;
@@ -190,6 +192,7 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
   const testLedger = await startTestLedger();
   const tenants = new FakeTenantWebhooks();
   const errors: unknown[] = [];
+  const warnings: TestScheduler["warnings"] = [];
   const runtime = createSchedulerRuntime(
     context,
     {
@@ -198,6 +201,7 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
         inMemoryClient(tenantV1.TenantService, tenants.routes, { caller: "scheduler", callee: "trust-registry" }),
         { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },
       ),
+      log: { warn: (fields, message) => warnings.push({ fields, message }) },
     },
     (error) => errors.push(error),
   );
@@ -220,6 +224,7 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
     tenants,
     notary,
     errors,
+    warnings,
     async start() {
       stop = await startSchedulerRuntime(runtime, config, (error) => errors.push(error));
     },
