@@ -33,7 +33,7 @@ import {
   verificationResult,
 } from "./support/flows.js";
 import { http, postJson } from "./support/http.js";
-import { SERVICE_NAMES, urlsFor } from "./support/platform.js";
+import { SERVICE_NAMES, SERVICE_PORTS, urlsFor } from "./support/platform.js";
 
 /**
  * No secret reaches the log. The real launcher (`npm start`'s entry point, a child process) runs
@@ -320,6 +320,14 @@ describe("no secrets in logs (every flow at LOG_LEVEL=debug)", () => {
     // The log is the debug log of every service: it did record the flows.
     expect(log).toMatch(/"level":"debug"/);
     expect(log).toContain("/v1/oid4vci/receive");
+    // The start-up output names what outbound requests may reach: the own loopback origins, the receiver.
+    const allowance = /only these \(OUTBOUND_ALLOW_HOSTS\): (.*)/.exec(log)?.[1]?.split(", ");
+    expect(allowance?.sort()).toEqual(
+      [
+        `127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+        ...Object.values(SERVICE_PORTS).map((port) => `localhost:${port + PORT_OFFSET}`),
+      ].sort(),
+    );
     expect(secrets.size).toBeGreaterThan(30);
     // As sent, and as URL and form encoding write it (request lines carry encoded query values).
     const spellings = (value: string) => [

@@ -40,6 +40,11 @@ export type PlatformService = ServiceAddress;
 export interface Platform {
   services: PlatformService[];
   database: Omit<PlatformDatabase, "close">;
+  /**
+   * `host:port` entries the outbound request guard lets the holder, verifier and scheduler reach
+   * although internal: this platform's own loopback public origins plus OUTBOUND_ALLOW_HOSTS.
+   */
+  outboundAllowance: string[];
   /** Closes every service (last started first), then the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -75,12 +80,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const modules = options.services ?? platformServices;
   const addresses = planAddresses(modules, { host: config.HOST, portOffset: config.PORT_OFFSET }, given);
   const ownOrigins = ownOutboundAllowance(addresses);
-  const env: Env = { ...given, OUTBOUND_ALLOW_HOSTS: withOwnAllowance(given.OUTBOUND_ALLOW_HOSTS, ownOrigins) };
-  logger.info(
-    ownOrigins.length > 0
-      ? `outbound requests to URLs others supply (holder, verifier, scheduler) may reach this platform's own services at ${ownOrigins.join(", ")}; no other internal address (OUTBOUND_ALLOW_HOSTS adds more)`
-      : "outbound requests to URLs others supply reach public addresses only (OUTBOUND_ALLOW_HOSTS adds more)",
-  );
+  const outboundAllowance = withOwnAllowance(given.OUTBOUND_ALLOW_HOSTS, ownOrigins);
+  const env: Env = { ...given, OUTBOUND_ALLOW_HOSTS: outboundAllowance };
   const ignored = PER_SERVICE_VARIABLES.filter((name) => env[name]);
   if (ignored.length > 0) {
     logger.warn(
@@ -170,7 +171,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       });
     }
     const { url, description, embedded } = database;
-    return { services: addresses, database: { url, description, embedded }, close };
+    return {
+      services: addresses,
+      database: { url, description, embedded },
+      outboundAllowance: outboundAllowance.split(",").filter(Boolean),
+      close,
+    };
   } catch (error) {
     await close().catch(() => {});
     throw error;

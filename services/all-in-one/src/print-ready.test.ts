@@ -30,4 +30,19 @@ describe("formatReadyReport", () => {
       ].join("\n"),
     );
   });
+
+  it("says which internal origins outbound requests may reach", () => {
+    const text = formatReadyReport({
+      services: [],
+      elapsedMs: 1000,
+      database: { description: "PostgreSQL", url: "postgres://x", embedded: false },
+      outboundAllowance: ["localhost:8081", "localhost:8082"],
+    });
+    expect(text).toContain(
+      [
+        "  outbound requests (offers, metadata, request objects, webhooks) reach public addresses only,",
+        "  and of internal ones only these (OUTBOUND_ALLOW_HOSTS): localhost:8081, localhost:8082",
+      ].join("\n"),
+    );
+  });
 });

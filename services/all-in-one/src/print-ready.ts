@@ -3,6 +3,8 @@ export interface ReadyReport {
   /** Milliseconds from process start to every service being healthy. */
   elapsedMs: number;
   database: { description: string; url: string; embedded: boolean };
+  /** Internal `host:port` entries outbound requests may reach (the outbound request guard's allowance). */
+  outboundAllowance?: readonly string[];
 }
 
 /** The table people read after `npm start` (by port): where each service is, how long start-up took. */
@@ -17,6 +19,14 @@ export function formatReadyReport(report: ReadyReport): string {
   );
   lines.splice(1, 0, `  ${"-".repeat(widths[0]!)}  ${"-".repeat(widths[1]!)}  ${"-".repeat(12)}`);
   if (report.database.embedded) lines.push("", `  database URL (psql): ${report.database.url}`);
+  if (report.outboundAllowance) {
+    const allowed = report.outboundAllowance.length > 0 ? report.outboundAllowance.join(", ") : "none";
+    lines.push(
+      "",
+      "  outbound requests (offers, metadata, request objects, webhooks) reach public addresses only,",
+      `  and of internal ones only these (OUTBOUND_ALLOW_HOSTS): ${allowed}`,
+    );
+  }
   const seconds = (report.elapsedMs / 1000).toFixed(1);
   return `\n${lines.join("\n")}\n\nAttesto ready in ${seconds} s (database: ${report.database.description})\n`;
 }

@@ -54,7 +54,12 @@ export async function runLauncher(options: { interrupted: AbortSignal; releaseSi
   closeOnSignals(shutdown, { graceMs: config.SHUTDOWN_GRACE_MS, name: "all-in-one" });
 
   process.stdout.write(
-    formatReadyReport({ services: platform.services, elapsedMs: performance.now(), database: platform.database }),
+    formatReadyReport({
+      services: platform.services,
+      elapsedMs: performance.now(),
+      database: platform.database,
+      outboundAllowance: platform.outboundAllowance,
+    }),
   );
   setTimeout(() => {
     const rss = process.memoryUsage.rss();
