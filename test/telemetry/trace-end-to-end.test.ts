@@ -33,13 +33,15 @@ describe("distributed trace of an issuance", () => {
   const walletSpanId = hex(8);
   const traceparent = `00-${traceId}-${walletSpanId}-01`;
   let spans: ReceivedSpan[] = [];
+  type LogLine = Record<string, unknown> & { service?: string; message?: string; trace_id?: string; span_id?: string };
+  let logLines: LogLine[] = [];
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     platform = await launchPlatform({
       portOffset: PORT_OFFSET,
       label: "telemetry_trace",
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, LOG_LEVEL: "info" },
     });
 
     // The wallet's side of the pre-authorized flow on the X.509 path (DPoP-bound token).
@@ -91,6 +93,11 @@ describe("distributed trace of an issuance", () => {
     // Stopping drains every request and flushes the tracer before the process exits.
     await platform.stop();
     spans = receiver.spans().filter((span) => span.traceId === traceId);
+    logLines = platform.launcher
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as LogLine);
   });
 
   afterAll(async () => {
@@ -115,11 +122,13 @@ describe("distributed trace of an issuance", () => {
     return chain;
   }
 
-  /** The request spans of a route (a DPoP nonce retry makes two). */
+  /** The request spans of a POST route, named after the route template (a DPoP nonce retry makes two). */
   const requestSpansOf = (service: string, route: string) =>
     spans.filter(
       (s) =>
-        s.attributes["attesto.service"] === service && s.attributes["http.route"] === route && s.name === "request",
+        s.attributes["attesto.service"] === service &&
+        s.attributes["http.route"] === route &&
+        s.name === `POST ${route}`,
     );
   const rpcServerSpan = (service: string, rpcService: string, method: string) =>
     spans.find(
@@ -186,11 +195,55 @@ describe("distributed trace of an issuance", () => {
     expect(queries.some((q) => ancestorsOf(q).some((s) => s.spanId === credentialSpan!.spanId))).toBe(true);
   });
 
+  it("says at start-up that tracing is on and where spans go", () => {
+    expect(logLines).toContainEqual(
+      expect.objectContaining({
+        message: "tracing on: exporting spans over OTLP/HTTP",
+        // The receiver's bare collector address gets the standard traces path.
+        otlp_endpoint: `${receiver.endpoint}/v1/traces`,
+      }),
+    );
+  });
+
+  it("puts the trace and span id on the log lines written while serving the traced requests", () => {
+    const traced = logLines.filter((line) => line.trace_id === traceId);
+    // The requests' own lines (each service logs its request completion), in both services.
+    for (const service of ["auth-server", "credential-issuer"]) {
+      expect(
+        traced.some((line) => line.service === service && line.message === "request completed"),
+        `${service}: "request completed" of the traced request carries trace_id`,
+      ).toBe(true);
+    }
+    // Both ends of each traced request: its "incoming request" line is written inside its span too.
+    const tokenLines = logLines.filter(
+      (line) => line.service === "auth-server" && (line.req as { url?: string } | undefined)?.url === "/v1/token",
+    );
+    expect(tokenLines.length).toBeGreaterThan(0);
+    for (const line of tokenLines) expect(line).toMatchObject({ message: "incoming request", trace_id: traceId });
+    // Every such line names a span of this trace: a log line leads to its span.
+    const spanIds = new Set(spans.map((span) => span.spanId));
+    for (const line of traced) expect(spanIds, `span ${line.span_id} of "${line.message}"`).toContain(line.span_id);
+    // Lines of requests outside any trace carry none.
+    expect(logLines.filter((line) => line.trace_id === undefined).length).toBeGreaterThan(0);
+  });
+
   it("names the trace's spans by service and operation, not by raw URL", () => {
     const services = new Set(spans.map((s) => s.attributes["attesto.service"]).filter(Boolean));
     expect([...services].sort()).toEqual(
       expect.arrayContaining(["auth-server", "credential-issuer", "trust-registry"]),
     );
     for (const span of spans) expect(span.name, "no span is named after a raw URL").not.toMatch(/https?:\/\//);
+    // Request spans after their route template, RPC spans after their method, hooks after nothing
+    // longer than an identifier (never a plugin's source text).
+    const names = new Set(spans.map((s) => s.name));
+    expect([...names]).toEqual(
+      expect.arrayContaining([
+        "POST /v1/token",
+        "POST /credential",
+        "handler POST /credential",
+        "attesto.keys.v1.KeyCustodyService/Sign",
+      ]),
+    );
+    expect([...names].filter((name) => name === "request" || /[{}()=>]/.test(name))).toEqual([]);
   });
 });

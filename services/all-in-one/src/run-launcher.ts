@@ -28,7 +28,7 @@ export async function runLauncher(options: { interrupted: AbortSignal; releaseSi
     fail(error);
   }
   const logger = pino(loggerOptions("all-in-one", config.LOG_LEVEL));
-  const tracing = await startTracing({ serviceName: "attesto", endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const tracing = await startTracing({ serviceName: "attesto", endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
 
   let platform: Platform;
   try {

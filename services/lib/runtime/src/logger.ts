@@ -1,5 +1,6 @@
 import type { LoggerOptions } from "pino";
 import { redactUrl } from "./http/redact-url.js";
+import { traceContextMixin } from "./log-trace-context.js";
 
 /**
  * Paths pino removes from every log line. Secrets never reach the log: credentials in headers,
@@ -62,5 +63,6 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
     redact: { paths: redactedPaths, censor: "[redacted]" },
     serializers: { req: serializeRequest },
     formatters: { level: (label) => ({ level: label }) },
+    mixin: traceContextMixin,
   };
 }

@@ -1,7 +1,9 @@
+import pino from "pino";
 import type { BaseConfig } from "./config.js";
 import { ConfigError } from "./config.js";
 import { type App, createApp } from "./http/create-app.js";
 import { closeOnSignals, launchService, type ServiceContext, type ServiceDefinition } from "./launch.js";
+import { loggerOptions } from "./logger.js";
 import { startTracing } from "./tracing.js";
 
 /** Everything a launcher needs to know about a service: how to configure it and how to run it. */
@@ -53,7 +55,11 @@ export async function runServiceMain<C extends BaseConfig>(module: ServiceModule
     }
     throw error;
   }
-  const tracing = await startTracing({ serviceName: name, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const tracing = await startTracing({
+    serviceName: name,
+    endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    logger: pino(loggerOptions(name, config.LOG_LEVEL)),
+  });
   let running: Awaited<ReturnType<typeof launchService>>;
   try {
     running = await launchService(module.definition, config, { tracing });

@@ -1,4 +1,6 @@
+import { ClientRequest } from "node:http";
 import { createRequire } from "node:module";
+import type { Logger } from "pino";
 import type { App } from "./http/create-app.js";
 
 export interface Tracing {
@@ -16,6 +18,40 @@ export function otlpTracesUrl(endpoint: string): string {
   const url = new URL(endpoint);
   if (url.pathname === "/" || url.pathname === "") url.pathname = "/v1/traces";
   return url.toString();
+}
+
+const UNTRACED_PATHS = new Set(["/health", "/ready"]);
+
+/**
+ * A server span's name: method and route template (`POST /v1/token`, `GET /v1/offers/:offerId`),
+ * never the raw URL (ids, tokens in paths); just the method when no route matched.
+ */
+export function serverSpanName(method: string, route: string | undefined): string {
+  return route ? `${method} ${route}` : method;
+}
+
+/**
+ * A hook or handler span's name: `handler POST /v1/token`, or the hook and its function's name
+ * (`onRequest corsHook`) when that name is an identifier; Fastify otherwise names plugins after
+ * their source text.
+ */
+export function lifecycleSpanName(
+  hookName: string,
+  method: string,
+  route: string | undefined,
+  handler: string | undefined,
+): string {
+  if (hookName === "handler") return `handler ${serverSpanName(method, route)}`;
+  return handler && /^[\w$@./-]{1,64}$/.test(handler) ? `${hookName} ${handler}` : hookName;
+}
+
+/** An outbound HTTP span's name: method and host (`POST trust-registry:9085`), never the path. */
+const clientSpanName = (method: string, host: string) => `${method} ${host}`;
+
+/** The endpoint as logged: no user info, query or fragment (collector credentials stay out of logs). */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
 }
 
 /**
@@ -41,8 +77,11 @@ function patchLoadedPg(): void {
 export async function startTracing(options: {
   serviceName: string;
   endpoint: string | undefined;
+  /** Told once, at start-up, that tracing is on and where spans go. */
+  logger?: Pick<Logger, "info">;
 }): Promise<Tracing | undefined> {
   if (!options.endpoint) return undefined;
+  const tracesUrl = otlpTracesUrl(options.endpoint);
   const [
     { FastifyOtelInstrumentation },
     { OTLPTraceExporter },
@@ -60,26 +99,44 @@ export async function startTracing(options: {
   ]);
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
-    traceExporter: new OTLPTraceExporter({ url: otlpTracesUrl(options.endpoint) }),
+    traceExporter: new OTLPTraceExporter({ url: tracesUrl }),
     // Metrics are Prometheus (/metrics) and logs go to stdout: no OTLP metrics or logs exporters.
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
       // Incoming requests get their server span from Fastify (public port) or the Connect
       // interceptor (internal port, including HTTP/2): one server span per request.
-      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
-      new UndiciInstrumentation(),
+      new HttpInstrumentation({
+        disableIncomingRequestInstrumentation: true,
+        requestHook: (span, request) => {
+          if (request instanceof ClientRequest) span.updateName(clientSpanName(request.method, request.host));
+        },
+      }),
+      new UndiciInstrumentation({
+        requestHook: (span, request) => span.updateName(clientSpanName(request.method, new URL(request.origin).host)),
+      }),
       // Background polling (job queue, cleanup) outside any request would be noise.
       new PgInstrumentation({ requireParentSpan: true }),
     ],
   });
   sdk.start();
   patchLoadedPg();
+  options.logger?.info(
+    { otlp_endpoint: withoutCredentials(tracesUrl), service_name: options.serviceName },
+    "tracing on: exporting spans over OTLP/HTTP",
+  );
   return {
     async instrument(app, service) {
       const instrumentation = new FastifyOtelInstrumentation({
-        ignorePaths: ({ url }) => url === "/health",
-        requestHook: (span) => span.setAttribute("attesto.service", service),
+        // Probes every few seconds are not traced.
+        ignorePaths: ({ url }) => UNTRACED_PATHS.has(url.split("?")[0]!),
+        requestHook: (span, request) => {
+          span.updateName(serverSpanName(request.method, request.routeOptions.url));
+          span.setAttribute("attesto.service", service);
+        },
+        lifecycleHook: (span, { hookName, request, handler }) => {
+          span.updateName(lifecycleSpanName(hookName, request.method, request.routeOptions.url, handler));
+        },
       });
       await app.register(instrumentation.plugin());
     },

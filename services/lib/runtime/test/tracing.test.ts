@@ -1,7 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { trace } from "@opentelemetry/api";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, startTracing } from "../src/index.js";
+import { createApp, loggerOptions, startTracing } from "../src/index.js";
+import { lifecycleSpanName, serverSpanName } from "../src/tracing.js";
 
 const config = {
   LOG_LEVEL: "silent",
@@ -29,14 +33,54 @@ describe("tracing", () => {
   });
   afterAll(() => new Promise<void>((resolve) => collector.close(() => resolve())));
 
+  it("names spans after route templates; hooks after their function's name only when it is one", () => {
+    expect(serverSpanName("POST", "/v1/offers/:offerId")).toBe("POST /v1/offers/:offerId");
+    expect(serverSpanName("GET", undefined)).toBe("GET");
+    expect(lifecycleSpanName("handler", "POST", "/v1/token", "anonymous")).toBe("handler POST /v1/token");
+    expect(lifecycleSpanName("onRequest", "POST", "/v1/token", "corsHook")).toBe("onRequest corsHook");
+    expect(lifecycleSpanName("onRequest", "POST", "/v1/token", "async (app) => { await x }")).toBe("onRequest");
+  });
+
   it("is off when no OTLP endpoint is configured", async () => {
     expect(await startTracing({ serviceName: "x", endpoint: undefined })).toBeUndefined();
   });
 
   it("exports a span per request to the OTLP endpoint", async () => {
     const { port } = collector.address() as AddressInfo;
-    const tracing = await startTracing({ serviceName: "trace-test", endpoint: `http://127.0.0.1:${port}/v1/traces` });
+    const told: Array<{ fields: object; message: string }> = [];
+    const tracing = await startTracing({
+      serviceName: "trace-test",
+      endpoint: `http://collector:s3cret@127.0.0.1:${port}/v1/traces?token=abc`,
+      logger: { info: (fields: object, message: string) => told.push({ fields, message }) } as never,
+    });
     expect(tracing).toBeDefined();
+    // One start-up line naming the endpoint, without the collector's credentials.
+    expect(told).toEqual([
+      {
+        fields: { otlp_endpoint: `http://127.0.0.1:${port}/v1/traces`, service_name: "trace-test" },
+        message: "tracing on: exporting spans over OTLP/HTTP",
+      },
+    ]);
+    // Log lines inside a span carry its ids.
+    const lines: string[] = [];
+    const log = pino(
+      loggerOptions("trace-test", "info"),
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    log.info("outside");
+    const ids = trace.getTracer("test").startActiveSpan("work", (span) => {
+      log.info("inside");
+      span.end();
+      return span.spanContext();
+    });
+    const [outside, inside] = lines.map((line) => JSON.parse(line));
+    expect(outside).not.toHaveProperty("trace_id");
+    expect(inside).toMatchObject({ message: "inside", trace_id: ids.traceId, span_id: ids.spanId });
     const app = await createApp({
       service: "trace-test",
       version: "1.0.0",
@@ -50,6 +94,10 @@ describe("tracing", () => {
     const payload = exported.join("\n");
     expect(payload).toContain("/v1/traces");
     expect(payload).toContain("/traced/:id");
+    // Spans are named after the route template, not "request" or a handler's source text.
+    expect(payload).toContain('"name":"GET /traced/:id"');
+    expect(payload).toContain('"name":"handler GET /traced/:id"');
+    expect(payload).not.toContain('"name":"request"');
     expect(payload).toContain("trace-test");
   });
 });

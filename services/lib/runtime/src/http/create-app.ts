@@ -4,13 +4,14 @@ import { STATUS_CODES } from "node:http";
 import cors from "@fastify/cors";
 import formbody from "@fastify/formbody";
 import helmet from "@fastify/helmet";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type RawServerDefault } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { BaseConfig } from "../config.js";
 import { badRequest } from "../errors.js";
 import { loggerOptions } from "../logger.js";
 import type { ServiceMetrics } from "../metrics.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
+import { DeferredIncomingRequestLog, logIncomingRequests } from "./traced-request-log.js";
 import { findUnstorableText as unstorableAt } from "./unstorable-text.js";
 
 export type App = FastifyInstance<
@@ -74,7 +75,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     trustProxy: config.TRUST_PROXY,
     // The id comes from X-Request-Id only when it is a plain token (requestIdOf); Fastify would take it verbatim.
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    logController: new DeferredIncomingRequestLog({ requestIdLogLabel: "request_id" }),
     genReqId: requestIdOf,
     return503OnClosing: true,
     // Bad URLs and over-long path parameters go through the one error handler too.
@@ -131,6 +132,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     });
   }
   for (const plugin of options.plugins ?? []) await plugin(app);
+  // After the tracing plugin's hook: the line is written inside the request's span.
+  logIncomingRequests(app);
 
   app.get("/health", { logLevel: "warn" }, async () => ({ status: "ok", service, version }));
   return app;
