@@ -29,6 +29,7 @@ COPY services/scheduler/package.json services/scheduler/
 COPY services/ledger/package.json services/ledger/
 COPY services/all-in-one/package.json services/all-in-one/
 COPY operator/package.json operator/
+COPY cli/package.json cli/
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
 # 3. Runtime: the dependencies, then the built tree over them (its package.json files point

@@ -1,6 +1,6 @@
 /**
  * The one build of the runtime file tree: every workspace that runs in production (services/**,
- * operator/) transpiled to JavaScript with TypeScript's own transpiler (the repo sets
+ * operator/, cli/) transpiled to JavaScript with TypeScript's own transpiler (the repo sets
  * isolatedModules, so per-file transpilation is exact), laid out as in the repository:
  *
  *   <out>/services/<svc>/package.json   `exports` pointing at .js
@@ -53,7 +53,8 @@ export function runtimeWorkspaces(repoRoot: string): string[] {
     }
   };
   visit(join(repoRoot, "services"), 1);
-  found.push(join(repoRoot, "operator"));
+  // The operator, and the CLI (the all-in-one applies ATTESTO_CONFIG_DIR through it).
+  found.push(join(repoRoot, "operator"), join(repoRoot, "cli"));
   return found;
 }
 
@@ -87,9 +88,10 @@ export function buildRuntimeTree(repoRoot: string, outRoot: string): string {
       writeFileSync(output, outputText);
       files++;
     }
-    // Data folders next to src (schema seeds) are read through import.meta.url.
+    // Data folders next to src (schema seeds) are read through import.meta.url. Not bin/: the CLI's
+    // launcher loads the TypeScript sources through tsx (in the tree: node cli/src/main.js).
     for (const entry of readdirSync(workspace)) {
-      if (["src", "package.json", "README.md", "tsconfig.json", ...SKIPPED].includes(entry)) continue;
+      if (["src", "bin", "package.json", "README.md", "tsconfig.json", ...SKIPPED].includes(entry)) continue;
       if (statSync(join(workspace, entry)).isDirectory())
         cpSync(join(workspace, entry), join(target, entry), { recursive: true });
     }

@@ -76,7 +76,7 @@ describe("the runtime file tree (npm run build, as the Dockerfile builds it)", (
     }
     expect(files).toBeGreaterThan(200);
     expect(problems).toEqual([]);
-    expect(readdirSync(outRoot).sort()).toEqual(["node_modules", "operator", "services"]);
+    expect(readdirSync(outRoot).sort()).toEqual(["cli", "node_modules", "operator", "services"]);
   });
 
   it("is what the Dockerfile builds and runs: every workspace manifest, npm run build, node on .js", () => {
