@@ -95,7 +95,7 @@ verifier:
   walletFacing: true
   public: 8083
   internal: 9083
-  internalUrls: [TRUST_REGISTRY, LEDGER, CREDENTIAL_ISSUER]
+  internalUrls: [TRUST_REGISTRY, LEDGER, CREDENTIAL_ISSUER, SCHEDULER]
   publicUrls: []
   secrets: [KEY_ENCRYPTION_KEYS]
   ca: false

@@ -1,7 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { notaryV1 } from "@attesto/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NotaryServiceRpc } from "../src/rpc/notary-service.rpc.js";
 import {
+  inMemoryClient,
   newCredentialId,
   sha256Hex,
   startTestScheduler,
@@ -182,6 +184,48 @@ describe("webhooks", () => {
     });
     expect(delivered!.attemptLog.map((a) => a.statusCode)).toEqual([503, 503, 503, 200]);
     expect(new Set(requestsTo("/down").map((r) => r.headers["attesto-event-id"])).size).toBe(1);
+  });
+
+  it("sends verification events only to endpoints that list them, once per session; only the verifier publishes", async () => {
+    const { tenant } = scheduler.tenants.register([`${receiver.url}/every-type`]);
+    scheduler.tenants.tenants.get(tenant)!.webhooks.push({
+      url: `${receiver.url}/verifications`,
+      events: ["verification.completed"],
+    });
+    const asVerifier = inMemoryClient(
+      notaryV1.NotaryService,
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(scheduler.runtime.deps)),
+      { caller: "verifier", callee: "scheduler" },
+    );
+    const result = { status: "completed", failed_check: null, check_results: [] };
+    const request = { tenant, sessionId: "session-1", verified: true, resultJson: JSON.stringify(result) };
+    expect(await asVerifier.publishVerificationEvent(request)).toMatchObject({ created: true });
+    expect(await asVerifier.publishVerificationEvent(request)).toMatchObject({ created: false });
+    const refused = await scheduler.notary.publishVerificationEvent(request).catch((e: unknown) => e);
+    expect(String(refused)).toContain("PublishVerificationEvent is for the verifier only");
+    const badResult = await asVerifier
+      .publishVerificationEvent({ ...request, sessionId: "session-2", resultJson: "[1]" })
+      .catch((e: unknown) => e);
+    expect(String(badResult)).toContain("result_json must be a JSON object");
+
+    const [delivered] = await waitFor(
+      async () => requestsTo("/verifications").length > 0 && requestsTo("/verifications"),
+    );
+    expect(JSON.parse(delivered!.body)).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: "verification.completed",
+      created_at: expect.any(String),
+      tenant,
+      data: { session_id: "session-1", result },
+    });
+    // A credential event still reaches both: the endpoint without a list gets every non-opt-in type.
+    await scheduler.notary.enqueueNotarization({ tenant, credentialId: newCredentialId(), digest: sha256Hex(tenant) });
+    await waitFor(async () => requestsTo("/every-type").length > 0);
+    const deliveries = await deliveriesOf(tenant);
+    expect(deliveries.filter((d) => d.eventType === "verification.completed").map((d) => d.url)).toEqual([
+      `${receiver.url}/verifications`,
+    ]);
+    expect(requestsTo("/every-type").map((r) => r.headers["attesto-event-type"])).toEqual(["credential.notarized"]);
   });
 
   it("sends an event only to endpoints subscribed to its type", async () => {

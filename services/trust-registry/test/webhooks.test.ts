@@ -142,7 +142,7 @@ describe("TenantService SetWebhooks / GetWebhooks", () => {
       ],
       [
         [{ url: "https://hooks.example.com/x", events: ["credential.issued"] }],
-        "unknown webhook event type 'credential.issued' (known: credential.notarized, credential.notarization_failed)",
+        "unknown webhook event type 'credential.issued' (known: credential.notarized, credential.notarization_failed, verification.completed, verification.failed)",
       ],
       [
         Array.from({ length: 11 }, (_, i) => ({ url: `https://hooks.example.com/${i}`, events: [] })),

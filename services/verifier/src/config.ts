@@ -22,6 +22,8 @@ export const verifierConfigSchema = z.object({
   LEDGER_INTERNAL_URL: z.url().default("http://localhost:9088"),
   /** Credential issuer internal API: revocation state (CredentialStatusService). */
   CREDENTIAL_ISSUER_INTERNAL_URL: z.url().default("http://localhost:9082"),
+  /** Scheduler internal API: the tenants' verification.completed / verification.failed webhooks. */
+  SCHEDULER_INTERNAL_URL: z.url().default("http://localhost:9087"),
   /** Key-encryption keys sealing each session's verifier key and response-decryption key at rest. */
   KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,
   /** Extra X.509 trust anchors (PEM bundle) for x5c chains, beside the platform root CA. */

@@ -1,10 +1,12 @@
-import { credentialStatusV1, keysV1, ledgerV1, tenantV1 } from "@attesto/proto";
+import { credentialStatusV1, keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
-import { createApiKeyAuthenticator, createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import { createApiKeyAuthenticator, createEnvelopeSealer, loggerOptions, type ServiceContext } from "@attesto/runtime";
+import pino from "pino";
 import { Counter } from "prom-client";
 import { createCredentialStatusSource } from "./clients/credential-status-source.js";
 import { createLedgerDidResolver } from "./clients/ledger-did-resolver.js";
 import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
+import { createVerificationEvents } from "./clients/verification-events.js";
 import type { VerifierConfig } from "./config.js";
 import type { VerificationRecorder, VerifierDependencies } from "./domain/dependencies.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
@@ -56,6 +58,10 @@ export function createVerifierDeps(context: ServiceContext<VerifierConfig>): Ver
     verifierUrl: context.publicUrl,
     limits: { clockSkewSeconds: config.CLOCK_SKEW_SECONDS, kbJwtMaxAgeSeconds: config.KB_JWT_MAX_AGE_SECONDS },
     recorder: createVerificationRecorder(context),
+    events: createVerificationEvents(
+      context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),
+      pino(loggerOptions(context.service, config.LOG_LEVEL)),
+    ),
     now: () => new Date(),
   };
 }

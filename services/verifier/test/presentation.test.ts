@@ -30,6 +30,16 @@ const CHECK_NAMES = [
   "revocation",
 ];
 
+/** The verifier publishes after answering the wallet: wait for the session's event. */
+async function waitForEvent(edges: TestVerifier["edges"], sessionId: string) {
+  for (let i = 0; i < 200; i++) {
+    const found = edges.verificationEvents.find((e) => e.sessionId === sessionId);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no verification event for session ${sessionId}`);
+}
+
 describe("POST /v1/verifier/presentation (direct_post)", () => {
   let verifier: TestVerifier;
   beforeAll(async () => {
@@ -95,6 +105,20 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
           status: "success",
           reason_code: "valid",
         });
+        // The tenant's verification.completed webhook: session id and result summary, no claim values.
+        const published = await waitForEvent(verifier.edges, session.sessionId);
+        expect({ ...published, result: JSON.parse(published.resultJson) }).toMatchObject({
+          tenant: "acme",
+          sessionId: session.sessionId,
+          verified: true,
+          result: {
+            status: "completed",
+            verification_mode: "fail_fast",
+            failed_check: null,
+            check_results: body.check_results,
+          },
+        });
+        expect(published.resultJson).not.toContain("Lovelace");
       });
     }
 
@@ -258,6 +282,11 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
       for (const later of ["holder_binding", "dcql", "trusted_authorities", "revocation"]) {
         expect(byName[later]).toMatchObject({ status: "skipped", reason_code: "previous_check_failed" });
       }
+      const failedEvent = await waitForEvent(verifier.edges, fast.sessionId);
+      expect({ verified: failedEvent.verified, result: JSON.parse(failedEvent.resultJson) }).toMatchObject({
+        verified: false,
+        result: { status: "failed", failed_check: "validity", check_results: fastResult.check_results },
+      });
 
       const all = await openSession(verifier.app);
       const vp2 = await presentationFor(all, { issuer: didKeyIssuer(), kb: wrongNonce, credential: { exp: 1000 } });

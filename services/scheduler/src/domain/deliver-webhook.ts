@@ -1,5 +1,6 @@
 import { backoffDelayMs, mayRetry } from "./backoff.js";
 import { describeError } from "./describe-error.js";
+import { OPT_IN_EVENT_TYPES } from "./model.js";
 import type { DeliveryOutcome, NotaryDependencies } from "./ports.js";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "./sign-webhook.js";
 
@@ -18,7 +19,9 @@ export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: st
   // Unreachable trust registry: the job fails and the queue retries it with backoff.
   const { webhooks } = await deps.webhooks.get(event.tenant);
   const urls = webhooks
-    .filter((webhook) => webhook.events.length === 0 || webhook.events.includes(event.type))
+    .filter((webhook) =>
+      webhook.events.length === 0 ? !OPT_IN_EVENT_TYPES.includes(event.type) : webhook.events.includes(event.type),
+    )
     .map((webhook) => webhook.url);
   await deps.store.recordEventDispatched(eventId, [...new Set(urls)]);
 }

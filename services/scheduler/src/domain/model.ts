@@ -14,8 +14,16 @@ export type BatchState = "pending" | "running" | "failed" | "anchored" | "dead";
 export const deliveryStates = ["pending", "delivered", "failed", "dead"] as const;
 export type DeliveryState = (typeof deliveryStates)[number] | "running";
 
-export const eventTypes = ["credential.notarized", "credential.notarization_failed"] as const;
+export const eventTypes = [
+  "credential.notarized",
+  "credential.notarization_failed",
+  "verification.completed",
+  "verification.failed",
+] as const;
 export type EventType = (typeof eventTypes)[number];
+
+/** Sent only to endpoints that list them in `events` (an empty list means every other type). */
+export const OPT_IN_EVENT_TYPES: readonly EventType[] = ["verification.completed", "verification.failed"];
 
 export interface BatchInclusion {
   batchId: string;

@@ -128,6 +128,8 @@ export interface SchedulerStore {
     objectIds?: string[];
   }): Promise<{ batches: number; notarizations: number }>;
 
+  /** Inserts an event (once per dedupe key) and queues its dispatch; whether it was new. */
+  insertEvent(event: NewWebhookEvent): Promise<boolean>;
   findEvent(eventId: string): Promise<(WebhookEvent & { dispatched: boolean }) | undefined>;
   /** Creates one delivery per URL (once) and queues them; marks the event dispatched. */
   recordEventDispatched(eventId: string, urls: string[]): Promise<number>;

@@ -1,10 +1,12 @@
 import { notaryV1 } from "@attesto/proto";
+import { callerKey, forbidden } from "@attesto/runtime";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { enqueueNotarization } from "../domain/enqueue-notarization.js";
 import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "../domain/model.js";
 import type { NotaryDependencies } from "../domain/ports.js";
+import { publishVerificationEvent } from "../domain/publish-verification-event.js";
 import { getNotarization, getReference, listNotarizations, listWebhookDeliveries } from "../domain/queries.js";
 import { retryDeadJobs } from "../domain/retry-dead-jobs.js";
 
@@ -149,6 +151,22 @@ export class NotaryServiceRpc implements ServiceImpl<typeof notaryV1.NotaryServi
       notarizations: result.notarizations,
       webhookDeliveries: result.webhookDeliveries,
     };
+  }
+
+  async publishVerificationEvent(
+    request: notaryV1.PublishVerificationEventRequest,
+    context: HandlerContext,
+  ): Reply<typeof notaryV1.PublishVerificationEventResponseSchema> {
+    // Only the verifier knows a session's outcome: no other service may speak for it.
+    if (context.values.get(callerKey) !== "verifier")
+      throw forbidden("PublishVerificationEvent is for the verifier only");
+    const created = await publishVerificationEvent(this.deps, {
+      tenant: request.tenant,
+      sessionId: request.sessionId,
+      verified: request.verified,
+      resultJson: request.resultJson,
+    });
+    return { created };
   }
 
   async listWebhookDeliveries(

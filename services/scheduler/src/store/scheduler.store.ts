@@ -106,8 +106,9 @@ export function createSchedulerStore(database: Kysely<unknown>, send: JobSender)
     return row ? toNotarization(row as NotarizationRow) : undefined;
   };
 
-  /** Inserts events once per dedupe key and queues a dispatch job for each new one. */
+  /** Inserts events once per dedupe key and queues a dispatch job for each new one; how many were new. */
   const insertEvents = async (trx: Db, events: NewWebhookEvent[]) => {
+    let created = 0;
     for (const event of events) {
       const jobId = randomUUID();
       const inserted = await trx
@@ -124,12 +125,17 @@ export function createSchedulerStore(database: Kysely<unknown>, send: JobSender)
         .onConflict((oc) => oc.column("dedupe_key").doNothing())
         .returning("event_id")
         .executeTakeFirst();
-      if (inserted)
+      if (inserted) {
+        created += 1;
         await send(trx, { queue: "dispatch-webhook-event", data: { eventId: event.eventId } }, { id: jobId });
+      }
     }
+    return created;
   };
 
   return {
+    insertEvent: (event) => db.transaction().execute(async (trx) => (await insertEvents(trx, [event])) > 0),
+
     async insertNotarization(notarization) {
       await db
         .insertInto("notarizations")

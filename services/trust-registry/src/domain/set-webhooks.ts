@@ -3,7 +3,13 @@ import { badRequest, type EnvelopeSealer, notFound } from "@attesto/runtime";
 import type { TenantWebhook, WebhookRepository } from "./webhook-repository.js";
 
 /** Event types the scheduler emits (services/scheduler/README.md). */
-export const WEBHOOK_EVENT_TYPES = ["credential.notarized", "credential.notarization_failed"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "credential.notarized",
+  "credential.notarization_failed",
+  // Opt-in (verifier results): sent only to endpoints that list them.
+  "verification.completed",
+  "verification.failed",
+] as const;
 export const MAX_WEBHOOKS = 10;
 const MAX_URL_LENGTH = 2048;
 const SECRET = /^[\x21-\x7e]{24,256}$/;

@@ -16,6 +16,11 @@ export interface VerificationRecorder {
   record(result: "completed" | "failed", failedCheck: string | undefined): void;
 }
 
+/** The tenant's verification webhooks (scheduler); never throws. */
+export interface VerificationEvents {
+  finished(event: { tenant: string; sessionId: string; verified: boolean; result: object }): Promise<void>;
+}
+
 /** What routes and use cases work with, built once per app from the service context. */
 export interface VerifierDependencies {
   sessions: VerificationSessionRepository;
@@ -31,5 +36,6 @@ export interface VerifierDependencies {
   verifierUrl: string;
   limits: VerificationLimits;
   recorder: VerificationRecorder;
+  events: VerificationEvents;
   now(): Date;
 }

@@ -190,5 +190,18 @@ export async function submitPresentation(
     verifiedAt: deps.now(),
   });
   deps.recorder.record(status, failedCheck?.check);
+  // The result summary (no claim values), as the result endpoint reports it; not awaited by the wallet.
+  void deps.events.finished({
+    tenant: session.tenant,
+    sessionId: session.id,
+    verified: status === "completed",
+    result: {
+      status,
+      verification_mode: mode,
+      verified_at: deps.now().toISOString(),
+      failed_check: failedCheck?.check ?? null,
+      check_results: checkResults,
+    },
+  });
   return session.redirectUri ? { redirect_uri: redirectWithSessionId(session.redirectUri, session.id) } : {};
 }

@@ -1,4 +1,4 @@
-import { credentialStatusV1, keysV1, ledgerV1, tenantV1 } from "@attesto/proto";
+import { credentialStatusV1, keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import type { DescService } from "@bufbuild/protobuf";
 import {
   type Client,
@@ -10,7 +10,7 @@ import {
 } from "@connectrpc/connect";
 
 /** The edges a test can take down: the trust registry's TenantService and KeyCustodyService, the ledger, the issuer. */
-type Edge = "trust-registry" | "key-custody" | "ledger" | "credential-issuer";
+type Edge = "trust-registry" | "key-custody" | "ledger" | "credential-issuer" | "scheduler";
 
 /** Tenants the trust-registry double knows, by API key. */
 export const API_KEYS = {
@@ -42,6 +42,8 @@ export class PlatformEdges {
   /** Edges that answer Unavailable, to test fail-closed behaviour. */
   readonly down = new Set<Edge>();
   readonly calls = { resolveDid: 0, getTrustAnchors: 0, getCredentialStatus: 0 };
+  /** What the verifier published to the scheduler (PublishVerificationEvent). */
+  readonly verificationEvents: notaryV1.PublishVerificationEventRequest[] = [];
 
   private unavailable(edge: Edge) {
     if (this.down.has(edge)) throw new ConnectError(`${edge} is down`, Code.Unavailable);
@@ -82,6 +84,13 @@ export class PlatformEdges {
         const entry = this.dids.get(req.did);
         if (!entry) throw new ConnectError("DID not found", Code.NotFound);
         return { didDocumentJson: JSON.stringify(entry.document), deactivated: entry.deactivated };
+      },
+    });
+    router.service(notaryV1.NotaryService, {
+      publishVerificationEvent: (req) => {
+        this.unavailable("scheduler");
+        this.verificationEvents.push(req);
+        return { created: true };
       },
     });
     router.service(credentialStatusV1.CredentialStatusService, {
