@@ -106,6 +106,22 @@ describe("OID4VP: request-details and presentation against a verifier that is no
         expires_at: expect.stringMatching(/Z$/),
       });
       expect(verifier.submissions.filter((s) => s.requestId === request.id)).toEqual([]);
+
+      // The verifier's own field name is accepted too (alone, or equal to the other); differing ones are not.
+      const send = (payload: Record<string, unknown>) =>
+        holder.app.inject({ method: "POST", url: "/v1/oid4vp/request-details", headers: account.headers, payload });
+      const viaAlias = await send({ authorization_request: request.link });
+      expect([viaAlias.statusCode, viaAlias.json().nonce]).toEqual([200, request.nonce]);
+      const both = await send({ authorization_request: request.link, authorization_request_uri: request.link });
+      expect(both.statusCode).toBe(200);
+      const differing = await send({ authorization_request: request.link, authorization_request_uri: "openid4vp://x" });
+      expect([differing.statusCode, differing.json()]).toEqual([
+        400,
+        {
+          error: "invalid_request",
+          message: expect.stringContaining("authorization_request and authorization_request_uri differ"),
+        },
+      ]);
     });
 
     it("a query without claims matches with all claims; vct_values filter; claim values filter", async () => {
@@ -443,6 +459,10 @@ describe("OID4VP: request-details and presentation against a verifier that is no
           "selected_credentials must not be empty",
         ],
         [{ holder_did: "d", private_key: "k", authorization_request_uri: "x" }, "selected_credentials is required"],
+        [
+          { selected_credentials: [{ credential_id: diplomaId, query_id: "q" }], holder_did: "d", private_key: "k" },
+          "authorization_request_uri is required",
+        ],
         [
           {
             selected_credentials: [{ credential_id: "nope", query_id: "q" }],

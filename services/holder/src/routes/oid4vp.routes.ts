@@ -14,10 +14,42 @@ const requiredString = (field: string, max = 4096) =>
     .min(1, `${field} is required`)
     .max(max, `${field} must be at most ${max} characters`);
 
-const zRequestDetailsBody = z.object(
-  { authorization_request_uri: requiredString("authorization_request_uri", LINK_MAX_LENGTH) },
-  { error: "request body must be a JSON object" },
-);
+/**
+ * The verifier answers its link as `authorization_request`; the holder's own name is
+ * `authorization_request_uri`. Either spelling is accepted (both only when they are equal).
+ */
+const linkFields = {
+  authorization_request_uri: requiredString("authorization_request_uri", LINK_MAX_LENGTH).optional(),
+  authorization_request: requiredString("authorization_request", LINK_MAX_LENGTH).optional(),
+};
+
+function checkLink(
+  body: { authorization_request_uri?: string; authorization_request?: string },
+  context: z.RefinementCtx,
+): void {
+  const { authorization_request_uri: uri, authorization_request: alias } = body;
+  if (uri === undefined && alias === undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["authorization_request_uri"],
+      message: "authorization_request_uri is required",
+    });
+  } else if (uri !== undefined && alias !== undefined && uri !== alias) {
+    context.addIssue({
+      code: "custom",
+      path: ["authorization_request"],
+      message: "authorization_request and authorization_request_uri differ; give one of them",
+    });
+  }
+}
+
+/** The link, whichever spelling carried it (checked by checkLink). */
+const linkOf = (body: { authorization_request_uri?: string; authorization_request?: string }) =>
+  (body.authorization_request_uri ?? body.authorization_request)!;
+
+const zRequestDetailsBody = z
+  .object(linkFields, { error: "request body must be a JSON object" })
+  .superRefine(checkLink);
 
 const zRequestDetails = z.object({
   client_id: z.string(),
@@ -38,35 +70,37 @@ const zRequestDetails = z.object({
   expires_at: z.string(),
 });
 
-const zPresentationBody = z.object(
-  {
-    authorization_request_uri: requiredString("authorization_request_uri", LINK_MAX_LENGTH),
-    selected_credentials: z
-      .array(
-        z.object(
+const zPresentationBody = z
+  .object(
+    {
+      ...linkFields,
+      selected_credentials: z
+        .array(
+          z.object(
+            {
+              credential_id: z.uuid({ error: "selected_credentials[].credential_id must be a UUID" }),
+              query_id: requiredString("selected_credentials[].query_id", 256),
+              disclosed_claims: z
+                .array(z.string().min(1).max(1024), { error: "disclosed_claims must be an array of strings" })
+                .max(500)
+                .nullish()
+                .transform((value) => value ?? undefined),
+            },
+            { error: "selected_credentials[] must be objects" },
+          ),
           {
-            credential_id: z.uuid({ error: "selected_credentials[].credential_id must be a UUID" }),
-            query_id: requiredString("selected_credentials[].query_id", 256),
-            disclosed_claims: z
-              .array(z.string().min(1).max(1024), { error: "disclosed_claims must be an array of strings" })
-              .max(500)
-              .nullish()
-              .transform((value) => value ?? undefined),
+            error: (issue) =>
+              issue.input === undefined ? "selected_credentials is required" : "selected_credentials must be an array",
           },
-          { error: "selected_credentials[] must be objects" },
-        ),
-        {
-          error: (issue) =>
-            issue.input === undefined ? "selected_credentials is required" : "selected_credentials must be an array",
-        },
-      )
-      .min(1, "selected_credentials must not be empty")
-      .max(MAX_SELECTED, `selected_credentials must have at most ${MAX_SELECTED} entries`),
-    holder_did: requiredString("holder_did", 2048),
-    private_key: requiredString("private_key", 8192),
-  },
-  { error: "request body must be a JSON object" },
-);
+        )
+        .min(1, "selected_credentials must not be empty")
+        .max(MAX_SELECTED, `selected_credentials must have at most ${MAX_SELECTED} entries`),
+      holder_did: requiredString("holder_did", 2048),
+      private_key: requiredString("private_key", 8192),
+    },
+    { error: "request body must be a JSON object" },
+  )
+  .superRefine(checkLink);
 
 const zPresented = z.object({ success: z.boolean(), redirect_uri: z.string().optional() });
 
@@ -77,7 +111,7 @@ export function registerOid4vpRoutes(scope: App, deps: HolderDependencies): void
     { schema: { body: zRequestDetailsBody, response: { 200: zRequestDetails } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
-      return describeAuthorizationRequest(deps, userOf(request), request.body.authorization_request_uri);
+      return describeAuthorizationRequest(deps, userOf(request), linkOf(request.body));
     },
   );
 
@@ -87,7 +121,7 @@ export function registerOid4vpRoutes(scope: App, deps: HolderDependencies): void
     async (request, reply) => {
       const { body } = request;
       const outcome = await presentCredentials(deps, userOf(request), {
-        authorizationRequestUri: body.authorization_request_uri,
+        authorizationRequestUri: linkOf(body),
         selected: body.selected_credentials.map((selection) => ({
           credentialId: selection.credential_id.toLowerCase(),
           queryId: selection.query_id,
