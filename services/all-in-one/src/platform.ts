@@ -76,12 +76,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   if (secrets.generated.length > 0) {
     logger.info(`generated development secrets ${secrets.generated.join(", ")} in ${join(dataDir, SECRETS_FILE)}`);
   }
-  const given: Env = { ...(options.env ?? process.env), ...secrets.values };
+  const env = { ...(options.env ?? process.env), ...secrets.values };
   const modules = options.services ?? platformServices;
-  const addresses = planAddresses(modules, { host: config.HOST, portOffset: config.PORT_OFFSET }, given);
-  const ownOrigins = ownOutboundAllowance(addresses);
-  const outboundAllowance = withOwnAllowance(given.OUTBOUND_ALLOW_HOSTS, ownOrigins);
-  const env: Env = { ...given, OUTBOUND_ALLOW_HOSTS: outboundAllowance };
+  const addresses = planAddresses(modules, { host: config.HOST, portOffset: config.PORT_OFFSET }, env);
+  // What buildServiceEnv hands every service (a per-service override aside), for the ready report.
+  const outboundAllowance = withOwnAllowance(env.OUTBOUND_ALLOW_HOSTS, ownOutboundAllowance(addresses));
   const ignored = PER_SERVICE_VARIABLES.filter((name) => env[name]);
   if (ignored.length > 0) {
     logger.warn(

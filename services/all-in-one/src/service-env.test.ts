@@ -85,6 +85,14 @@ describe("buildServiceEnv", () => {
     });
   });
 
+  it("lets outbound requests reach the platform's own loopback public origins, and what OUTBOUND_ALLOW_HOSTS adds", () => {
+    expect(build({}).OUTBOUND_ALLOW_HOSTS).toBe("localhost:8081,localhost:8086");
+    expect(build({ OUTBOUND_ALLOW_HOSTS: "hooks.lan:9000" }).OUTBOUND_ALLOW_HOSTS).toBe(
+      "hooks.lan:9000,localhost:8081,localhost:8086",
+    );
+    expect(build({ SCHEMA_REGISTRY_OUTBOUND_ALLOW_HOSTS: "only.lan:1" }).OUTBOUND_ALLOW_HOSTS).toBe("only.lan:1");
+  });
+
   it("does not hand one service's variables (PUBLIC_URL, DATABASE_SCHEMA) to every service", () => {
     const env = build({ PUBLIC_URL: "https://one.example", DATABASE_SCHEMA: "shared", PORT: "3000" });
     expect(env.PUBLIC_URL).toBeUndefined();

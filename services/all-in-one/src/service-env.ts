@@ -1,4 +1,5 @@
 import { ConfigError, envPrefixOf, publicUrlOf } from "@attesto/runtime";
+import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 
 export type Env = Record<string, string | undefined>;
 
@@ -96,8 +97,9 @@ export function discoveryEnv(addresses: readonly ServiceAddress[]): Record<strin
 
 /**
  * One service's environment, later layers winning: the launcher's environment (without the
- * per-service variables), HOST and LOG_LEVEL, every service's URLs, the service's own
- * `<PREFIX>_<VAR>` overrides, and finally what the launcher decides: ports, database, secret.
+ * per-service variables), HOST and LOG_LEVEL, every service's URLs, OUTBOUND_ALLOW_HOSTS with the
+ * platform's own loopback public origins added, the service's own `<PREFIX>_<VAR>` overrides, and
+ * finally what the launcher decides: ports, database, secret.
  */
 export function buildServiceEnv(options: {
   address: ServiceAddress;
@@ -114,6 +116,7 @@ export function buildServiceEnv(options: {
     HOST: address.host,
     LOG_LEVEL: options.logLevel,
     ...discoveryEnv(options.addresses),
+    OUTBOUND_ALLOW_HOSTS: withOwnAllowance(env.OUTBOUND_ALLOW_HOSTS, ownOutboundAllowance(options.addresses)),
     ...overridesOf(address.prefix, env),
     PORT: String(address.port),
     INTERNAL_PORT: String(address.internalPort),
