@@ -291,6 +291,28 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     ]);
     expect(byKind(rendered.get("ci/minimal-values.yaml")!, "ServiceMonitor")).toHaveLength(0);
 
+    // Alerts (opt-in), each with a runbook note; test/telemetry/metrics-scrape.test.ts checks their metrics.
+    const rule = byKind(objects, "PrometheusRule")[0]!;
+    expect(rule.metadata.labels?.release).toBe("kube-prometheus-stack");
+    const alerts = (
+      rule.spec as {
+        groups: Array<{ rules: Array<{ alert: string; expr: string; annotations: { runbook: string } }> }>;
+      }
+    ).groups.flatMap((g) => g.rules);
+    expect(alerts.map((a) => a.alert)).toEqual([
+      "AttestoHighErrorRatio",
+      "AttestoHighLatencyP99",
+      "AttestoWebhookDeadLetters",
+      "AttestoNotarizationBacklogStuck",
+      "AttestoDatabasePoolSaturated",
+      "AttestoOperatorReconcileErrors",
+    ]);
+    for (const alert of alerts) {
+      expect(alert.annotations.runbook.length, alert.alert).toBeGreaterThan(100);
+      expect(alert.expr, alert.alert).toContain('namespace="attesto"');
+    }
+    expect(byKind(rendered.get("ci/minimal-values.yaml")!, "PrometheusRule")).toHaveLength(0);
+
     const dashboardMap = byKind(objects, "ConfigMap").find((c) => c.metadata.name === "attesto-dashboard")!;
     expect(dashboardMap.metadata.labels?.grafana_dashboard).toBe("1");
     // The ConfigMap ships the dashboard file as it is; test/telemetry/metrics-scrape.test.ts checks

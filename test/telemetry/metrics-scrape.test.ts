@@ -1,6 +1,10 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { createOperatorMetrics, startHealthServer } from "@attesto/operator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { getHelm } from "../../hack/helm/get-helm.js";
 import {
   applyTenant,
   createOffer,
@@ -55,7 +59,7 @@ const PROMQL_FUNCTIONS = new Set([
 /** Metric names a PromQL expression selects (grouping labels, functions and selector contents are not). */
 function metricNamesIn(expr: string): string[] {
   const bare = expr
-    .replace(/\b(by|without)\s*\([^)]*\)/g, "")
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, "")
     .replace(/\{[^}]*\}/g, "{")
     .replace(/\[[^\]]*\]/g, "[");
   return [...bare.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?=\{|\[|\)|$)/g)]
@@ -75,11 +79,36 @@ function matchersIn(expr: string): Array<{ metric: string; label: string; op: st
   );
 }
 
+/** Labels Prometheus attaches to every scraped series (from the target), not exported by the services. */
+const TARGET_LABELS = new Set(["namespace", "instance", "pod", "job", "container", "endpoint"]);
+
 /** Labels a PromQL expression groups by. */
 const groupingLabelsIn = (expr: string) =>
   [...expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)].flatMap(([, labels]) =>
     labels!.split(",").map((label) => label.trim()),
   );
+
+/** The chart's PrometheusRule, rendered with helm (prometheusRule.enabled). */
+function renderedAlertRules(): Array<{ alert: string; expr: string }> {
+  const chartDir = fileURLToPath(new URL("../../charts/attesto", import.meta.url));
+  const stdout = execFileSync(
+    getHelm(),
+    [
+      "template",
+      "attesto",
+      ".",
+      "-f",
+      "ci/minimal-values.yaml",
+      "--set",
+      "prometheusRule.enabled=true",
+      "--show-only",
+      "templates/prometheusrule.yaml",
+    ],
+    { cwd: chartDir, encoding: "utf8" },
+  );
+  const rule = parse(stdout) as { spec: { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> } };
+  return rule.spec.groups.flatMap((group) => group.rules);
+}
 
 describe("metrics of a running platform", () => {
   let platform: LaunchedPlatform;
@@ -218,6 +247,16 @@ describe("metrics of a running platform", () => {
     expect(scheduler.get("notary_anchor_attempts_total")?.type).toBe("counter");
   });
 
+  it("reports the process once (not under every service label) and the database pool of every service", () => {
+    const reporting = SERVICE_NAMES.filter((service) => of(service).has("process_cpu_seconds_total"));
+    expect(reporting).toHaveLength(1);
+    for (const service of SERVICE_NAMES) {
+      const pool = of(service).get("db_pool_connections")!;
+      expect(pool.samples.map((s) => s.labels.state).sort(), service).toEqual(["idle", "total", "waiting"]);
+      expect(of(service).get("db_pool_max_connections")?.samples[0]?.value, service).toBeGreaterThan(0);
+    }
+  });
+
   it("backs every metric the Grafana dashboard queries with a metric the platform or operator exports", async () => {
     const operatorMetrics = createOperatorMetrics({ queueDepth: () => 0 });
     const operator = await startHealthServer({
@@ -256,7 +295,10 @@ describe("metrics of a running platform", () => {
     const dashboard = JSON.parse(readFileSync(dashboardFile, "utf8")) as {
       panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
     };
-    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    const dashboardExprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    const alertExprs = renderedAlertRules().map((rule) => rule.expr);
+    expect(alertExprs).toHaveLength(6);
+    const exprs = [...dashboardExprs, ...alertExprs];
     const queried = [...new Set(exprs.flatMap(metricNamesIn))];
     expect(queried).toEqual(
       expect.arrayContaining([
@@ -268,11 +310,20 @@ describe("metrics of a running platform", () => {
         "notary_notarizations",
         "webhook_deliveries_total",
         "attesto_operator_reconciles_total",
+        // Saturation row and the pool alert.
+        "process_cpu_seconds_total",
+        "process_resident_memory_bytes",
+        "nodejs_eventloop_lag_p99_seconds",
+        "db_pool_connections",
+        "db_pool_max_connections",
+        // Alerts.
+        "webhook_deliveries_total",
+        "notary_anchor_attempts_total",
       ]),
     );
     expect(
       queried.filter((name) => !familyOf(name)),
-      "dashboard metrics nothing exports",
+      "dashboard and alert metrics nothing exports",
     ).toEqual([]);
 
     // Labels the dashboard filters and groups by exist on the metrics that were observed, and an
@@ -281,10 +332,10 @@ describe("metrics of a running platform", () => {
       const observed = metricNamesIn(expr)
         .map(labelsOf)
         .filter((labels) => labels.size > 0);
-      for (const label of groupingLabelsIn(expr).filter((l) => l !== "le")) {
+      for (const label of groupingLabelsIn(expr).filter((l) => l !== "le" && !TARGET_LABELS.has(l))) {
         for (const labels of observed) expect(labels.has(label), `label "${label}" in ${expr}`).toBe(true);
       }
-      for (const { metric, label, op, value } of matchersIn(expr)) {
+      for (const { metric, label, op, value } of matchersIn(expr).filter((m) => !TARGET_LABELS.has(m.label))) {
         const labels = labelsOf(metric);
         if (labels.size === 0) continue;
         expect(labels.has(label), `label "${label}" of ${metric} in ${expr}`).toBe(true);

@@ -145,7 +145,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       checkAborted();
       const name = module.definition.name;
       try {
-        running.push(await launchService(module.definition, configs[i]!, { tracing: options.tracing }));
+        // One process: its Node.js metrics are reported once, by the first service started.
+        running.push(
+          await launchService(module.definition, configs[i]!, { tracing: options.tracing, processMetrics: i === 0 }),
+        );
       } catch (error) {
         throw new StartupError(`${name} did not start`, { cause: error });
       }

@@ -11,6 +11,7 @@ import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import pino from "pino";
 import { type BaseConfig, publicUrlOf } from "./config.js";
+import { registerDatabasePoolMetrics } from "./db-pool-metrics.js";
 import type { App } from "./http/create-app.js";
 import type { RateLimitCounter } from "./http/rate-limit.js";
 import { loggerOptions } from "./logger.js";
@@ -77,6 +78,7 @@ export function createServiceContext<C extends BaseConfig>(
   config: C,
   db: Kysely<unknown>,
   tracing?: Tracing,
+  options: { processMetrics?: boolean } = {},
 ): ServiceContext<C> {
   const signer = createServiceCredentialSigner({ secret: config.SERVICE_AUTH_SECRET, caller: definition.name });
   return {
@@ -85,7 +87,7 @@ export function createServiceContext<C extends BaseConfig>(
     config,
     publicUrl: publicUrlOf(config),
     db,
-    metrics: createServiceMetrics(definition.name),
+    metrics: createServiceMetrics(definition.name, options),
     rateLimits: createPostgresRateLimitCounter(db),
     replayGuard: createReplayGuard(db),
     signer,
@@ -114,7 +116,11 @@ export function readinessChecksOf<C extends BaseConfig>(
 export async function launchService<C extends BaseConfig>(
   definition: ServiceDefinition<C>,
   config: C,
-  options: { tracing?: Tracing } = {},
+  options: {
+    tracing?: Tracing;
+    /** Report the Node.js process metrics (default true; the all-in-one: only its first service). */
+    processMetrics?: boolean;
+  } = {},
 ): Promise<RunningService> {
   const database = openDatabase<unknown>({
     url: config.DATABASE_URL,
@@ -125,7 +131,10 @@ export async function launchService<C extends BaseConfig>(
   let stopBackgroundWork: (() => Promise<void>) | undefined;
   try {
     await migrateToLatest(database.db, config.DATABASE_SCHEMA, definition.migrations);
-    const context = createServiceContext(definition, config, database.db, options.tracing);
+    const context = createServiceContext(definition, config, database.db, options.tracing, {
+      processMetrics: options.processMetrics ?? true,
+    });
+    registerDatabasePoolMetrics(context.metrics.registry, database.pool, config.DATABASE_POOL_MAX);
     stopBackgroundWork = (await definition.init?.(context)) ?? undefined;
     const app = await definition.buildApp(context);
     registerReadinessRoute(app, readinessChecksOf(definition, config, database.db), config.READINESS_TIMEOUT_MS);

@@ -7,10 +7,14 @@ export interface ServiceMetrics {
   httpDuration: Histogram<"method" | "route" | "status_code">;
 }
 
-export function createServiceMetrics(service: string): ServiceMetrics {
+/**
+ * `processMetrics: false` leaves out the Node.js process metrics (`process_*`, `nodejs_*`): where
+ * several services share one process (the all-in-one), only one of them reports the process.
+ */
+export function createServiceMetrics(service: string, options: { processMetrics?: boolean } = {}): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const labelNames = ["method", "route", "status_code"] as const;
   return {
     registry,
