@@ -5,6 +5,7 @@ import { type CredentialIssuerConfig, credentialIssuerPorts, loadCredentialIssue
 import { createIssuerDeps } from "./create-dependencies.js";
 import { recordEarlierIssuerKeys } from "./domain/record-earlier-issuer-keys.js";
 import { migrations } from "./store/migrations/index.js";
+import { sealedColumns } from "./store/sealed-columns.js";
 
 /** One set of edges per running service, shared by the public app and the internal RPC. */
 const depsOf = perService(createIssuerDeps);
@@ -14,6 +15,7 @@ export const credentialIssuer: ServiceModule<CredentialIssuerConfig> = {
     name: "credential-issuer",
     version: readPackageVersion(import.meta.url),
     migrations,
+    sealedColumns,
     // GET /ready needs these peers (trust-registry: API keys, signing keys; schema-registry: credential types; ledger: status and DIDs).
     readinessPeers: (config) => ({
       "trust-registry": config.TRUST_REGISTRY_INTERNAL_URL,

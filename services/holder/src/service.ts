@@ -2,12 +2,14 @@ import { readPackageVersion, type ServiceModule } from "@attesto/runtime";
 import { buildApp } from "./app.js";
 import { type HolderConfig, holderPorts, loadHolderConfig } from "./config.js";
 import { migrations } from "./store/migrations/index.js";
+import { sealedColumns } from "./store/sealed-columns.js";
 
 export const holder: ServiceModule<HolderConfig> = {
   definition: {
     name: "holder",
     version: readPackageVersion(import.meta.url),
     migrations,
+    sealedColumns,
     // GET /ready needs these peers (ledger: DIDs and status).
     readinessPeers: (config) => ({ ledger: config.LEDGER_INTERNAL_URL }),
     buildApp: (context) => buildApp(context),

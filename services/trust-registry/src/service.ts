@@ -1,11 +1,13 @@
 import { tenantV1 } from "@attesto/proto";
-import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import { loggerOptions, perService, readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";
 import { registerKeyCustodyRpc } from "./custody/index.js";
 import { createDomain, createTrustRegistryDeps } from "./dependencies.js";
 import { TenantServiceRpc } from "./rpc/tenant-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
+import { sealedColumns } from "./store/sealed-columns.js";
 
 /** One set of edges per running service, shared by the public app and the internal RPC. */
 const depsOf = perService(createTrustRegistryDeps);
@@ -15,12 +17,25 @@ export const trustRegistry: ServiceModule<TrustRegistryConfig> = {
     name: "trust-registry",
     version: readPackageVersion(import.meta.url),
     migrations,
+    sealedColumns,
     // GET /ready needs these peers (schema-registry: credential types; ledger: DID documents).
     readinessPeers: (config) => ({
       "schema-registry": config.SCHEMA_REGISTRY_INTERNAL_URL,
       ledger: config.LEDGER_INTERNAL_URL,
     }),
     buildApp: (context) => buildApp(context, depsOf(context)),
+    // Custody keys under an older KEK, or still in the former column layout, are resealed at start-up.
+    async init(context) {
+      try {
+        await depsOf(context).custody.rewrapKeys();
+      } catch (error) {
+        // A key that does not open fails where it is used; the others still serve.
+        pino(loggerOptions(context.service, context.config.LOG_LEVEL)).warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          "custody keys could not all be rewrapped under the current key-encryption key",
+        );
+      }
+    },
     rpc(router, context) {
       const deps = depsOf(context);
       router.service(tenantV1.TenantService, new TenantServiceRpc(createDomain(context, deps)));

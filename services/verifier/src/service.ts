@@ -8,6 +8,7 @@ import {
   INTERRUPTED_SWEEP_INTERVAL_MS,
 } from "./domain/fail-interrupted-verifications.js";
 import { migrations } from "./store/migrations/index.js";
+import { sealedColumns } from "./store/sealed-columns.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
 
 /**
@@ -45,6 +46,7 @@ export const verifier: ServiceModule<VerifierConfig> = {
     name: "verifier",
     version: readPackageVersion(import.meta.url),
     migrations,
+    sealedColumns,
     // GET /ready needs these peers (trust-registry: API keys, trusted issuers; ledger: DIDs and status).
     readinessPeers: (config) => ({
       "trust-registry": config.TRUST_REGISTRY_INTERNAL_URL,

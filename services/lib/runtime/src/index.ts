@@ -18,6 +18,7 @@ export {
   publicUrlOf,
 } from "./config.js";
 export {
+  type CustodyColumns,
   createEnvelopeSealer,
   EnvelopeError,
   type EnvelopeSealer,

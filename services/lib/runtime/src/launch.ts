@@ -5,12 +5,15 @@ import {
   migrateToLatest,
   openDatabase,
   type ReplayGuard,
+  type SealedColumn,
 } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import pino from "pino";
 import { type BaseConfig, publicUrlOf } from "./config.js";
+import type { KeyEncryptionKey } from "./crypto/envelope.js";
+import { rewrapSealedColumns } from "./crypto/rewrap-sealed-columns.js";
 import { registerDatabasePoolMetrics } from "./db-pool-metrics.js";
 import type { App } from "./http/create-app.js";
 import type { RateLimitCounter } from "./http/rate-limit.js";
@@ -57,6 +60,11 @@ export interface ServiceDefinition<C extends BaseConfig> {
    * May return a function that stops background work; it runs on close, before the pool closes.
    */
   init?(context: ServiceContext<C>): Promise<void | (() => Promise<void>)>;
+  /**
+   * Columns holding envelopes under KEY_ENCRYPTION_KEYS: rewrapped under the current KEK at start-up,
+   * after migrations and before `init` (KEK rotation: put the new key first, restart, drop the old).
+   */
+  sealedColumns?: readonly SealedColumn[];
   /**
    * The internal peers this service cannot work without (name -> internal URL): `GET /ready` fails
    * while one of them does not answer `/health`. Besides them, readiness checks the database and
@@ -131,6 +139,12 @@ export async function launchService<C extends BaseConfig>(
   let stopBackgroundWork: (() => Promise<void>) | undefined;
   try {
     await migrateToLatest(database.db, config.DATABASE_SCHEMA, definition.migrations);
+    await rewrapSealedColumns(
+      database.db,
+      (config as { KEY_ENCRYPTION_KEYS?: KeyEncryptionKey[] }).KEY_ENCRYPTION_KEYS,
+      definition.sealedColumns ?? [],
+      pino(loggerOptions(definition.name, config.LOG_LEVEL)),
+    );
     const context = createServiceContext(definition, config, database.db, options.tracing, {
       processMetrics: options.processMetrics ?? true,
     });

@@ -36,6 +36,39 @@ describe("envelope encryption", () => {
     expect(Buffer.from(rotated.open(old, "c")).toString()).toBe("x");
   });
 
+  it("rewraps under the current key, keeping the ciphertext; the old key is then not needed", () => {
+    const old = createEnvelopeSealer([a]).seal(Buffer.from("x"), "c");
+    const rotated = createEnvelopeSealer([b, a]);
+    const rewrapped = rotated.rewrap(old, "c");
+    expect(rotated.keyIdOf(rewrapped)).toBe("b");
+    expect(rewrapped.split(".")[3]).toBe(old.split(".")[3]);
+    expect(Buffer.from(createEnvelopeSealer([b]).open(rewrapped, "c")).toString()).toBe("x");
+    expect(rotated.rewrap(rewrapped, "c")).toBe(rewrapped);
+  });
+
+  it("refuses to rewrap an envelope that does not open (wrong context, tampered, wrong key bytes)", () => {
+    const old = createEnvelopeSealer([a]).seal(Buffer.from("x"), "c");
+    const rotated = createEnvelopeSealer([b, a]);
+    expect(() => rotated.rewrap(old, "other")).toThrow("cannot be opened");
+    const parts = old.split(".");
+    const body = Buffer.from(parts[3]!, "base64url");
+    body[0]! ^= 1;
+    parts[3] = body.toString("base64url");
+    expect(() => rotated.rewrap(parts.join("."), "c")).toThrow("cannot be opened");
+    expect(() => createEnvelopeSealer([b, kek("a")]).rewrap(old, "c")).toThrow("cannot be opened");
+    expect(() => createEnvelopeSealer([b]).rewrap(old, "c")).toThrow("Key-encryption key 'a' is not configured");
+  });
+
+  it("refuses malformed envelopes and invalid key lists", () => {
+    const sealer = createEnvelopeSealer([a]);
+    for (const bad of ["", "v1", "v2.a.x.y", "v1.a.x.y.z", "v1..x.y"]) {
+      expect(() => sealer.open(bad, "c")).toThrow("malformed envelope");
+    }
+    expect(() => createEnvelopeSealer([])).toThrow(/at least one/);
+    expect(() => createEnvelopeSealer([{ id: "short", key: new Uint8Array(16) }])).toThrow(/32 bytes/);
+    expect(() => createEnvelopeSealer([a, { ...b, id: "a" }])).toThrow(/unique/);
+  });
+
   it("parses KEY_ENCRYPTION_KEYS", () => {
     const value = `k1:${randomBytes(32).toString("base64url")},k2:${randomBytes(32).toString("base64url")}`;
     expect(keyEncryptionKeysSchema.parse(value).map((k) => k.id)).toEqual(["k1", "k2"]);

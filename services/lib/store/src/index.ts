@@ -3,4 +3,10 @@ export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
 export { createReplayGuard, type ReplayGuard } from "./replay-guard.js";
+export {
+  type RewrapOutcome,
+  type Rewrapper,
+  rewrapSealedColumn,
+  type SealedColumn,
+} from "./rewrap-sealed-column.js";
 export { createTestDatabase, EMBEDDED_TEST_DATABASE_URL_VAR, type TestDatabase, testDatabaseUrl } from "./testing.js";

@@ -1,7 +1,7 @@
+import { createEnvelopeSealer, type KeyEncryptionKey } from "@attesto/runtime";
 import type { Kysely } from "kysely";
 import { findX5cOfKey } from "./certificate.store.js";
 import { configuredIssuingCa } from "./configured-issuing-ca.js";
-import { type KeyEncryptionKey, KeyRing } from "./envelope.js";
 import { generatedIssuingCa } from "./generated-issuing-ca.js";
 import { findImportedX5cOfKey } from "./imported-certificate.store.js";
 import { createImportedCertificates } from "./imported-certificates.js";
@@ -43,8 +43,8 @@ export interface KeyCustodyOptions {
 export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
   const db = options.db as CustodyDb;
   const now = options.now ?? (() => new Date());
-  const ring = new KeyRing(options.keyEncryptionKeys);
-  const vault = createKeyVault({ db, ring, now, cacheSize: options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE });
+  const sealer = createEnvelopeSealer([...options.keyEncryptionKeys]);
+  const vault = createKeyVault({ db, sealer, now, cacheSize: options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE });
   const issuingCa = options.issuingCa ? configuredIssuingCa(options.issuingCa) : generatedIssuingCa({ db, vault, now });
   const namesOf = (tenant: string) => issuerNamesOf(options.credentialIssuerUrl, tenant);
   const certificates = createTenantCertificates({

@@ -1,6 +1,5 @@
 export { IssuingCaConfigError } from "./configured-issuing-ca.js";
 export { createKeyCustody, DEFAULT_KEY_CACHE_SIZE, type KeyCustodyOptions } from "./create-key-custody.js";
-export { EnvelopeIntegrityError, type KeyEncryptionKey, UnknownKeyEncryptionKeyError } from "./envelope.js";
 export type {
   HeldKey,
   ImportedSigningCertificate,

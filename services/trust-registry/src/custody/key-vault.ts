@@ -1,14 +1,6 @@
 import { type KeyObject, randomUUID } from "node:crypto";
-import { createLoadingCache, notFound } from "@attesto/runtime";
-import { type Envelope, type KeyRing, openEnvelope, rewrapEnvelope, sealEnvelope } from "./envelope.js";
-import {
-  type CustodyDb,
-  findKey,
-  insertKey,
-  type KeyRow,
-  listKeysNotWrappedBy,
-  updateKeyWrapping,
-} from "./key.store.js";
+import { createLoadingCache, type EnvelopeSealer, notFound } from "@attesto/runtime";
+import { type CustodyDb, findKey, insertKey, type KeyRow, listKeysToRewrap, updateKeyEnvelope } from "./key.store.js";
 import type { HeldKey, KeyAlgorithm } from "./key-custody.js";
 import { exportPkcs8, importPkcs8, publicJwkOf } from "./key-material.js";
 
@@ -24,13 +16,17 @@ export interface KeyVault {
   describe(tenant: string, keyId: string): Promise<HeldKey>;
   /** The tenant's key with its decrypted private key (cached). */
   load(tenant: string, keyId: string): Promise<LoadedKey>;
-  /** Rewraps every DEK not under the current KEK; how many were rewrapped by this call. */
+  /**
+   * Rewraps every key not under the current KEK, and reseals format-0 rows in the current format;
+   * how many rows this call changed.
+   */
   rewrapAll(): Promise<number>;
 }
 
 export interface KeyVaultOptions {
   db: CustodyDb;
-  ring: KeyRing;
+  /** KEY_ENCRYPTION_KEYS' sealer, the one envelope of every secret at rest. */
+  sealer: EnvelopeSealer;
   now: () => Date;
   /** How many decrypted private keys to keep in memory. */
   cacheSize: number;
@@ -57,16 +53,33 @@ const heldKeyOf = (row: KeyRow): HeldKey => ({
   createdAt: row.created_at,
 });
 
-const envelopeOf = (row: KeyRow): Envelope => ({
-  kekId: row.kek_id,
-  wrappedDek: row.wrapped_dek,
-  iv: row.iv,
-  tag: row.tag,
-  ciphertext: row.ciphertext,
-});
+/** The envelope's context: the owner, so a sealed key copied onto another row does not open. */
+export const custodyKeyContext = (tenant: string, keyId: string) => `custody-key:${tenant}/${keyId}`;
+
+/** The PKCS#8 DER private key of a row, in either stored form. */
+function openRow(sealer: EnvelopeSealer, row: KeyRow): Uint8Array {
+  const owner = { tenant: row.tenant, keyId: row.key_id };
+  if (row.sealed_private_key !== null)
+    return sealer.open(row.sealed_private_key, custodyKeyContext(owner.tenant, owner.keyId));
+  const { wrapped_dek, iv, tag, ciphertext } = row;
+  if (!wrapped_dek || !iv || !tag || !ciphertext) throw new Error(`custody key ${row.key_id} has no envelope`);
+  return sealer.openCustodyColumns({ kekId: row.kek_id, wrappedDek: wrapped_dek, iv, tag, ciphertext }, owner);
+}
+
+/** The row's envelope under the current KEK in the current format. */
+function resealRow(sealer: EnvelopeSealer, row: KeyRow): string {
+  const context = custodyKeyContext(row.tenant, row.key_id);
+  if (row.sealed_private_key !== null) return sealer.rewrap(row.sealed_private_key, context);
+  const secret = openRow(sealer, row);
+  try {
+    return sealer.seal(secret, context);
+  } finally {
+    secret.fill(0);
+  }
+}
 
 /** Custody of private keys: sealing into envelopes, the rows that hold them, decryption and its cache. */
-export function createKeyVault({ db, ring, now, cacheSize, cacheTtlMs }: KeyVaultOptions): KeyVault {
+export function createKeyVault({ db, sealer, now, cacheSize, cacheTtlMs }: KeyVaultOptions): KeyVault {
   // Keyed by owner and key id: only the owning tenant's load fills an entry.
   const cache = createLoadingCache<LoadedKey>({
     max: cacheSize,
@@ -85,18 +98,15 @@ export function createKeyVault({ db, ring, now, cacheSize, cacheTtlMs }: KeyVaul
     async hold(executor, tenant, alg, privateKey) {
       const keyId = randomUUID();
       const secret = exportPkcs8(privateKey);
-      const envelope = sealEnvelope(ring, { tenant, keyId }, secret);
+      const sealed = sealer.seal(secret, custodyKeyContext(tenant, keyId));
       secret.fill(0);
       const row = {
         key_id: keyId,
         tenant,
         alg,
         public_jwk: publicJwkOf(privateKey, alg),
-        kek_id: envelope.kekId,
-        wrapped_dek: envelope.wrappedDek,
-        iv: envelope.iv,
-        tag: envelope.tag,
-        ciphertext: envelope.ciphertext,
+        kek_id: sealer.currentKeyId,
+        sealed_private_key: sealed,
         created_at: now(),
       };
       await insertKey(executor, row);
@@ -112,7 +122,7 @@ export function createKeyVault({ db, ring, now, cacheSize, cacheTtlMs }: KeyVaul
     load(tenant, keyId) {
       return cache.get(cacheKey(tenant, keyId), async () => {
         const row = await findOwned(tenant, keyId);
-        const secret = openEnvelope(ring, { tenant, keyId }, envelopeOf(row));
+        const secret = openRow(sealer, row);
         const loaded = { held: heldKeyOf(row), privateKey: importPkcs8(secret) };
         secret.fill(0);
         return loaded;
@@ -123,11 +133,10 @@ export function createKeyVault({ db, ring, now, cacheSize, cacheTtlMs }: KeyVaul
       let rewrapped = 0;
       let after = "";
       for (;;) {
-        const rows = await listKeysNotWrappedBy(db, ring.current.id, after, REWRAP_PAGE_SIZE);
+        const rows = await listKeysToRewrap(db, sealer.currentKeyId, after, REWRAP_PAGE_SIZE);
         for (const row of rows) {
-          const owner = { tenant: row.tenant, keyId: row.key_id };
-          const envelope = rewrapEnvelope(ring, owner, envelopeOf(row));
-          if (await updateKeyWrapping(db, row.key_id, row.kek_id, envelope)) rewrapped += 1;
+          const sealedPrivateKey = resealRow(sealer, row);
+          if (await updateKeyEnvelope(db, row, { kekId: sealer.currentKeyId, sealedPrivateKey })) rewrapped += 1;
         }
         const last = rows.at(-1);
         if (!last || rows.length < REWRAP_PAGE_SIZE) return rewrapped;

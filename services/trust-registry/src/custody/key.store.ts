@@ -1,5 +1,4 @@
 import type { Insertable, Kysely, Selectable } from "kysely";
-import type { Envelope } from "./envelope.js";
 import type { PublicJwk } from "./key-custody.js";
 import type { CustodyKeysTable, CustodyTables } from "./tables.js";
 
@@ -20,8 +19,8 @@ export async function findKey(db: CustodyDb, keyId: string): Promise<KeyRow | un
   return db.selectFrom("custody_keys").selectAll().where("key_id", "=", keyId).executeTakeFirst();
 }
 
-/** A page of keys whose DEK is not wrapped by `kekId`, in key id order after `afterKeyId`. */
-export async function listKeysNotWrappedBy(
+/** A page of keys not sealed by `kekId` in the current format, in key id order after `afterKeyId`. */
+export async function listKeysToRewrap(
   db: CustodyDb,
   kekId: string,
   afterKeyId: string,
@@ -30,25 +29,39 @@ export async function listKeysNotWrappedBy(
   return db
     .selectFrom("custody_keys")
     .selectAll()
-    .where("kek_id", "<>", kekId)
+    .where((eb) => eb.or([eb("kek_id", "<>", kekId), eb("sealed_private_key", "is", null)]))
     .where("key_id", ">", afterKeyId)
     .orderBy("key_id")
     .limit(limit)
     .execute();
 }
 
-/** Replaces a key's DEK wrapping, only if it is still wrapped by `fromKekId`; whether it was. */
-export async function updateKeyWrapping(
+/**
+ * Replaces a key's envelope (current format, format-0 columns cleared), only if it still has the
+ * one it was read with; whether it did.
+ */
+export async function updateKeyEnvelope(
   db: CustodyDb,
-  keyId: string,
-  fromKekId: string,
-  envelope: Pick<Envelope, "kekId" | "wrappedDek">,
+  row: Pick<KeyRow, "key_id" | "kek_id" | "sealed_private_key">,
+  sealed: { kekId: string; sealedPrivateKey: string },
 ): Promise<boolean> {
   const result = await db
     .updateTable("custody_keys")
-    .set({ kek_id: envelope.kekId, wrapped_dek: envelope.wrappedDek })
-    .where("key_id", "=", keyId)
-    .where("kek_id", "=", fromKekId)
+    .set({
+      kek_id: sealed.kekId,
+      sealed_private_key: sealed.sealedPrivateKey,
+      wrapped_dek: null,
+      iv: null,
+      tag: null,
+      ciphertext: null,
+    })
+    .where("key_id", "=", row.key_id)
+    .where("kek_id", "=", row.kek_id)
+    .where((eb) =>
+      row.sealed_private_key === null
+        ? eb("sealed_private_key", "is", null)
+        : eb("sealed_private_key", "=", row.sealed_private_key),
+    )
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

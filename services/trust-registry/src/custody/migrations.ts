@@ -70,4 +70,28 @@ export const custodyMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  /**
+   * One envelope format for every secret at rest: new keys go into `sealed_private_key` (the runtime
+   * envelope, `v1.<kek>.<wrapped>.<ciphertext>`); rows written before keep their columns (format 0)
+   * until RewrapKeys reseals them. `kek_id` stays, naming the KEK of either form (rewrap's index).
+   */
+  "0104_custody_keys_sealed": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("custody_keys").addColumn("sealed_private_key", "text").execute();
+      for (const column of ["wrapped_dek", "iv", "tag", "ciphertext"]) {
+        await db.schema
+          .alterTable("custody_keys")
+          .alterColumn(column, (c) => c.dropNotNull())
+          .execute();
+      }
+      await db.schema
+        .alterTable("custody_keys")
+        .addCheckConstraint(
+          "custody_keys_sealed",
+          sql`sealed_private_key IS NOT NULL OR
+            (wrapped_dek IS NOT NULL AND iv IS NOT NULL AND tag IS NOT NULL AND ciphertext IS NOT NULL)`,
+        )
+        .execute();
+    },
+  },
 };

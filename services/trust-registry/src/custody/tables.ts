@@ -1,12 +1,12 @@
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
 import type { KeyAlgorithm, PublicJwk } from "./key-custody.js";
 
-/** bytea: written from bytes, read back as a Buffer. */
-type Bytes = ColumnType<Buffer, Uint8Array, Uint8Array>;
+/** bytea (format-0 rows only): written from bytes, read back as a Buffer. */
+type Bytes = ColumnType<Buffer | null, Uint8Array | null, Uint8Array | null>;
 
 /**
  * `custody_keys`: one row per held key, written once by generate/import (or by certificate and CA
- * issuance); only `kek_id` and `wrapped_dek` change afterwards, when the KEK is rotated.
+ * issuance); only the wrapping (`kek_id`, `sealed_private_key`) changes afterwards, on RewrapKeys.
  */
 export interface CustodyKeysTable {
   /** Random UUID, the key's handle for callers. */
@@ -16,8 +16,11 @@ export interface CustodyKeysTable {
   alg: KeyAlgorithm;
   /** Public JWK (kty, crv, x[, y]), as JSON. */
   public_jwk: JSONColumnType<PublicJwk>;
-  /** Envelope (envelope.ts) of the PKCS#8 DER private key. */
+  /** The KEK wrapping the private key (in either form below). */
   kek_id: string;
+  /** The runtime envelope (`createEnvelopeSealer`, context `custody-key:<tenant>/<key id>`) of the PKCS#8 DER key. */
+  sealed_private_key: string | null;
+  /** Format 0 (rows before migration 0104, until RewrapKeys): the envelope in columns; null afterwards. */
   wrapped_dek: Bytes;
   iv: Bytes;
   tag: Bytes;

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { randomBytes, webcrypto } from "node:crypto";
+import { createCipheriv, randomBytes, webcrypto } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import * as x509 from "@peculiar/x509";
 import { compactVerify, importJWK, importX509 } from "jose";
@@ -66,4 +66,33 @@ export const pemOf = (base64Der: string) =>
 export async function verifyWithCertificate(jws: string, base64Der: string) {
   const { payload } = await compactVerify(jws, await importX509(pemOf(base64Der), "ES256"), { algorithms: ["ES256"] });
   return JSON.parse(new TextDecoder().decode(payload)) as unknown;
+}
+
+/**
+ * A private key sealed in format 0, the columns custody wrote before migration 0104 (AES-256-GCM,
+ * AAD JSON arrays naming purpose, KEK and owner): upgrade tests insert such rows.
+ */
+export function sealCustodyColumns(
+  kek: { id: string; key: Uint8Array },
+  owner: { tenant: string; keyId: string },
+  secret: Uint8Array,
+) {
+  const aad = (purpose: string, ...rest: string[]) =>
+    Buffer.from(JSON.stringify([`attesto.custody.${purpose}.v1`, ...rest, owner.tenant, owner.keyId]));
+  const encrypt = (key: Uint8Array, plaintext: Uint8Array, additional: Buffer) => {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(additional);
+    const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return { iv, ciphertext, tag: cipher.getAuthTag() };
+  };
+  const dek = randomBytes(32);
+  const body = encrypt(dek, secret, aad("secret"));
+  const wrapped = encrypt(kek.key, dek, aad("dek", kek.id));
+  return {
+    kek_id: kek.id,
+    wrapped_dek: Buffer.concat([wrapped.iv, wrapped.ciphertext, wrapped.tag]),
+    iv: body.iv,
+    tag: body.tag,
+    ciphertext: body.ciphertext,
+  };
 }

@@ -134,12 +134,13 @@ describe("ImportSigningCertificate", () => {
 
   it("keeps the private key sealed: the stored row holds no PKCS#8 of it", async () => {
     const { keyId } = await issuer().getSigningCertificate({ tenant: "acme" });
-    const { rows } = await sql<{ ciphertext: Buffer }>`SELECT ciphertext FROM ${sql.table(
+    const { rows } = await sql<{ sealed_private_key: string }>`SELECT sealed_private_key FROM ${sql.table(
       `${database.schema}.custody_keys`,
     )} WHERE key_id = ${keyId}`.execute(database.db);
     const pkcs8 = Buffer.from(chain.leafKeyPem.replace(/-----[A-Z ]+-----|\s/g, ""), "base64");
-    expect(rows[0]?.ciphertext.length).toBeGreaterThan(0);
-    expect(rows[0]?.ciphertext.includes(pkcs8.subarray(-32))).toBe(false);
+    const ciphertext = Buffer.from(rows[0]?.sealed_private_key.split(".")[3] ?? "", "base64url");
+    expect(ciphertext.length).toBeGreaterThan(pkcs8.length);
+    expect(ciphertext.includes(pkcs8.subarray(-32))).toBe(false);
   });
 
   it("takes a chain without a root (nothing excluded, no trust anchor) and replaces the previous import", async () => {

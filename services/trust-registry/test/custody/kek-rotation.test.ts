@@ -1,8 +1,9 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
 import type { TestDatabase } from "@attesto/store";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HeldKey } from "../../src/custody/index.js";
-import { custodyDatabase, custodyOn, newKek, signJws, verifyWithJwk } from "./custody-test-kit.js";
+import { custodyDatabase, custodyOn, newKek, sealCustodyColumns, signJws, verifyWithJwk } from "./custody-test-kit.js";
 
 const kekA = newKek("kek-a");
 const kekB = newKek("kek-b");
@@ -70,7 +71,56 @@ describe("KEK rotation", () => {
 
   it("refuses to rewrap with a KEK of the right id but the wrong bytes", async () => {
     const custody = custodyOn(database, { keyEncryptionKeys: [newKek("kek-c"), newKek("kek-b")] });
-    await expect(custody.rewrapKeys()).rejects.toThrow(/failed authentication/);
+    await expect(custody.rewrapKeys()).rejects.toThrow(/cannot be opened/);
     expect(Object.keys(await kekIds())).toEqual(["kek-b"]);
+  });
+});
+
+describe("keys stored in format 0 (columns, before migration 0104)", () => {
+  let upgraded: TestDatabase<unknown>;
+  beforeAll(async () => {
+    upgraded = await custodyDatabase();
+  });
+  afterAll(() => upgraded?.drop());
+
+  it("still sign; RewrapKeys reseals them in the current format under the current KEK, once", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const keyId = randomUUID();
+    const secret = privateKey.export({ format: "der", type: "pkcs8" });
+    const publicJwk = publicKey.export({ format: "jwk" });
+    await sql`INSERT INTO ${sql.table(`${upgraded.schema}.custody_keys`)}
+      (key_id, tenant, alg, public_jwk, kek_id, wrapped_dek, iv, tag, ciphertext)
+      VALUES (${keyId}, 'acme', 'EdDSA', ${JSON.stringify(publicJwk)}::jsonb, ${sql.join(
+        Object.values(sealCustodyColumns(kekA, { tenant: "acme", keyId }, secret)).map((v) => sql`${v}`),
+      )})`.execute(upgraded.db);
+    const sign = async (keys: (typeof kekA)[]) => {
+      const custody = custodyOn(upgraded, { keyEncryptionKeys: keys });
+      return verifyWithJwk(await signJws(custody, "acme", keyId, { alg: "EdDSA" }, { ok: 1 }), publicJwk, "EdDSA");
+    };
+    await expect(sign([kekA])).resolves.toBeDefined();
+    // Another tenant cannot use it (the owner is bound into the envelope and checked first).
+    await expect(
+      signJws(custodyOn(upgraded, { keyEncryptionKeys: [kekA] }), "globex", keyId, { alg: "EdDSA" }, {}),
+    ).rejects.toThrow("Key not found");
+
+    // Even under the same KEK, RewrapKeys moves the row to the current format.
+    expect(await custodyOn(upgraded, { keyEncryptionKeys: [kekA] }).rewrapKeys()).toBe(1);
+    const row = async () =>
+      (
+        await sql<{ kek_id: string; sealed_private_key: string | null; ciphertext: Buffer | null }>`
+          SELECT kek_id, sealed_private_key, ciphertext FROM ${sql.table(`${upgraded.schema}.custody_keys`)}
+          WHERE key_id = ${keyId}`.execute(upgraded.db)
+      ).rows[0];
+    expect(await row()).toMatchObject({
+      kek_id: "kek-a",
+      sealed_private_key: expect.stringMatching(/^v1\.kek-a\./),
+      ciphertext: null,
+    });
+    expect(await custodyOn(upgraded, { keyEncryptionKeys: [kekA] }).rewrapKeys()).toBe(0);
+
+    // Then rotated like any other key.
+    expect(await custodyOn(upgraded, { keyEncryptionKeys: [kekB, kekA] }).rewrapKeys()).toBe(1);
+    expect((await row())?.kek_id).toBe("kek-b");
+    await expect(sign([kekB])).resolves.toBeDefined();
   });
 });

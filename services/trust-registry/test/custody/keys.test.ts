@@ -149,12 +149,17 @@ describe("at rest", () => {
   });
 
   it("fails to sign when the stored ciphertext is tampered with", async () => {
-    const held = await custody.generateKey("acme", "EdDSA");
-    await sql`UPDATE ${keysTable()} SET ciphertext = ${Buffer.from("not the key")} WHERE key_id = ${held.keyId}`.execute(
+    const kek = newKek("kek-1");
+    const held = await custodyOn(database, { keyEncryptionKeys: [kek] }).generateKey("acme", "EdDSA");
+    const parts = String((await readRow(held.keyId))?.sealed_private_key).split(".");
+    const body = Buffer.from(parts[3] ?? "", "base64url");
+    body[20] = (body[20] ?? 0) ^ 1;
+    parts[3] = body.toString("base64url");
+    await sql`UPDATE ${keysTable()} SET sealed_private_key = ${parts.join(".")} WHERE key_id = ${held.keyId}`.execute(
       database.db,
     );
-    const fresh = custodyOn(database, { keyEncryptionKeys: [newKek("kek-1")] });
-    await expect(fresh.sign("acme", held.keyId, new Uint8Array(1))).rejects.toThrow();
+    const fresh = custodyOn(database, { keyEncryptionKeys: [kek] });
+    await expect(fresh.sign("acme", held.keyId, new Uint8Array(1))).rejects.toThrow(/cannot be opened/);
   });
 
   it("fails to sign when one row's envelope is copied onto another", async () => {
@@ -162,10 +167,10 @@ describe("at rest", () => {
     const writer = custodyOn(database, { keyEncryptionKeys: [kek] });
     const a = await writer.generateKey("acme", "EdDSA");
     const b = await writer.generateKey("acme", "EdDSA");
-    await sql`UPDATE ${keysTable()} AS b SET wrapped_dek = a.wrapped_dek, iv = a.iv, tag = a.tag, ciphertext = a.ciphertext
+    await sql`UPDATE ${keysTable()} AS b SET sealed_private_key = a.sealed_private_key
       FROM ${keysTable()} AS a WHERE a.key_id = ${a.keyId} AND b.key_id = ${b.keyId}`.execute(database.db);
     const reader = custodyOn(database, { keyEncryptionKeys: [kek] });
     await expect(reader.sign("acme", a.keyId, new Uint8Array(1))).resolves.toBeDefined();
-    await expect(reader.sign("acme", b.keyId, new Uint8Array(1))).rejects.toThrow(/failed authentication/);
+    await expect(reader.sign("acme", b.keyId, new Uint8Array(1))).rejects.toThrow(/cannot be opened/);
   });
 });
