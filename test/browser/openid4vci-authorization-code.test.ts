@@ -198,10 +198,10 @@ describe("interop: Openid4vciClient authorization-code flow on the platform (PAR
 
     wallet.requests.length = 0;
     const { holder, result } = await requestCredential(wallet, authorized, token);
-    // The library's own nonce retry at the credential endpoint (400 use_dpop_nonce, spec §7).
+    // The library's own nonce retry at the credential endpoint (RFC 9449 §9: 401 use_dpop_nonce).
     expect(wallet.requests).toEqual([
       { method: "POST", path: "/v1/nonce", status: 200 },
-      { method: "POST", path: "/credential", status: 400 },
+      { method: "POST", path: "/credential", status: 401 },
       { method: "POST", path: "/credential", status: 200 },
     ]);
     const credentials = result.credentialResponse.credentials as Array<{ credential: string }>;

@@ -242,7 +242,8 @@ describe("faults: dependencies", () => {
       expect((await request(50, 0)).status).toBe(200);
       expect((await request(0, 50)).status).toBe(200);
       expect((await request(50, 50)).status).toBe(200);
-      expectRefused(await request(70, 0), "oauth", { statuses: [400], code: "invalid_dpop_proof" });
+      // /credential is a resource server: a bad DPoP proof is 401 (RFC 9449 §7.1).
+      expectRefused(await request(70, 0), "oauth", { statuses: [401], code: "invalid_dpop_proof" });
       expectRefused(await request(0, 70), "oauth", { statuses: [400], code: "invalid_proof" });
     });
   });

@@ -205,7 +205,9 @@ describe("replay", () => {
         dpop,
         await keyProof({ key: p256Key(), nonce: await fetchNonce(platform.url), audience: issuerId }),
       );
-      expectRefused(replayed, "oauth", { statuses: [400], code: "invalid_dpop_proof" });
+      // The credential endpoint is a resource server: RFC 9449 §7.1 answers a bad proof with 401.
+      expectRefused(replayed, "oauth", { statuses: [401], code: "invalid_dpop_proof" });
+      expect(replayed.headers.get("www-authenticate")).toMatch(/^DPoP error="invalid_dpop_proof"/);
     });
   });
 

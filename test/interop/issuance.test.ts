@@ -123,13 +123,13 @@ describe("interop: OWF wallet client against the running platform (pre-authorize
     });
 
     expect(received.tokenType).toBe("DPoP");
-    // The library's own nonce retries: 400 use_dpop_nonce at the AS and at the issuer (spec §7; the
-    // issuer's WWW-Authenticate challenge is what the library retries on).
+    // The library's own nonce retries, as RFC 9449 has each server ask: 400 use_dpop_nonce at the
+    // token endpoint (§8), 401 with a WWW-Authenticate DPoP challenge at the credential endpoint (§9).
     expect(wallet.requests.filter((r) => r.method === "POST")).toEqual([
       { method: "POST", path: "/v1/token", status: 400 },
       { method: "POST", path: "/v1/token", status: 200 },
       { method: "POST", path: "/v1/nonce", status: 200 },
-      { method: "POST", path: "/credential", status: 400 },
+      { method: "POST", path: "/credential", status: 401 },
       { method: "POST", path: "/credential", status: 200 },
     ]);
 

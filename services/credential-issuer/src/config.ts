@@ -38,6 +38,15 @@ export const credentialIssuerConfigSchema = z
      * When unset, a key derived from NONCE_SECRET (under its own label) is used.
      */
     DPOP_NONCE_SECRET: z.string().min(32, "DPOP_NONCE_SECRET must be at least 32 characters").optional(),
+    /**
+     * Status of `/credential`'s DPoP error responses (use_dpop_nonce, invalid_dpop_proof): 401 with a
+     * `WWW-Authenticate: DPoP` challenge, as RFC 9449 §7.1 and §9 have a resource server answer; 400
+     * for clients built against the interface table's 400 (the challenge and headers stay the same).
+     */
+    CREDENTIAL_DPOP_NONCE_STATUS: z.coerce
+      .number()
+      .pipe(z.union([z.literal(401), z.literal(400)], { error: "CREDENTIAL_DPOP_NONCE_STATUS must be 401 or 400" }))
+      .default(401),
     /** Key-encryption keys for issuer private keys kept with offers (AES-256-GCM envelopes). */
     KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,
     /** Validity of issued credentials (`exp` - `iat`). */

@@ -92,6 +92,7 @@ export function createIssuerDeps(
       now: () => now().getTime(),
     }),
     dpopNonces: createDpopNonces({ secret: dpopNonceSecretOf(config), now }),
+    dpopErrorStatus: config.CREDENTIAL_DPOP_NONCE_STATUS,
     replay: context.replayGuard,
     credentialTtlSeconds: config.CREDENTIAL_TTL_SECONDS,
     now,

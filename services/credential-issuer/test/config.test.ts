@@ -10,6 +10,15 @@ const required = {
 };
 
 describe("credential issuer configuration", () => {
+  it("CREDENTIAL_DPOP_NONCE_STATUS: 401 by default (RFC 9449), 400 on request, nothing else", () => {
+    expect(loadCredentialIssuerConfig(required).CREDENTIAL_DPOP_NONCE_STATUS).toBe(401);
+    const legacy = loadCredentialIssuerConfig({ ...required, CREDENTIAL_DPOP_NONCE_STATUS: "400" });
+    expect(legacy.CREDENTIAL_DPOP_NONCE_STATUS).toBe(400);
+    expect(() => loadCredentialIssuerConfig({ ...required, CREDENTIAL_DPOP_NONCE_STATUS: "403" })).toThrow(
+      /CREDENTIAL_DPOP_NONCE_STATUS must be 401 or 400/,
+    );
+  });
+
   it("has defaults for every URL and lifetime", () => {
     const config = loadCredentialIssuerConfig(required);
     expect(config).toMatchObject({

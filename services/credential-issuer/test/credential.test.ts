@@ -171,8 +171,9 @@ describe("POST /credential", () => {
       });
       return response.headers["dpop-nonce"] as string;
     };
+    // RFC 9449 §7.1: a resource server answers a bad proof with 401 and a DPoP challenge.
     const invalidDpopProof = (description: string) => ({
-      status: 400,
+      status: 401,
       body: { error: "invalid_dpop_proof", error_description: description },
       cacheControl: "no-store",
       wwwAuthenticate: `DPoP error="invalid_dpop_proof", error_description="${description}", algs="ES256 EdDSA"`,
@@ -211,7 +212,7 @@ describe("POST /credential", () => {
       });
     });
 
-    it("asks for a server nonce: 400 use_dpop_nonce (spec §7) with WWW-Authenticate and DPoP-Nonce", async () => {
+    it("asks for a server nonce as RFC 9449 §9 has a resource server do: 401, WWW-Authenticate and DPoP-Nonce", async () => {
       const token = await boundToken();
       for (const nonce of [undefined, "made-up-nonce"]) {
         const response = await postCredential(issuer, {
@@ -220,8 +221,8 @@ describe("POST /credential", () => {
           dpop: await dpop({ key: dpopKey, accessToken: token, nonce }),
           body: await body(),
         });
-        expect(response.statusCode).toBe(400);
-        expect(response.json().error).toBe("use_dpop_nonce");
+        expect(response.statusCode).toBe(401);
+        expect(response.json()).toEqual({ error: "use_dpop_nonce", error_description: expect.any(String) });
         expect(response.headers["www-authenticate"]).toMatch(
           /^DPoP error="use_dpop_nonce", error_description="[^"]+", algs="ES256 EdDSA"$/,
         );

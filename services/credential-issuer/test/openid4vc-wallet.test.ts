@@ -158,8 +158,8 @@ describe("OpenWallet Foundation wallet client (@openid4vc/openid4vci) against th
     }));
     expect(issuerMetadata.credentialIssuer.credential_issuer).toBe(ISSUER_ID);
     expect(accessTokenResponse.token_type).toBe("DPoP");
-    // The client followed the nonce dance on the WWW-Authenticate challenge: 400 use_dpop_nonce (spec §7), then success.
-    expect(credentialStatuses).toEqual([400, 200]);
+    // The client followed the resource server's nonce challenge (RFC 9449 §9: 401 use_dpop_nonce), then success.
+    expect(credentialStatuses).toEqual([401, 200]);
     const credentials = result.credentialResponse.credentials as Array<{ credential: string }>;
     expect(credentials).toHaveLength(1);
     const [issuerJwt] = credentials[0]!.credential.split("~");

@@ -159,6 +159,13 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       expect(issuer.requests.filter((r) => r === "POST /credential")).toHaveLength(1);
     });
 
+    it("sends no DPoP proof to an authorization server that does not advertise DPoP (RFC 9449 §5.1), and receives", async () => {
+      issuer.behaviour.dpopSupported = false; // it refuses any token request carrying a DPoP header
+      expect((await receive(bodyFor(issuer.offer().link, ed25519DidKey()))).statusCode).toBe(201);
+      expect(issuer.requests.filter((r) => r === "POST /as/token")).toHaveLength(1);
+      expect(issuer.requests.filter((r) => r === "POST /credential")).toHaveLength(1);
+    });
+
     it("binds by jwk when the issuer does not take DIDs", async () => {
       issuer.behaviour.bindingMethods = ["jwk"];
       const identity = p256DidKey();

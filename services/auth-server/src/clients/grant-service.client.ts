@@ -1,8 +1,7 @@
 import type { issuanceV1 } from "@attesto/proto";
-import { AppError, fromRpcError } from "@attesto/runtime";
+import { AppError, fromRpcError, InvalidGrant, Unavailable } from "@attesto/runtime";
 import type { Client } from "@connectrpc/connect";
 import type { Grant, GrantRedeemer } from "../domain/grant.js";
-import { InvalidGrant, Unavailable } from "../domain/oauth-errors.js";
 
 export type GrantServiceClient = Client<typeof issuanceV1.GrantService>;
 

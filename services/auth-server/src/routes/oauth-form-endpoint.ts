@@ -1,7 +1,7 @@
+import { InvalidRequest } from "@attesto/runtime";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ClientAttestationHeaders } from "../domain/client-authentication.js";
-import { InvalidRequest } from "../domain/oauth-errors.js";
 
 /** Form fields; a repeated field arrives as an array (refused by the steps, with its name). */
 export const zFormBody = z.record(z.string(), z.union([z.string(), z.array(z.string())])).nullish();

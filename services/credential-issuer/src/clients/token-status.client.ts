@@ -1,5 +1,5 @@
 import type { tokenStatusV1 } from "@attesto/proto";
-import { AppError, fromRpcError } from "@attesto/runtime";
+import { AppError, fromRpcError, TemporarilyUnavailable } from "@attesto/runtime";
 import type { Client } from "@connectrpc/connect";
 import type { AccessTokenStatus } from "../domain/access-token-status.js";
 
@@ -18,10 +18,7 @@ export function createAccessTokenStatus(client: TokenStatusServiceClient): Acces
       } catch (error) {
         const failure = fromRpcError(error, "authorization server");
         if (failure.status === 503) {
-          throw new AppError(503, "temporarily_unavailable", "authorization server is unavailable: try again later", {
-            cause: error,
-            shape: "oauth",
-          });
+          throw new TemporarilyUnavailable("authorization server is unavailable: try again later", { cause: error });
         }
         throw new AppError(500, "server_error", "authorization server failed to report the token status", {
           cause: error,

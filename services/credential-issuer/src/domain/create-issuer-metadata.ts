@@ -1,10 +1,9 @@
+import { SIGNATURE_ALGORITHMS } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime";
 import type { IssuerDependencies } from "./dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf, TENANT_PATTERN } from "./issuer-identifier.js";
 import type { CredentialConfiguration, IssuerTenant, JsonObject } from "./ports.js";
 
-/** Algorithms the issuer signs credentials with and accepts in key proofs. */
-export const SIGNING_ALGS = ["ES256", "EdDSA"];
 /** How credentials are bound to holders: a DID (`kid` in the proof) or a bare key (`jwk`). */
 export const BINDING_METHODS = ["did", "jwk"];
 /** Most key proofs (credentials) one credential request may carry. */
@@ -110,9 +109,9 @@ async function configurationMetadata(
     format: "dc+sd-jwt",
     scope: configuration.id,
     vct: configuration.vct,
-    credential_signing_alg_values_supported: [...SIGNING_ALGS],
+    credential_signing_alg_values_supported: [...SIGNATURE_ALGORITHMS],
     cryptographic_binding_methods_supported: [...BINDING_METHODS],
-    proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...SIGNING_ALGS] } },
+    proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...SIGNATURE_ALGORITHMS] } },
   };
   if (!type && !displayOverride?.length) return entry;
   // A display declared in the tenant's issuer configuration replaces the type's.

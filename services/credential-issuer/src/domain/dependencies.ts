@@ -46,6 +46,8 @@ export interface IssuerDependencies {
   issuerSigningKeys: IssuerSigningKeyRepository;
   cNonces: CNonces;
   dpopNonces: DpopNonceSource;
+  /** Status of /credential's DPoP error responses (CREDENTIAL_DPOP_NONCE_STATUS; RFC 9449: 401). */
+  dpopErrorStatus: 400 | 401;
   replay: ReplayStore;
   credentialTtlSeconds: number;
   now: () => Date;

@@ -14,9 +14,8 @@ import {
   verificationMethodsOf,
   verifyCredentialProof,
 } from "@attesto/protocol";
-import { OAuthError } from "@attesto/runtime";
+import { InvalidProof, InvalidToken, UnknownCredentialConfiguration } from "@attesto/runtime";
 import { calculateJwkThumbprint } from "jose";
-import { invalidProof, unknownCredentialConfiguration } from "./credential-errors.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
 import { isUuid, type Offer } from "./offer.js";
@@ -41,7 +40,7 @@ export interface CredentialIssuance {
 /** The configuration asked for must be one the access token covers. */
 function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest): void {
   if (!token.credentialConfigurationIds.includes(request.credentialConfigurationId)) {
-    throw unknownCredentialConfiguration(
+    throw new UnknownCredentialConfiguration(
       `credential configuration '${request.credentialConfigurationId}' is not covered by the access token`,
     );
   }
@@ -51,9 +50,7 @@ function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest
 async function loadOffer(deps: IssuerDependencies, token: AccessTokenClaims): Promise<Offer> {
   const offer = isUuid(token.offerId) ? await deps.offers.findById(token.offerId) : undefined;
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
-    throw new OAuthError(401, "invalid_token", "access token refers to no redeemed offer", {
-      headers: { "www-authenticate": 'Bearer error="invalid_token"' },
-    });
+    throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
   }
   return offer;
 }
@@ -84,7 +81,9 @@ async function verifyProofs(
       verified.push(await verifyCredentialProof(jwt, options));
     } catch (error) {
       if (!(error instanceof CredentialProofError)) throw error;
-      throw invalidProof(jwts.length > 1 ? `proofs.jwt[${index}]: ${error.message}` : error.message, error);
+      throw new InvalidProof(jwts.length > 1 ? `proofs.jwt[${index}]: ${error.message}` : error.message, {
+        cause: error,
+      });
     }
   }
   return verified;
@@ -110,7 +109,7 @@ async function checkHolderBinding(deps: IssuerDependencies, offer: Offer, proofs
   for (const proof of proofs) {
     const bound = proof.did === undefined || proof.did === offer.holderDid;
     if (!bound || !keys.some((key) => samePublicKey(key, proof.publicJwk))) {
-      throw invalidProof("proof key does not belong to the holder_did the offer is bound to");
+      throw new InvalidProof("proof key does not belong to the holder_did the offer is bound to");
     }
   }
 }
@@ -120,7 +119,7 @@ async function consumeNonces(deps: IssuerDependencies, proofs: VerifiedCredentia
   const nonces = new Map(proofs.map((proof) => [proof.nonce, proof.nonceExpiresAt]));
   for (const [nonce, expiresAt] of nonces) {
     if (!(await deps.replay.consume(C_NONCE_NAMESPACE, nonce, expiresAt))) {
-      throw invalidProof("proof nonce already used; get a fresh c_nonce from the nonce endpoint");
+      throw new InvalidProof("proof nonce already used; get a fresh c_nonce from the nonce endpoint");
     }
   }
 }

@@ -1,5 +1,11 @@
-import { type AccessTokenClaims, AccessTokenError, DpopProofError, verifyDpopProof } from "@attesto/protocol";
-import { AppError, OAuthError } from "@attesto/runtime";
+import {
+  type AccessTokenClaims,
+  AccessTokenError,
+  DPOP_SIGNING_ALGS,
+  DpopProofError,
+  verifyDpopProof,
+} from "@attesto/protocol";
+import { type AuthScheme, dpopErrorResponse, InvalidToken, TemporarilyUnavailable } from "@attesto/runtime";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf } from "../domain/issuer-identifier.js";
@@ -9,32 +15,14 @@ import { credentialEndpointOf, issuerIdentifierOf } from "../domain/issuer-ident
  * token from the Authorization header, verify it, and enforce its DPoP binding.
  */
 
-export type AuthScheme = "Bearer" | "DPoP";
-
 export interface PresentedToken {
   scheme: AuthScheme;
   token: string;
 }
 
-/** DPoP proof algorithms this resource server accepts (`algs` of its DPoP challenge). */
-const DPOP_ALGS = "ES256 EdDSA";
-
-const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
-
-/** A WWW-Authenticate challenge with an RFC 6750 / RFC 9449 error. */
-function challenge(scheme: AuthScheme, error: string, description: string): string {
-  const params = [`error=${quoted(error)}`, `error_description=${quoted(description)}`];
-  if (scheme === "DPoP") params.push(`algs=${quoted(DPOP_ALGS)}`);
-  return `${scheme} ${params.join(", ")}`;
-}
-
 /** 401 `invalid_token` with its challenge, in the scheme the client must use. */
-export function invalidToken(scheme: AuthScheme, description: string, cause?: unknown): OAuthError {
-  return new OAuthError(401, "invalid_token", description, {
-    cause,
-    headers: { "www-authenticate": challenge(scheme, "invalid_token", description) },
-  });
-}
+const invalidToken = (scheme: AuthScheme, description: string, cause?: unknown) =>
+  new InvalidToken(description, { scheme, algs: DPOP_SIGNING_ALGS, cause });
 
 /**
  * Step 1: `Authorization: Bearer <token>` or `Authorization: DPoP <token>` (scheme case-insensitive).
@@ -62,7 +50,7 @@ export async function verifyAccessToken(
     claims = await deps.accessTokens.verify(presented.token);
   } catch (error) {
     if (error instanceof AccessTokenError && error.reason === "key_set_unavailable") {
-      throw new AppError(503, "temporarily_unavailable", error.message, { cause: error, shape: "oauth" });
+      throw new TemporarilyUnavailable(error.message, { cause: error });
     }
     if (error instanceof AccessTokenError) throw invalidToken(presented.scheme, error.message, error);
     throw error;
@@ -88,30 +76,6 @@ export async function checkAccessTokenNotRevoked(
   if (await deps.accessTokenStatus.isRevoked(claims.jti)) {
     throw invalidToken(presented.scheme, "access token has been revoked");
   }
-}
-
-/**
- * use_dpop_nonce: 400, as the interface's error table and DPoP rule 3 say for `/credential` (spec §5.3,
- * §7), with the resource-server challenge of RFC 9449 §9 (`WWW-Authenticate: DPoP
- * error="use_dpop_nonce"`) and a fresh `DPoP-Nonce`: wallet libraries retry on that challenge
- * whatever the status.
- */
-function useDpopNonce(deps: IssuerDependencies, description: string, cause: unknown): OAuthError {
-  return new OAuthError(400, "use_dpop_nonce", description, {
-    cause,
-    headers: {
-      "www-authenticate": challenge("DPoP", "use_dpop_nonce", description),
-      "dpop-nonce": deps.dpopNonces.issue(),
-    },
-  });
-}
-
-/** invalid_dpop_proof: 400 as the interface's error table says (spec §7). */
-function invalidDpopProof(description: string, cause: unknown): OAuthError {
-  return new OAuthError(400, "invalid_dpop_proof", description, {
-    cause,
-    headers: { "www-authenticate": challenge("DPoP", "invalid_dpop_proof", description) },
-  });
 }
 
 /**
@@ -149,9 +113,13 @@ export async function verifyDpopBinding(
     });
   } catch (error) {
     if (!(error instanceof DpopProofError)) throw error;
-    throw error.code === "use_dpop_nonce"
-      ? useDpopNonce(deps, error.message, error)
-      : invalidDpopProof(error.message, error);
+    // RFC 9449 §7.1, §9: a resource server challenges (401 + WWW-Authenticate: DPoP error=...).
+    throw dpopErrorResponse(error, {
+      server: "resource-server",
+      nonce: () => deps.dpopNonces.issue(),
+      algs: DPOP_SIGNING_ALGS,
+      status: deps.dpopErrorStatus,
+    });
   }
   reply.header("dpop-nonce", deps.dpopNonces.issue());
 }

@@ -54,7 +54,8 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-export async function startTestIssuer(): Promise<TestIssuer> {
+/** `env`: extra configuration variables (e.g. CREDENTIAL_DPOP_NONCE_STATUS). */
+export async function startTestIssuer(env: Record<string, string> = {}): Promise<TestIssuer> {
   const database = await createTestDatabase<unknown>({ prefix: "credential_issuer", migrations });
   const config = loadCredentialIssuerConfig({
     DATABASE_URL: database.url,
@@ -64,6 +65,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     AUTH_SERVER_URL: AS_URL,
     NONCE_SECRET: "n".repeat(40),
     KEY_ENCRYPTION_KEYS: `test1:${randomBytes(32).toString("base64url")}`,
+    ...env,
   });
   const doubles = createDoubles();
   const base = createServiceContext(credentialIssuer.definition, config, database.db);

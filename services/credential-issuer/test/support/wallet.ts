@@ -133,8 +133,9 @@ export async function postCredential(
 }
 
 /**
- * The DPoP dance at the credential endpoint as a wallet does it: a proof without nonce, the 400
- * use_dpop_nonce with DPoP-Nonce, then the proof with that nonce.
+ * The DPoP dance at the credential endpoint as a wallet does it: a proof without nonce, the 401
+ * (or, with CREDENTIAL_DPOP_NONCE_STATUS=400, 400) use_dpop_nonce with DPoP-Nonce, then the proof
+ * with that nonce.
  */
 export async function postCredentialWithDpop(
   issuer: TestIssuer,
@@ -146,7 +147,7 @@ export async function postCredentialWithDpop(
     dpop: await dpopProof({ key: input.key, accessToken: input.token, now: issuer.clock.now }),
     body: input.body,
   });
-  if (first.statusCode !== 400 || first.json().error !== "use_dpop_nonce") return first;
+  if (first.statusCode < 400 || first.json().error !== "use_dpop_nonce") return first;
   const nonce = first.headers["dpop-nonce"] as string;
   return postCredential(issuer, {
     token: input.token,

@@ -42,6 +42,11 @@ export interface IssuerBehaviour {
   credentialDpopNonce: boolean;
   /** Tokens are Bearer even when a DPoP proof was sent. */
   bearerTokens: boolean;
+  /**
+   * The authorization server supports DPoP (advertises dpop_signing_alg_values_supported). When
+   * false it refuses any token request carrying a DPoP header, as an AS without DPoP support may.
+   */
+  dpopSupported: boolean;
   bindingMethods: string[] | undefined;
   proofAlgs: string[];
   /** Answer the credential endpoint with this status and error instead of issuing. */
@@ -57,6 +62,7 @@ const defaults = (): IssuerBehaviour => ({
   tokenDpopNonce: true,
   credentialDpopNonce: true,
   bearerTokens: false,
+  dpopSupported: true,
   bindingMethods: ["did", "jwk"],
   proofAlgs: ["ES256", "EdDSA"],
   legacyResponse: false,
@@ -184,7 +190,7 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     issuer: asId(),
     token_endpoint: `${asId()}/token`,
     grant_types_supported: [PRE_AUTH],
-    dpop_signing_alg_values_supported: ["ES256", "EdDSA"],
+    ...(state.behaviour.dpopSupported ? { dpop_signing_alg_values_supported: ["ES256", "EdDSA"] } : {}),
   }));
 
   app.get("/.well-known/jwt-vc-issuer/acme", async () => ({
@@ -201,6 +207,9 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
   app.post("/as/token", async (request, reply) => {
     const body = request.body as Record<string, string>;
     let jkt: string | undefined;
+    if (request.headers.dpop !== undefined && !state.behaviour.dpopSupported) {
+      return reply.code(400).send({ error: "invalid_request", error_description: "DPoP is not supported" });
+    }
     if (request.headers.dpop !== undefined) {
       try {
         const proof = await verifyDpopProof({

@@ -6,6 +6,7 @@ export { KeyFormatError } from "./keys/key-format-error.js";
 export * from "./keys/p256.js";
 export * from "./keys/public-key-cache.js";
 export * from "./keys/seed-public-key-cache.js";
+export { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./keys/signature-algorithms.js";
 export { fromHex, toHex } from "./merkle/hex.js";
 export * from "./merkle/rfc6962.js";
 export * from "./presentation-exports.js";

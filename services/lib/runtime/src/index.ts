@@ -68,6 +68,7 @@ export {
 } from "./launch.js";
 export { loggerOptions, redactedPaths } from "./logger.js";
 export { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
+export * from "./oauth-errors.js";
 export { readPackageVersion } from "./package-version.js";
 export {
   checkReadiness,

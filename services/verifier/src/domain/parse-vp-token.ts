@@ -1,6 +1,5 @@
 import type { DcqlQueryDefinition } from "@attesto/protocol";
-import { findUnstorableText } from "@attesto/runtime";
-import { invalidRequest } from "./invalid-request.js";
+import { findUnstorableText, InvalidRequest } from "@attesto/runtime";
 
 /** Presentations of a vp_token, keyed by DCQL credential query id, in the order given. */
 export type VpToken = Record<string, unknown[]>;
@@ -20,7 +19,8 @@ function fromObject(value: Record<string, unknown>): VpToken {
     count += presentations.length;
     token[id] = presentations;
   }
-  if (count > MAX_PRESENTATIONS) throw invalidRequest(`vp_token holds more than ${MAX_PRESENTATIONS} presentations`);
+  if (count > MAX_PRESENTATIONS)
+    throw new InvalidRequest(`vp_token holds more than ${MAX_PRESENTATIONS} presentations`);
   return token;
 }
 
@@ -38,18 +38,18 @@ export function parseVpToken(raw: unknown, query: DcqlQueryDefinition): VpToken 
       try {
         value = JSON.parse(text);
       } catch {
-        throw invalidRequest("vp_token is not valid JSON");
+        throw new InvalidRequest("vp_token is not valid JSON");
       }
     }
   }
   const unstorable = findUnstorableText(value, "vp_token");
-  if (unstorable) throw invalidRequest(`${unstorable} must not contain NUL characters or unpaired surrogates`);
+  if (unstorable) throw new InvalidRequest(`${unstorable} must not contain NUL characters or unpaired surrogates`);
   if (typeof value === "string") {
     const only = query.credentials.length === 1 ? query.credentials[0] : undefined;
-    if (!only) throw invalidRequest("vp_token must be a JSON object keyed by credential query id");
-    if (value.trim() === "") throw invalidRequest("vp_token is empty");
+    if (!only) throw new InvalidRequest("vp_token must be a JSON object keyed by credential query id");
+    if (value.trim() === "") throw new InvalidRequest("vp_token is empty");
     return { [only.id]: [value.trim()] };
   }
-  if (!isObject(value)) throw invalidRequest("vp_token must be a JSON object keyed by credential query id");
+  if (!isObject(value)) throw new InvalidRequest("vp_token must be a JSON object keyed by credential query id");
   return fromObject(value);
 }

@@ -4,9 +4,9 @@ import {
   encryptionKidOf,
   parseDcqlQuery,
 } from "@attesto/protocol";
+import { InvalidRequest } from "@attesto/runtime";
 import { verificationChecksFor } from "./checks/index.js";
 import type { VerifierDependencies } from "./dependencies.js";
-import { invalidRequest } from "./invalid-request.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import type { VerifierPolicy } from "./policy/verifier-policy.js";
@@ -41,7 +41,7 @@ function parseVerificationMode(value: unknown): VerificationMode | undefined {
   if (typeof value === "string" && (VERIFICATION_MODES as readonly string[]).includes(value)) {
     return value as VerificationMode;
   }
-  throw invalidRequest(`verification_mode must be one of ${VERIFICATION_MODES.join(", ")}`);
+  throw new InvalidRequest(`verification_mode must be one of ${VERIFICATION_MODES.join(", ")}`);
 }
 
 /** The session a response is for, if it may still take one (spec §7: unknown or expired is invalid_request). */
@@ -49,8 +49,8 @@ function assertAcceptsPresentation(
   session: VerificationSession | undefined,
   now: Date,
 ): asserts session is VerificationSession {
-  if (!session || statusAt(session, now) === "expired") throw invalidRequest("session not found or expired");
-  if (session.status !== "pending") throw invalidRequest("a presentation was already submitted for this session");
+  if (!session || statusAt(session, now) === "expired") throw new InvalidRequest("session not found or expired");
+  if (session.status !== "pending") throw new InvalidRequest("a presentation was already submitted for this session");
 }
 
 /** `<redirect_uri>?session_id=<id>` (or `&session_id=` when it has a query), before any fragment. */
@@ -77,17 +77,17 @@ async function resolveEncryptedResponse(
   now: Date,
 ): Promise<ResolvedResponse> {
   const jwe = form.response;
-  if (!nonEmptyString(jwe)) throw invalidRequest("response must be a compact JWE");
+  if (!nonEmptyString(jwe)) throw new InvalidRequest("response must be a compact JWE");
   const kid = encryptionKidOf(jwe);
   let found = kid ? await deps.sessions.findForPresentation({ encryptionKid: kid }) : undefined;
   if (!found && nonEmptyString(form.state)) found = await deps.sessions.findForPresentation({ state: form.state });
   const session = found?.session;
   if (!session && !kid && !nonEmptyString(form.state)) {
-    throw invalidRequest("state is required (or a response whose JWE header names its key with kid)");
+    throw new InvalidRequest("state is required (or a response whose JWE header names its key with kid)");
   }
   assertAcceptsPresentation(session, now);
   if (session.responseMode !== "direct_post.jwt" || !session.encryptionKeyEnvelope) {
-    throw invalidRequest("this session expects vp_token (direct_post), not an encrypted response");
+    throw new InvalidRequest("this session expects vp_token (direct_post), not an encrypted response");
   }
   const privateJwk = JSON.parse(
     new TextDecoder().decode(deps.sealer.open(session.encryptionKeyEnvelope, sessionKeyContext(session.id))),
@@ -96,13 +96,14 @@ async function resolveEncryptedResponse(
   try {
     payload = await decryptAuthorizationResponse(jwe, privateJwk);
   } catch (error) {
-    if (error instanceof AuthorizationResponseDecryptionError) throw invalidRequest(error.message, error);
+    if (error instanceof AuthorizationResponseDecryptionError)
+      throw new InvalidRequest(error.message, { cause: error });
     throw error;
   }
   if (payload.state !== session.state || (nonEmptyString(form.state) && form.state !== session.state)) {
-    throw invalidRequest("state does not match the session of the encrypted response");
+    throw new InvalidRequest("state does not match the session of the encrypted response");
   }
-  if (payload.vp_token === undefined) throw invalidRequest("the encrypted response has no vp_token");
+  if (payload.vp_token === undefined) throw new InvalidRequest("the encrypted response has no vp_token");
   return {
     session,
     policies: found!.policies,
@@ -117,13 +118,13 @@ async function resolvePlainResponse(
   form: PresentationSubmission,
   now: Date,
 ): Promise<ResolvedResponse> {
-  if (!nonEmptyString(form.state)) throw invalidRequest("state is required");
-  if (form.vp_token === undefined || form.vp_token === "") throw invalidRequest("vp_token or response is required");
+  if (!nonEmptyString(form.state)) throw new InvalidRequest("state is required");
+  if (form.vp_token === undefined || form.vp_token === "") throw new InvalidRequest("vp_token or response is required");
   const found = await deps.sessions.findForPresentation({ state: form.state });
   const session = found?.session;
   assertAcceptsPresentation(session, now);
   if (session.responseMode === "direct_post.jwt") {
-    throw invalidRequest("this session requires an encrypted response (direct_post.jwt)");
+    throw new InvalidRequest("this session requires an encrypted response (direct_post.jwt)");
   }
   return { session, policies: found!.policies, vpToken: form.vp_token, mode: undefined };
 }
@@ -151,7 +152,7 @@ export async function submitPresentation(
   const tenantPolicies = resolved.policies;
   const mode = formMode ?? resolved.mode ?? policyVerificationMode(tenantPolicies) ?? DEFAULT_VERIFICATION_MODE;
   if (!(await deps.sessions.startVerification(session.id, mode, now))) {
-    throw invalidRequest("a presentation was already submitted for this session");
+    throw new InvalidRequest("a presentation was already submitted for this session");
   }
   const presentations = Object.entries(vpToken).flatMap(([queryId, items]) =>
     items.map((raw, index) => ({

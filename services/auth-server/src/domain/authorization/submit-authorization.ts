@@ -1,6 +1,5 @@
-import { isAppError } from "@attesto/runtime";
+import { InvalidGrant, isAppError } from "@attesto/runtime";
 import type { Grant } from "../grant.js";
-import { InvalidGrant } from "../oauth-errors.js";
 import { matchesHash, randomSecret, sha256Hex } from "../secrets.js";
 import { AUTHORIZATION_CODE_LIFETIME_SECONDS } from "./authorization-code.js";
 import {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { VerifiedDpopProof } from "@attesto/protocol";
+import { InvalidDpopProof, InvalidRequest } from "@attesto/runtime";
 import type { AuthorizationRequestRepository } from "../authorization/authorization-request.js";
 import {
   authenticateClient,
@@ -9,7 +10,6 @@ import {
   sendsClientAttestation,
 } from "../client-authentication.js";
 import type { Grant, GrantRedeemer } from "../grant.js";
-import { InvalidDpopProof, InvalidRequest } from "../oauth-errors.js";
 import { randomSecret, sha256Hex } from "../secrets.js";
 import type { TokenParameters } from "../token/token-parameters.js";
 import { type TokenDpopDeps, verifyTokenDpopProof } from "../token/verify-token-dpop-proof.js";

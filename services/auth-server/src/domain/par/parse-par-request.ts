@@ -1,5 +1,5 @@
 import { isS256CodeChallenge, PKCE_S256 } from "@attesto/protocol";
-import { InvalidRequest } from "../oauth-errors.js";
+import { InvalidRequest } from "@attesto/runtime";
 import { optionalParameter, requiredParameter, type TokenParameters } from "../token/token-parameters.js";
 
 /** Spec §8: PAR `state` is at most 4096 characters. */

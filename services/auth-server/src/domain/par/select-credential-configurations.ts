@@ -1,5 +1,5 @@
+import { InvalidAuthorizationDetails, InvalidScope } from "@attesto/runtime";
 import type { Grant } from "../grant.js";
-import { InvalidAuthorizationDetails, InvalidScope } from "../oauth-errors.js";
 import type { ParParameters } from "./parse-par-request.js";
 
 /** OID4VCI 1.0 §5.1.1: the authorization_details type for credentials. */

@@ -1,4 +1,5 @@
 import { PkceError, type VerifiedDpopProof, verifyPkceS256 } from "@attesto/protocol";
+import { InvalidDpopProof, InvalidGrant } from "@attesto/runtime";
 import { decodeJwt } from "jose";
 import type { AuthorizationCode, AuthorizationCodeRepository } from "../authorization/authorization-code.js";
 import {
@@ -8,7 +9,6 @@ import {
   clientAttestationRequired,
   sendsClientAttestation,
 } from "../client-authentication.js";
-import { InvalidDpopProof, InvalidGrant } from "../oauth-errors.js";
 import { sha256Hex } from "../secrets.js";
 import type { AuthorizationCodeGrantRequest } from "./parse-grant-request.js";
 

@@ -1,8 +1,8 @@
+import { UnsupportedGrantType } from "@attesto/runtime";
 import {
   AUTHORIZATION_CODE_GRANT_TYPE,
   PRE_AUTHORIZED_CODE_GRANT_TYPE,
 } from "../create-authorization-server-metadata.js";
-import { UnsupportedGrantType } from "../oauth-errors.js";
 import { optionalParameter, requiredParameter, type TokenParameters } from "./token-parameters.js";
 
 export interface PreAuthorizedCodeGrantRequest {

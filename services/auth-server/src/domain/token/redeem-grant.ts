@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import { InvalidGrant } from "@attesto/runtime";
 import type { ReplayGuard } from "@attesto/store";
 import type { Grant, GrantRedeemer } from "../grant.js";
-import { InvalidGrant } from "../oauth-errors.js";
 import type { PreAuthorizedCodeGrantRequest } from "./parse-grant-request.js";
 
 const MINTED_NAMESPACE = "pre-authorized-code-token";

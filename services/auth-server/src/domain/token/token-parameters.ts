@@ -1,4 +1,4 @@
-import { InvalidRequest } from "../oauth-errors.js";
+import { InvalidRequest } from "@attesto/runtime";
 
 /** A form-encoded token request: a parameter sent twice arrives as an array. */
 export type TokenParameters = Record<string, string | string[] | undefined>;

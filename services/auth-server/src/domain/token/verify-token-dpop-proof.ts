@@ -5,7 +5,7 @@ import {
   type VerifiedDpopProof,
   verifyDpopProof,
 } from "@attesto/protocol";
-import { InvalidDpopProof, UseDpopNonce } from "../oauth-errors.js";
+import { dpopErrorResponse } from "@attesto/runtime";
 
 export interface TokenDpopDeps {
   /** Public URL of the token endpoint: the `htu` proofs must name. */
@@ -42,8 +42,6 @@ export async function verifyTokenDpopProof(
   } catch (error) {
     if (!(error instanceof DpopProofError)) throw error;
     deps.onFailure?.(error);
-    if (error.code === "use_dpop_nonce")
-      throw new UseDpopNonce(error.message, { nonce: deps.nonces.issue(), cause: error });
-    throw new InvalidDpopProof(error.message, { cause: error });
+    throw dpopErrorResponse(error, { server: "authorization-server", nonce: () => deps.nonces.issue() });
   }
 }

@@ -77,10 +77,17 @@ function refusal(status: number, failure: string, error: string | undefined) {
 }
 
 /**
- * POST token_endpoint with the pre-authorized code grant (and `tx_code`). A DPoP proof is always
- * sent (a server that does not support DPoP ignores it; one that requires it gets it); the
- * `use_dpop_nonce` answer (400 with a DPoP-Nonce header) is retried once with that nonce, before
- * the code was redeemed.
+ * Whether the authorization server takes DPoP proofs: it advertises `dpop_signing_alg_values_supported`
+ * (RFC 9449 §5.1). A server that does not may refuse any request carrying a `DPoP` header.
+ */
+export const supportsDpop = (metadata: AuthorizationServerMetadata): boolean =>
+  (metadata.dpop_signing_alg_values_supported?.length ?? 0) > 0;
+
+/**
+ * POST token_endpoint with the pre-authorized code grant (and `tx_code`). A DPoP proof is sent
+ * when the authorization server advertises DPoP (the token is then DPoP-bound when it says so);
+ * the `use_dpop_nonce` answer (400 with a DPoP-Nonce header, RFC 9449 §8) is retried once with
+ * that nonce, before the code was redeemed. Without DPoP the token is a Bearer token.
  */
 export async function requestAccessToken(
   deps: Pick<HolderDependencies, "http" | "now">,
@@ -97,23 +104,30 @@ export async function requestAccessToken(
   }
   const form = new URLSearchParams({ grant_type: PRE_AUTHORIZED_CODE_GRANT, "pre-authorized_code": grant.code });
   if (input.txCode !== undefined) form.set("tx_code", input.txCode);
+  const useDpop = supportsDpop(metadata);
   let nonce: string | undefined;
   for (let attempt = 0; ; attempt++) {
-    const dpop = await createDpopProof({
-      privateJwk: input.dpopKey,
-      method: "POST",
-      url: metadata.token_endpoint,
-      now: deps.now(),
-      ...(nonce ? { nonce } : {}),
-    });
+    const headers: Record<string, string> = {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    };
+    if (useDpop) {
+      headers.dpop = await createDpopProof({
+        privateJwk: input.dpopKey,
+        method: "POST",
+        url: metadata.token_endpoint,
+        now: deps.now(),
+        ...(nonce ? { nonce } : {}),
+      });
+    }
     const response = await fetchFromThirdParty(deps, metadata.token_endpoint, "token endpoint", issuanceFailed, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", dpop },
+      headers,
       body: form.toString(),
     });
     const { error } = oauthErrorOf(response);
     const serverNonce = response.headers.get("dpop-nonce");
-    if (response.status === 400 && error === "use_dpop_nonce" && serverNonce && attempt === 0) {
+    if (useDpop && response.status === 400 && error === "use_dpop_nonce" && serverNonce && attempt === 0) {
       nonce = serverNonce;
       continue;
     }
@@ -122,6 +136,8 @@ export async function requestAccessToken(
     const token = stringOf(body?.access_token);
     if (!token) throw issuanceFailed("the token response has no access_token");
     const tokenType = stringOf(body?.token_type)?.toLowerCase();
-    return { token, scheme: tokenType === "dpop" ? "DPoP" : "Bearer", cNonce: stringOf(body?.c_nonce) };
+    // A DPoP token type without a proof sent cannot be used: treat the token as what was asked for.
+    const scheme = useDpop && tokenType === "dpop" ? "DPoP" : "Bearer";
+    return { token, scheme, cNonce: stringOf(body?.c_nonce) };
   }
 }

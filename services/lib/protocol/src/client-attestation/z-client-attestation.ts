@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
 
 /** Request headers of attestation-based client authentication (draft-ietf-oauth-attestation-based-client-auth). */
 export const CLIENT_ATTESTATION_HEADER = "OAuth-Client-Attestation";
@@ -10,7 +11,7 @@ export const CLIENT_ATTESTATION_TYP = "oauth-client-attestation+jwt";
 export const CLIENT_ATTESTATION_POP_TYP = "oauth-client-attestation-pop+jwt";
 
 /** Signing algorithms accepted for attestations and their PoPs (advertised in the AS metadata). */
-export const CLIENT_ATTESTATION_SIGNING_ALGS = ["ES256", "EdDSA"] as const;
+export const CLIENT_ATTESTATION_SIGNING_ALGS = SIGNATURE_ALGORITHMS;
 export type ClientAttestationSigningAlg = (typeof CLIENT_ATTESTATION_SIGNING_ALGS)[number];
 
 const algSchema = z.enum(CLIENT_ATTESTATION_SIGNING_ALGS, {

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
 
 /** DPoP proof signing algorithms we accept (and advertise as dpop_signing_alg_values_supported). */
-export const DPOP_SIGNING_ALGS = ["ES256", "EdDSA"] as const;
+export const DPOP_SIGNING_ALGS = SIGNATURE_ALGORITHMS;
 export type DpopSigningAlg = (typeof DPOP_SIGNING_ALGS)[number];
 
 export const DPOP_PROOF_TYP = "dpop+jwt";

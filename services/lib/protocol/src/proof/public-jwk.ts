@@ -1,11 +1,11 @@
 import type { Ed25519PublicJwk } from "../keys/ed25519.js";
 import type { P256PublicJwk } from "../keys/p256.js";
+import type { SignatureAlgorithm } from "../keys/signature-algorithms.js";
 
 /** A public key as JOSE names it, reduced to the members that identify it. */
 export type PublicJwk = Ed25519PublicJwk | P256PublicJwk;
 
-/** JWS algorithms of keys the platform accepts for signatures: P-256 and Ed25519. */
-export type SignatureAlgorithm = "ES256" | "EdDSA";
+export type { SignatureAlgorithm } from "../keys/signature-algorithms.js";
 
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "k", "oth"];
 

@@ -2,6 +2,7 @@ import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } 
 import { CNonceError } from "../c-nonce/c-nonce-error.js";
 import type { CNonces } from "../c-nonce/create-c-nonces.js";
 import { publicKeyCache } from "../keys/public-key-cache.js";
+import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
 import { CredentialProofError } from "./credential-proof-error.js";
 import {
   algorithmOfKey,
@@ -19,7 +20,7 @@ export const DEFAULT_PROOF_MAX_AGE_SECONDS = 300;
 /** Clock skew tolerated for a proof `iat` in the future, in seconds. */
 export const DEFAULT_PROOF_FUTURE_SKEW_SECONDS = 60;
 
-const ALGORITHMS: readonly SignatureAlgorithm[] = ["ES256", "EdDSA"];
+const ALGORITHMS: readonly SignatureAlgorithm[] = SIGNATURE_ALGORITHMS;
 
 export interface VerifyCredentialProofOptions {
   /** The credential issuer identifier: the only acceptable `aud`. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { importJWK, type JWK, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
+import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
 
 /** `typ` of a signed authorization request (RFC 9101, OID4VP 1.0 §5). */
 export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
@@ -13,7 +14,7 @@ export const SELF_ISSUED_AUDIENCE = "https://self-issued.me/v2";
 
 /** Algorithms wallets may use for presentations (`vp_formats_supported` of `dc+sd-jwt`). */
 export const DC_SD_JWT_VP_FORMATS = {
-  "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256", "EdDSA"], "kb-jwt_alg_values": ["ES256", "EdDSA"] },
+  "dc+sd-jwt": { "sd-jwt_alg_values": SIGNATURE_ALGORITHMS, "kb-jwt_alg_values": SIGNATURE_ALGORITHMS },
 } as const;
 
 export interface RequestObjectClaims {

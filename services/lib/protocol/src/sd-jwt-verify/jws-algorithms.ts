@@ -1,8 +1,10 @@
+import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
+
 /**
  * JWS algorithms accepted for issuer-signed JWTs and KB-JWTs (HAIP: ES256; the DID path: EdDSA).
  * `none` and symmetric algorithms are never accepted.
  */
-export const ALLOWED_JWS_ALGORITHMS = ["ES256", "EdDSA"] as const;
+export const ALLOWED_JWS_ALGORITHMS = SIGNATURE_ALGORITHMS;
 
 export type AllowedJwsAlgorithm = (typeof ALLOWED_JWS_ALGORITHMS)[number];
 
