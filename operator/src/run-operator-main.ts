@@ -1,8 +1,9 @@
 import { ConfigError, loggerOptions } from "@attesto/runtime";
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
 import { loadOperatorConfig, type OperatorConfig } from "./config.js";
 import { type RunningOperator, startOperator } from "./create-operator.js";
+import { KubeCredentialsMissingError, loadKubeConfig } from "./kube/load-kube-config.js";
 import { createPlatform } from "./platform-clients.js";
 
 /** The operator process: configuration from the environment, kubeconfig, start, drain on SIGTERM. */
@@ -19,9 +20,19 @@ export async function runOperatorMain(env: Record<string, string | undefined>): 
   }
 
   const log = pino(loggerOptions("operator", config.LOG_LEVEL));
-  const kubeConfig = new KubeConfig();
-  if (config.KUBECONFIG) kubeConfig.loadFromFile(config.KUBECONFIG);
-  else kubeConfig.loadFromDefault();
+  let kubeConfig: KubeConfig;
+  try {
+    kubeConfig = loadKubeConfig({
+      KUBECONFIG: config.KUBECONFIG,
+      KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST,
+    });
+  } catch (error) {
+    if (error instanceof KubeCredentialsMissingError) {
+      console.error(`operator: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
 
   const operator = await startOperator({
     kubeConfig,
