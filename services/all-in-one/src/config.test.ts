@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadLauncherConfig } from "./config.js";
 
 describe("loadLauncherConfig", () => {
-  it("defaults to embedded PGlite in .attesto, DESIGN.md ports, local interface", () => {
+  it("defaults to embedded PGlite in .attesto, the default ports (root README), local interface", () => {
     expect(loadLauncherConfig({})).toEqual({
       ATTESTO_DATA_DIR: ".attesto",
       EMBEDDED_DATABASE_PORT: 0,

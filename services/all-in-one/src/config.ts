@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from "@attesto/runtime";
 import { z } from "zod";
 
-/** The highest default port (ledger internal, DESIGN.md): PORT_OFFSET must keep it below 65536. */
+/** The highest default port (ledger internal, root README "Services and ports"): PORT_OFFSET must keep it below 65536. */
 const HIGHEST_DEFAULT_PORT = 9088;
 
 /**

@@ -7,7 +7,7 @@ const services = [
 ];
 
 describe("planAddresses", () => {
-  it("shifts the DESIGN.md ports by PORT_OFFSET and defaults URLs to localhost", () => {
+  it("shifts the default ports (root README) by PORT_OFFSET and defaults URLs to localhost", () => {
     const [auth, schema] = planAddresses(services, { host: "127.0.0.1", portOffset: 20000 }, {});
     expect(auth).toEqual({
       name: "auth-server",

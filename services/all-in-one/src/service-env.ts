@@ -53,7 +53,7 @@ function portOverride(variable: string, value: string | undefined, fallback: num
 }
 
 /**
- * The address of every service: the DESIGN.md default ports plus `portOffset`, unless a
+ * The address of every service: the default ports (root README, "Services and ports") plus `portOffset`, unless a
  * `<PREFIX>_PORT` / `<PREFIX>_INTERNAL_PORT` / `<PREFIX>_PUBLIC_URL` / `<PREFIX>_HOST` says otherwise.
  */
 export function planAddresses(

@@ -107,7 +107,7 @@ export const authServerConfigSchema = z
     CREDENTIAL_ISSUER_INTERNAL_URL: z.url().default("http://localhost:9082").transform(withoutTrailingSlash),
     /** The key access tokens are signed with (ES256); its public part is served at /.well-known/jwks.json. */
     ACCESS_TOKEN_SIGNING_KEY: p256SigningKey,
-    /** Lifetime of access tokens, also the token response's `expires_in` (spec §8: 3600). */
+    /** Lifetime of access tokens, also the token response's `expires_in` (this service's README: 3600). */
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
     /** HMAC key of the stateless DPoP server nonces (at least 32 characters); share it between replicas. */
     DPOP_NONCE_SECRET: z
@@ -115,7 +115,7 @@ export const authServerConfigSchema = z
       .min(32, "DPOP_NONCE_SECRET must be at least 32 characters"),
     /** Whether DPoP proofs at the token and PAR endpoints must carry a server nonce (`use_dpop_nonce` dance). */
     DPOP_NONCE_REQUIRED: booleanFlag.default(true),
-    /** PAR requires attest_jwt_client_auth (spec §4.1, §5.4): missing headers -> 401 invalid_client. */
+    /** PAR requires attest_jwt_client_auth (this service's README): missing headers -> 401 invalid_client. */
     CLIENT_ATTESTATION_REQUIRED_AUTH_CODE: booleanFlag.default(true),
     /**
      * The token endpoint requires the client attestation again when the authorization request (PAR)

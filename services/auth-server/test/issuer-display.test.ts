@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createIssuerDisplayClient, issuerDisplayOf } from "../src/clients/issuer-display.client.js";
 
-/** Issuer metadata as the credential issuer publishes it (OID4VCI 1.0, spec §4.2). */
+/** Issuer metadata as the credential issuer publishes it (OID4VCI 1.0, the credential-issuer README). */
 const metadata = {
   credential_issuer: "http://localhost:8082/acme",
   display: [

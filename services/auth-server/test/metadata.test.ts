@@ -9,7 +9,7 @@ describe("GET /.well-known/oauth-authorization-server", () => {
   });
   afterAll(() => server.close());
 
-  it("answers exactly the spec §4.1 document, issuer = the public URL", async () => {
+  it("answers exactly this service's README document, issuer = the public URL", async () => {
     const response = await server.app.inject({ method: "GET", url: "/.well-known/oauth-authorization-server" });
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toMatch(/^application\/json/);

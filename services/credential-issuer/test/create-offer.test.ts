@@ -37,7 +37,7 @@ describe("POST /v1/offers", () => {
     });
   };
 
-  describe("authentication (spec §5.1)", () => {
+  describe("authentication (the trust-registry README)", () => {
     it("requires an API key", async () => {
       const response = await issuer.app.inject({ method: "POST", url: "/v1/offers", payload: {} });
       await expectError(response, 401, "API Key is required");
@@ -108,7 +108,7 @@ describe("POST /v1/offers", () => {
       expect(response.statusCode).toBe(201);
     });
 
-    it("accepts require_transaction_code: false and rejects true (spec §9.4)", async () => {
+    it("accepts require_transaction_code: false and rejects true (this service's README)", async () => {
       expect((await createOffer(issuer, { require_transaction_code: false })).statusCode).toBe(201);
       await expectError(
         await createOffer(issuer, { require_transaction_code: true }),

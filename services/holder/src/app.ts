@@ -9,7 +9,7 @@ import { registerOid4vpRoutes } from "./routes/oid4vp.routes.js";
 import { registerUserRoutes } from "./routes/user.routes.js";
 import { registerVcRoutes } from "./routes/vc.routes.js";
 
-/** The holder's public API (spec §4.4). Tests pass their own `deps` (ledger double, clock). */
+/** The holder's public API (this service's README). Tests pass their own `deps` (ledger double, clock). */
 export async function buildApp(
   context: ServiceContext<HolderConfig>,
   deps: HolderDependencies = createHolderDeps(context),

@@ -10,7 +10,7 @@ export const holderConfigSchema = z.object({
   HOLDER_TOKEN_SECRET: z
     .string({ error: "HOLDER_TOKEN_SECRET is required (at least 32 characters)" })
     .min(32, "HOLDER_TOKEN_SECRET must be at least 32 characters"),
-  /** Lifetime of a login token, also the login response's `expires_in` (spec §8: 86400). */
+  /** Lifetime of a login token, also the login response's `expires_in` (this service's README: 86400). */
   HOLDER_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
   /** Key-encryption keys sealing stored credentials (raw SD-JWT and claims) at rest. Required. */
   KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,

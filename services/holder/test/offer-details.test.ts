@@ -25,7 +25,7 @@ describe("POST /v1/oid4vci/offer-details", () => {
       payload: { credential_offer_uri: link },
     });
 
-  it("resolves an offer by reference: issuer, display, configurations, grant and expiry (spec §4.4 shape)", async () => {
+  it("resolves an offer by reference: issuer, display, configurations, grant and expiry (shape in this service's README)", async () => {
     const expiresAt = new Date(Date.now() + 600_000).toISOString();
     const { link, code } = issuer.offer({ configurationIds: ["diploma", "badge"], expiresAt });
     const response = await details(link);

@@ -83,7 +83,7 @@ describe("OID4VP: request-details and presentation against a verifier that is no
   });
 
   describe("POST /v1/oid4vp/request-details", () => {
-    it("verifies the request object and matches the DCQL query to the holder's credentials (spec §4.4 shape)", async () => {
+    it("verifies the request object and matches the DCQL query to the holder's credentials (shape in this service's README)", async () => {
       const request = verifier.createRequest({ dcqlQuery: diplomaQuery() });
       const response = await requestDetails(request.link);
       expect(response.statusCode).toBe(200);

@@ -7,7 +7,7 @@ import { registerGetDidConfigurationRoute } from "./routes/get-did-configuration
 import { registerLogInRoute } from "./routes/log-in.route.js";
 import { registerTrustAnchorRoutes } from "./routes/trust-anchors.routes.js";
 
-/** The trust-registry public API (spec §4.5). `deps` are the service's edges; tests pass doubles. */
+/** The trust-registry public API (this service's README). `deps` are the service's edges; tests pass doubles. */
 export async function buildApp(
   context: ServiceContext<TrustRegistryConfig>,
   deps: TrustRegistryDeps = createTrustRegistryDeps(context),

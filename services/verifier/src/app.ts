@@ -10,7 +10,7 @@ import { registerGetVerificationResultRoute } from "./routes/get-verification-re
 import { registerSubmitPresentationRoute } from "./routes/submit-presentation.route.js";
 import { VerifierPolicyServiceRpc } from "./rpc/verifier-policy-service.rpc.js";
 
-/** The verifier's public API (spec §4.3). Tests pass their own `deps` (in-memory edges, a clock). */
+/** The verifier's public API (this service's README). Tests pass their own `deps` (in-memory edges, a clock). */
 export async function buildApp(
   context: ServiceContext<VerifierConfig>,
   deps: VerifierDependencies = createVerifierDeps(context),

@@ -4,7 +4,7 @@ import { z } from "zod";
 export const PRE_AUTHORIZED_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 export const AUTHORIZATION_CODE_GRANT_TYPE = "authorization_code";
 
-/** RFC 8414 authorization server metadata, exactly the fields of spec §4.1 plus jwks_uri and anonymous access. */
+/** RFC 8414 authorization server metadata, exactly the fields listed in this service's README plus jwks_uri and anonymous access. */
 export const zAuthorizationServerMetadata = z.object({
   issuer: z.string(),
   authorization_endpoint: z.string(),

@@ -4,7 +4,7 @@ import {
   zAuthorizationServerMetadata,
 } from "../domain/create-authorization-server-metadata.js";
 
-/** `GET /.well-known/oauth-authorization-server` (RFC 8414, spec §4.1). */
+/** `GET /.well-known/oauth-authorization-server` (RFC 8414, this service's README). */
 export function registerGetAuthorizationServerMetadataRoute(app: App, metadata: AuthorizationServerMetadata): void {
   app.get(
     "/.well-known/oauth-authorization-server",

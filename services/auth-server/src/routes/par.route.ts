@@ -5,7 +5,7 @@ import { clientAttestationHeadersOf, preventCaching, requireFormBody, zFormBody 
 
 const zParResponse = z.object({ request_uri: z.string(), expires_in: z.number().int() });
 
-/** `POST /v1/par` (RFC 9126, spec §4.1): 201 `{request_uri, expires_in}` for a pushed authorization request. */
+/** `POST /v1/par` (RFC 9126, this service's README): 201 `{request_uri, expires_in}` for a pushed authorization request. */
 export function registerParRoute(app: App, deps: ParEndpointDeps): void {
   app.post(
     "/v1/par",

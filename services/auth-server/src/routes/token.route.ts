@@ -9,7 +9,7 @@ const zTokenResponse = z.object({
   expires_in: z.number().int(),
 });
 
-/** `POST /v1/token` (spec §4.1): a pre-authorized code or an authorization code for an access token. */
+/** `POST /v1/token` (this service's README): a pre-authorized code or an authorization code for an access token. */
 export function registerTokenRoute(app: App, deps: TokenEndpointDeps): void {
   app.post(
     "/v1/token",

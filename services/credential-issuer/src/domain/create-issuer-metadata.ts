@@ -132,7 +132,7 @@ export async function findIssuerTenant(deps: IssuerDependencies, tenant: string)
   return found;
 }
 
-/** The Credential Issuer Metadata of a tenant (spec §4.2, OID4VCI 1.0 §12.2). */
+/** The Credential Issuer Metadata of a tenant (this service's README, OID4VCI 1.0 §12.2). */
 export async function createIssuerMetadata(
   deps: IssuerDependencies,
   tenantId: string,

@@ -14,7 +14,7 @@ import {
 import type { CredentialConfiguration } from "./ports.js";
 import { verifyIssuerKey } from "./verify-issuer-key.js";
 
-/** Offer lifetime bounds and default, in seconds (spec §8). */
+/** Offer lifetime bounds and default, in seconds (this service's README). */
 export const OFFER_TTL_SECONDS = { min: 60, max: 86_400, default: 3_600 } as const;
 
 /** Bytes of randomness in a pre-authorized code. */
@@ -57,7 +57,7 @@ function rejectTransactionCode(input: CreateOfferInput): void {
 }
 
 /**
- * Both DID fields: DID path; neither: X.509 path; only one: 400 (spec §4.2). A tenant whose issuer
+ * Both DID fields: DID path; neither: X.509 path; only one: 400 (this service's README). A tenant whose issuer
  * configuration says DID has no X.509 default: an offer without the DID fields is a 400.
  */
 function selectSigningMode(input: CreateOfferInput, configured: IssuerConfiguration | undefined): SigningRequest {
@@ -150,7 +150,7 @@ function createGrant(deps: IssuerDependencies, offerId: string, flow: OfferFlow)
   };
 }
 
-/** The offer's URI and its `openid-credential-offer://` deep link (spec §2.4). */
+/** The offer's URI and its `openid-credential-offer://` deep link (this service's README). */
 export function offerLinksOf(issuerUrl: string, offerId: string): { credentialOfferUri: string; deepLink: string } {
   const credentialOfferUri = `${issuerUrl}/v1/offers/${offerId}`;
   return {
@@ -160,7 +160,7 @@ export function offerLinksOf(issuerUrl: string, offerId: string): { credentialOf
 }
 
 /**
- * POST /v1/offers (spec §4.2): checks the request rule by rule, verifies the issuer's DID key,
+ * POST /v1/offers (this service's README): checks the request rule by rule, verifies the issuer's DID key,
  * seals the key and the code, and stores the offer.
  */
 export async function createOffer(deps: IssuerDependencies, input: CreateOfferInput): Promise<CreatedOffer> {

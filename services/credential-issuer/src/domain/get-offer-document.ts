@@ -5,7 +5,7 @@ import { type Offer, preAuthorizedCodeContext } from "./offer.js";
 
 export const PRE_AUTHORIZED_CODE_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 
-/** The OID4VCI CredentialOffer wallets fetch from `credential_offer_uri` (spec §2.4). */
+/** The OID4VCI CredentialOffer wallets fetch from `credential_offer_uri` (this service's README). */
 export interface CredentialOfferDocument {
   credential_issuer: string;
   credential_configuration_ids: string[];

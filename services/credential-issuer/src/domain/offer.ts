@@ -12,7 +12,7 @@ export type OfferFlow = (typeof offerFlows)[number];
 export type OfferStatus = "offered" | "redeemed";
 
 /**
- * Signing path, chosen by the key material given at creation (spec §1 rule 4):
+ * Signing path, chosen by the key material given at creation (this service's README):
  * - `did`: the offer's own key (Ed25519/EdDSA, or P-256/ES256 with a did:key), kept sealed, `kid` = DID URL;
  * - `x509`: the tenant's P-256 key in key custody, `x5c` chain; requires DPoP-bound tokens (HAIP).
  */
@@ -31,11 +31,11 @@ export type OfferSigning =
 export type OfferGrant =
   | {
       type: "pre-authorized";
-      /** Lowercase hex SHA-256 of the code: the only form redemption looks it up by (spec §1 rule 8). */
+      /** Lowercase hex SHA-256 of the code: the only form redemption looks it up by (this service's README). */
       codeHash: string;
       /** The code itself, sealed, so the offer document can show it while the offer is live. */
       sealedCode: string;
-      /** SHA-256 of the transaction code, when one is required (not yet offered: spec §9.4). */
+      /** SHA-256 of the transaction code, when one is required (not yet offered: this service's README). */
       txCodeHash?: string;
     }
   | { type: "authorization-code"; issuerState: string };
@@ -71,5 +71,5 @@ export const privateKeyContext = (offerId: string) => `offer:${offerId}`;
 /** Sealing context of an offer's pre-authorized code. */
 export const preAuthorizedCodeContext = (offerId: string) => `offer:${offerId}:pre-authorized_code`;
 
-/** The X.509 / HAIP path needs DPoP-bound tokens (spec §5.3). */
+/** The X.509 / HAIP path needs DPoP-bound tokens (the auth-server README). */
 export const dpopRequiredFor = (offer: Pick<Offer, "signing">): boolean => offer.signing.mode === "x509";

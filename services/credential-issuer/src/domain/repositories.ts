@@ -24,7 +24,7 @@ export interface OfferRepository {
 
 export type CredentialStatus = "active" | "revoked";
 
-/** The issuer's record of a credential it issued: revocation state lives here (spec §1 rule 7). */
+/** The issuer's record of a credential it issued: revocation state lives here (this service's README). */
 export interface CredentialRecord {
   id: string;
   tenant: string;

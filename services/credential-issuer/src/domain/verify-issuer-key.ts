@@ -59,7 +59,7 @@ async function ledgerMethods(ledger: Ledger, did: string) {
 }
 
 /**
- * The DID path's key check (spec §4.2): `issuer_did` must resolve to the public key of
+ * The DID path's key check (this service's README): `issuer_did` must resolve to the public key of
  * `issuer_private_key`. Returns the key to seal and the DID URL that becomes the credential's `kid`.
  */
 export async function verifyIssuerKey(ledger: Ledger, issuerDid: string, issuerPrivateKey: string): Promise<IssuerKey> {

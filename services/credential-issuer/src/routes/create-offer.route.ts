@@ -51,7 +51,7 @@ const zCreateOfferResponse = z.object({
   expires_at: z.string(),
 });
 
-/** POST /v1/offers (API key, issuer role): creates a credential offer (spec §4.2). */
+/** POST /v1/offers (API key, issuer role): creates a credential offer (this service's README). */
 export function registerCreateOfferRoute(app: App, deps: IssuerDependencies): void {
   app.post(
     "/v1/offers",

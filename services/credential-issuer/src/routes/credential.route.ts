@@ -11,7 +11,7 @@ import {
 } from "./credential-access.js";
 
 /**
- * POST /credential (OID4VCI 1.0 §8, spec §4.2), as an ordered list of steps:
+ * POST /credential (OID4VCI 1.0 §8, this service's README), as an ordered list of steps:
  * 1. read the access token (Authorization: Bearer | DPoP)      -> 401 invalid_token
  * 2. verify it (signature, iss, exp, aud = tenant issuer id)   -> 401 invalid_token
  * 3. enforce its DPoP binding (proof, nonce dance)             -> 400 use_dpop_nonce, 400 invalid_dpop_proof

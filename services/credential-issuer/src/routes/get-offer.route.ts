@@ -5,7 +5,7 @@ import { getOfferDocument } from "../domain/get-offer-document.js";
 
 const zOfferParams = z.object({ offerId: z.guid({ error: "must be a UUID" }) });
 
-/** GET /v1/offers/:offerId (public): the OID4VCI credential offer a wallet fetches (spec §2.4). */
+/** GET /v1/offers/:offerId (public): the OID4VCI credential offer a wallet fetches (this service's README). */
 export function registerGetOfferRoute(app: App, deps: IssuerDependencies): void {
   app.get("/v1/offers/:offerId", { schema: { params: zOfferParams } }, async (request, reply) => {
     // The document carries the pre-authorized code: never cached by anyone.

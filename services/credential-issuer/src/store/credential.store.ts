@@ -22,7 +22,7 @@ function toRecord(row: Selectable<CredentialsTable>): CredentialRecord {
   };
 }
 
-/** Issued credentials on PostgreSQL: the revocation state of every credential (spec §1 rule 7). */
+/** Issued credentials on PostgreSQL: the revocation state of every credential (this service's README). */
 export function createCredentialStore(database: Kysely<unknown>): CredentialRepository {
   const db = database as Kysely<IssuerTables>;
   return {

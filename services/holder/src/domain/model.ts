@@ -1,6 +1,6 @@
 import type { Ed25519PublicJwk } from "@attesto/protocol";
 
-/** A holder account (spec §2.3). */
+/** A holder account (this service's README). */
 export interface User {
   uuid: string;
   name: string | null;
@@ -9,7 +9,7 @@ export interface User {
   createdAt: Date;
 }
 
-/** The only DID method a holder creates or imports (spec §2.7). */
+/** The only DID method a holder creates or imports (the trust-registry README). */
 export const LEDGER_DID_METHOD = "LEDGER";
 export const LEDGER_DID_PREFIX = "did:ledger:";
 
@@ -32,7 +32,7 @@ export interface LedgerReference {
   objectId: string;
 }
 
-/** What the listing shows of a stored credential (spec §2.6 without claims, raw and reference). */
+/** What the listing shows of a stored credential (an issued credential without claims, raw and reference). */
 export interface CredentialSummary {
   id: string;
   userUuid: string;

@@ -22,7 +22,7 @@ const zDetail = zSummary.extend({
   reference: z.object({ block_chain: z.string(), object_id: z.string() }).optional(),
 });
 
-/** `id` must be a UUID: anything else is 400 (spec §4.4: `id` UUID); an unknown UUID is 404. */
+/** `id` must be a UUID: anything else is 400 (this service's README: `id` UUID); an unknown UUID is 404. */
 const zIdParams = z.object({ id: z.uuid({ error: "id must be a UUID" }) });
 
 function summaryOf(credential: CredentialSummary): z.infer<typeof zSummary> {

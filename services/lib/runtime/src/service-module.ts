@@ -11,7 +11,7 @@ export interface ServiceModule<C extends BaseConfig = BaseConfig> {
   definition: ServiceDefinition<C>;
   /** Parses the service's configuration from environment variables. */
   loadConfig(env: Record<string, string | undefined>): C;
-  /** Default public and internal ports (DESIGN.md). */
+  /** Default public and internal ports (root README, "Services and ports"). */
   ports: { public: number; internal: number };
 }
 

@@ -43,7 +43,7 @@ export function createLedgerAnchoring(client: Client<typeof ledgerV1.LedgerServi
       try {
         await client.getCheckpoint({});
       } catch (error) {
-        // 503 `Ledger is unavailable` for the caller (spec §7); other failures keep their meaning.
+        // 503 `Ledger is unavailable` for the caller (this service's README); other failures keep their meaning.
         throw fromRpcError(error, "Ledger");
       }
     },

@@ -10,7 +10,7 @@ export interface ApiKeyFormat {
   environment: string;
 }
 
-/** A fresh API key `<prefix>_<environment>_<48 lowercase hex>` (spec §2.2); shown once, never stored. */
+/** A fresh API key `<prefix>_<environment>_<48 lowercase hex>` (this service's README); shown once, never stored. */
 export function generateApiKey({ prefix, environment }: ApiKeyFormat): string {
   return `${prefix}_${environment}_${randomBytes(API_KEY_RANDOM_BYTES).toString("hex")}`;
 }

@@ -45,7 +45,7 @@ export function toConflict(error: unknown, values: { email?: string | null | und
 }
 
 /**
- * `POST /v1/apply`: registers an organization, approved at once (spec §3.2).
+ * `POST /v1/apply`: registers an organization, approved at once (this service's README).
  * 1. refuse a taken email, then a taken tenant (fast path; the unique indexes decide under races);
  * 2. read the active credential types (schema registry down => 503 and nothing written);
  * 3. hash the password (argon2id) and mint the API key;

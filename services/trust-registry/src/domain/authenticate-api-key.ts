@@ -2,7 +2,7 @@ import { type ApiKeyFormat, apiKeyHashesMatch, hashApiKey, isWellFormedApiKey } 
 import type { TenantAccount } from "./tenant.js";
 import type { TenantRepository } from "./tenant-repository.js";
 
-/** Why a key is or is not accepted; callers answer with the spec §5.1 messages. */
+/** Why a key is or is not accepted; callers answer with the messages in this service's README. */
 export type ApiKeyAuthentication =
   | { outcome: "valid"; account: TenantAccount }
   | { outcome: "not_approved"; account: TenantAccount }

@@ -3,7 +3,7 @@ import { type ApiKeyFormat, generateApiKey, hashApiKey } from "./api-key.js";
 import type { TenantRepository } from "./tenant-repository.js";
 
 /**
- * Operator action for a leaked or lost key (spec §2.2): revokes every key of the tenant and
+ * Operator action for a leaked or lost key (this service's README): revokes every key of the tenant and
  * returns a new one, shown once.
  */
 export async function replaceApiKey(

@@ -1,5 +1,5 @@
 /**
- * An organization registered in the trust registry (spec §2.1). One account per tenant: the
+ * An organization registered in the trust registry (this service's README). One account per tenant: the
  * account UUID logs in, the tenant identifier scopes offers, credential configurations and DIDs.
  */
 export const tenantStatuses = ["APPROVED", "PENDING"] as const;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Field rules of an organization (spec §2.1), shared by `POST /v1/apply`, `POST /v1/auth/login` and
+ * Field rules of an organization (this service's README), shared by `POST /v1/apply`, `POST /v1/auth/login` and
  * the operator's ApplyTenant. Every message names the rule that was broken, because the wire
  * error is `Invalid <field>: <message>`.
  */

@@ -9,7 +9,7 @@ import {
   type VerificationMode,
 } from "./verification-session.js";
 
-/** The verification session as the RP polls it (spec §2.8). */
+/** The verification session as the RP polls it (this service's README). */
 export interface VerificationResult {
   session_id: string;
   status: SessionStatus;

@@ -44,7 +44,7 @@ function parseVerificationMode(value: unknown): VerificationMode | undefined {
   throw new InvalidRequest(`verification_mode must be one of ${VERIFICATION_MODES.join(", ")}`);
 }
 
-/** The session a response is for, if it may still take one (spec §7: unknown or expired is invalid_request). */
+/** The session a response is for, if it may still take one (this service's README: unknown or expired is invalid_request). */
 function assertAcceptsPresentation(
   session: VerificationSession | undefined,
   now: Date,

@@ -10,7 +10,7 @@ export type VerificationMode = (typeof VERIFICATION_MODES)[number];
 export const DEFAULT_VERIFICATION_MODE: VerificationMode = "fail_fast";
 
 /**
- * Session status (spec §3.1). Stored: pending -> in_progress (a presentation was accepted and is
+ * Session status (this service's README). Stored: pending -> in_progress (a presentation was accepted and is
  * being verified) -> completed | failed. `expired` is never stored: it is what a `pending` session
  * is once `expires_at` has passed.
  */

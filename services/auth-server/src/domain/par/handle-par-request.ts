@@ -74,7 +74,7 @@ async function resolveOffer(issuerState: string | undefined, deps: ParEndpointDe
 }
 
 /**
- * `POST /v1/par` (RFC 9126, spec §4.1) as an ordered list of steps: parameters (400), attestation
+ * `POST /v1/par` (RFC 9126, this service's README) as an ordered list of steps: parameters (400), attestation
  * headers present when required (401), DPoP proof (before the attestation, so a `use_dpop_nonce`
  * retry does not burn the PoP), client attestation (401 `invalid_client`), the offer behind
  * issuer_state and the configurations asked for (400), then the stored request and its

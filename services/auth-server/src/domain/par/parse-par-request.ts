@@ -12,7 +12,7 @@ const FORBIDDEN_REDIRECT_SCHEMES = new Set(["javascript:", "data:", "vbscript:",
 /** One RFC 9396 authorization_details entry, as sent (checked against the offer later). */
 export type AuthorizationDetail = Record<string, unknown> & { type: string };
 
-/** A pushed authorization request whose parameters have the right shape (spec §4.1). */
+/** A pushed authorization request whose parameters have the right shape (this service's README). */
 export interface ParParameters {
   clientId: string;
   redirectUri: string;
@@ -61,7 +61,7 @@ function authorizationDetailsOf(value: string): AuthorizationDetail[] {
 }
 
 /**
- * Step 1 of POST /v1/par: the parameters, in the order of spec §4.1. Missing required ones and
+ * Step 1 of POST /v1/par: the parameters, in the order this service's README lists them. Missing required ones and
  * malformed values are 400 `invalid_request` naming the parameter; `request_uri` must not be sent
  * (RFC 9126 §2.1); unknown parameters (resource, ...) are ignored.
  */

@@ -2,7 +2,7 @@ import type { HolderDependencies } from "../dependencies.js";
 import { resolveCredentialOffer } from "./resolve-credential-offer.js";
 import type { DisplayEntry } from "./z-credential-offer.js";
 
-/** POST /v1/oid4vci/offer-details (spec §4.4). */
+/** POST /v1/oid4vci/offer-details (this service's README). */
 export interface CredentialOfferDetails {
   issuer: string;
   issuer_name: string | null;

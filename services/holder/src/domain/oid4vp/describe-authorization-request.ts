@@ -4,7 +4,7 @@ import type { StoredCredential } from "../model.js";
 import { matchCredentials } from "./match-credentials.js";
 import { resolveAuthorizationRequest } from "./resolve-authorization-request.js";
 
-/** POST /v1/oid4vp/request-details (spec §4.4). */
+/** POST /v1/oid4vp/request-details (this service's README). */
 export interface AuthorizationRequestDetails {
   client_id: string;
   client_metadata: JsonObject;

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { CNonceError } from "./c-nonce-error.js";
 
-/** Default lifetime of a c_nonce (interface spec §8 gives DPoP nonces 300 s; c_nonces follow). */
+/** Default lifetime of a c_nonce (the root README gives DPoP nonces 300 s; c_nonces follow). */
 export const DEFAULT_C_NONCE_TTL_SECONDS = 300;
 
 /** Minimum length of the HMAC secret, in characters. */
@@ -22,7 +22,7 @@ export interface CNonce {
 }
 
 /**
- * Stateless c_nonces (interface spec §1 rule 5): the expiry and 128 random bits, authenticated by
+ * Stateless c_nonces (the root README): the expiry and 128 random bits, authenticated by
  * HMAC-SHA256 under a server secret, so the credential endpoint validates them without a database
  * lookup. Single use is the caller's concern (a replay store keyed by the value, kept until `expiresAt`).
  */

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
-/** RFC 9449 server nonces live this long (spec §8: DPoP nonce lifetime 300 s). */
+/** RFC 9449 server nonces live this long (the root README: DPoP nonce lifetime 300 s). */
 export const DEFAULT_DPOP_NONCE_LIFETIME_SECONDS = 300;
 const MIN_SECRET_BYTES = 32;
 const SALT_BYTES = 9;

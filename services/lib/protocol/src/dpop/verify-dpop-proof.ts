@@ -189,7 +189,7 @@ async function consumeJti(
 }
 
 /**
- * Verifies a DPoP proof (RFC 9449 §4.3, spec §5.3 and §8). Structure, signature, claim, `ath` and
+ * Verifies a DPoP proof (RFC 9449 §4.3, the auth-server README and the root README). Structure, signature, claim, `ath` and
  * key-binding failures are `invalid_dpop_proof`; only a missing, invalid or expired server nonce
  * is `use_dpop_nonce` (so a client that retries with a fresh nonce succeeds). The `jti` is
  * consumed last, once everything else holds.

@@ -70,7 +70,7 @@ export function createApiKeyAuthenticator(
 }
 
 /**
- * preHandler for API-key routes (spec §5.1): 401 `API Key is required` / `Invalid API Key` /
+ * preHandler for API-key routes (the trust-registry README): 401 `API Key is required` / `Invalid API Key` /
  * `Account is not approved`, 403 `Forbidden` when the tenant lacks `role`.
  */
 export function requireApiKey(authenticator: ApiKeyAuthenticator, role?: TenantRole): preHandlerAsyncHookHandler {

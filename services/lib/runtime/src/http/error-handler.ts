@@ -75,7 +75,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   return reply.code(appError.status).headers(appError.headers).send(body);
 }
 
-/** The one Fastify error handler and not-found handler (DESIGN.md "Errors"). */
+/** The one Fastify error handler and not-found handler (root README, "Architecture": errors). */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) =>
