@@ -8,7 +8,7 @@ import { type LauncherProcess, startLauncher } from "./support/launcher.js";
 
 /**
  * `npm start` end to end: the real launcher in a child process, every service on real ports
- * (DESIGN.md ports + 20000, so a dev instance on the default ports is left alone), real HTTP.
+ * (the default ports (root README, "Services and ports") + 20000, so a dev instance on the default ports is left alone), real HTTP.
  * On real PostgreSQL (DATABASE_URL set) each service gets a schema unique to this run.
  */
 const PORT_OFFSET = 20_000;

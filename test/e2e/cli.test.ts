@@ -11,7 +11,7 @@ import { type LauncherProcess, repoRoot, startLauncher } from "./support/launche
 /**
  * The `attesto` CLI against a real `npm start` (child processes both): apply, get, delete, webhooks,
  * apikey and dead-letters through the internal APIs, found with no configuration in the data folder;
- * ATTESTO_CONFIG_DIR applied at start-up and on change. Ports: DESIGN.md ports + 21000.
+ * ATTESTO_CONFIG_DIR applied at start-up and on change. Ports: the default ports (root README, "Services and ports") + 21000.
  */
 const PORT_OFFSET = 21_000;
 const run = promisify(execFile);

@@ -190,7 +190,7 @@ describe("faults: dependencies", () => {
     }, 120_000);
   });
 
-  describe("clock skew (spec §8: DPoP iat at most 60 s ahead; proofs likewise)", () => {
+  describe("clock skew (the root README: DPoP iat at most 60 s ahead; proofs likewise)", () => {
     it("a DPoP proof 50 s ahead is accepted at /v1/token, 70 s ahead is invalid_dpop_proof", async () => {
       const tokenUrl = `${cluster.url.auth}/v1/token`;
       const redeem = async (offsetSeconds: number) => {

@@ -29,7 +29,7 @@ import { oversizedChunkedPost, oversizedPost } from "./support/limits.js";
 import { startTestPlatform, type TestPlatform } from "./support/platform.js";
 
 /**
- * Hostile input at the authorization server (spec §4.1): RFC 8414 metadata, POST /v1/token and
+ * Hostile input at the authorization server (the auth-server README): RFC 8414 metadata, POST /v1/token and
  * POST /v1/par. Every refusal is 4xx with `{error, error_description}`, nothing is ever written
  * for a refused request, and no request hangs.
  */

@@ -35,7 +35,7 @@ import { oversizedChunkedPost, oversizedPost } from "./support/limits.js";
 import { startTestPlatform, type TestPlatform } from "./support/platform.js";
 
 /**
- * Hostile input at the credential issuer (spec §4.2): offers (API key), offer documents, the
+ * Hostile input at the credential issuer (the credential-issuer README): offers (API key), offer documents, the
  * nonce endpoint, the credential endpoint (Bearer/DPoP, OAuth error shape) and the per-tenant
  * metadata and landing pages.
  */

@@ -22,7 +22,7 @@ import { expectRefused, http, postJson } from "./support/http.js";
 import { startTestPlatform, type TestPlatform } from "./support/platform.js";
 
 /**
- * Tenant isolation (spec §1 rule 3): two tenants A and B registered through POST /v1/apply; every
+ * Tenant isolation (the root README): two tenants A and B registered through POST /v1/apply; every
  * resource one of them owns is invisible to, and unusable by, the other.
  */
 const PORT_OFFSET = 22_040;

@@ -28,7 +28,7 @@ import { expectRefused, http, postForm } from "./support/http.js";
 import { startTestPlatform, type TestPlatform } from "./support/platform.js";
 
 /**
- * Replay (spec §3.3, §5.3, §2.8, RFC 9126): every single-use value is refused the second time,
+ * Replay (the credential-issuer README and the auth-server README and the verifier README, RFC 9126): every single-use value is refused the second time,
  * also when the two uses race each other.
  */
 const PORT_OFFSET = 22_050;

@@ -29,7 +29,7 @@ import { oversizedChunkedPost, oversizedPost } from "./support/limits.js";
 import { startTestPlatform, type TestPlatform } from "./support/platform.js";
 
 /**
- * Hostile input at the verifier (spec §4.3): authorization requests (API key), request objects,
+ * Hostile input at the verifier (the verifier README): authorization requests (API key), request objects,
  * the wallet's presentation endpoint (OAuth error shape) and result polling (API key).
  */
 const PORT_OFFSET = 22_020;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 /**
- * Suites that start a whole platform take the DESIGN.md ports (8081..8088 public, 9081..9088
+ * Suites that start a whole platform take the default ports (root README, "Services and ports") (8081..8088 public, 9081..9088
  * internal) plus a fixed PORT_OFFSET, and vitest runs suites in parallel: two offsets whose port
  * ranges meet make both suites flaky. Every port must also stay below 32768, where Linux hands out
  * ephemeral ports to outgoing connections.

@@ -2,7 +2,7 @@ import type { InteropPlatform } from "../../interop/support/platform.js";
 import { type CreatedOffer, DIPLOMA_CLAIMS, type Tenant } from "../../interop/support/tenant.js";
 
 /**
- * POST /v1/offers with `flow: authorization-code` (spec §4.2), X.509 (HAIP) signing: the offer
+ * POST /v1/offers with `flow: authorization-code` (the credential-issuer README), X.509 (HAIP) signing: the offer
  * carries `grants.authorization_code.issuer_state`, and its token must be DPoP-bound.
  */
 export async function createAuthorizationCodeOffer(

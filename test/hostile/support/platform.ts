@@ -9,7 +9,7 @@ import pino from "pino";
 
 /**
  * The real platform for one hostile-input test file: every service in this process (the
- * all-in-one `startPlatform`), on DESIGN.md ports + `portOffset`, each service in a schema unique
+ * all-in-one `startPlatform`), on the default ports (root README, "Services and ports") + `portOffset`, each service in a schema unique
  * to this run, on DATABASE_URL (real PostgreSQL) or else the embedded PGlite of the vitest global
  * setup (or, outside it, an in-memory PGlite of our own).
  */

@@ -10,7 +10,7 @@ import pino from "pino";
 
 /**
  * The real platform, started in this test process by the all-in-one launcher's `startPlatform`:
- * every service on real ports (DESIGN.md ports + `portOffset`), real HTTP between them. Embedded
+ * every service on real ports (the default ports (root README, "Services and ports") + `portOffset`), real HTTP between them. Embedded
  * PGlite in a temporary data folder when DATABASE_URL is unset; otherwise that PostgreSQL, each
  * service in a schema unique to this run (dropped on close).
  *

@@ -16,7 +16,7 @@ import {
 
 /**
  * The platform as `npm start` runs it (the all-in-one launcher in a child process, real ports =
- * DESIGN.md ports + `portOffset`), for telemetry tests: what it exports is what an operator sees.
+ * the default ports (root README, "Services and ports") + `portOffset`), for telemetry tests: what it exports is what an operator sees.
  * On real PostgreSQL (DATABASE_URL) each service gets a schema unique to this run; otherwise the
  * launcher's embedded PGlite, reached by the services over its wire-protocol server.
  */
