@@ -31,10 +31,16 @@ export interface ReplayGuard {
 
 const PURGE_PROBABILITY = 0.01;
 
-export function createReplayGuard(db: Kysely<unknown>): ReplayGuard {
+/**
+ * `now` is the caller's clock, the one its `expiresAt` values come from: expiry is never judged by
+ * the database's clock, which may differ.
+ */
+export function createReplayGuard(db: Kysely<unknown>, options: { now?: () => Date } = {}): ReplayGuard {
   const tables = db as unknown as Kysely<UsedValueTables>;
+  const now = options.now ?? (() => new Date());
   return {
     async consume(namespace, value, expiresAt) {
+      const at = now();
       // An expired record no longer blocks reuse; the upsert replaces it atomically.
       const inserted = await tables
         .insertInto("used_values")
@@ -43,12 +49,12 @@ export function createReplayGuard(db: Kysely<unknown>): ReplayGuard {
           oc
             .columns(["namespace", "value"])
             .doUpdateSet({ expires_at: expiresAt })
-            .where("used_values.expires_at", "<=", sql<Date>`now()`),
+            .where("used_values.expires_at", "<=", at),
         )
         .returning("value")
         .executeTakeFirst();
       if (Math.random() < PURGE_PROBABILITY) {
-        await tables.deleteFrom("used_values").where("expires_at", "<=", sql<Date>`now()`).execute();
+        await tables.deleteFrom("used_values").where("expires_at", "<=", at).execute();
       }
       return inserted !== undefined;
     },

@@ -143,14 +143,18 @@ describe.each(backends)("store on $name", (backend) => {
   });
 
   it("accepts a single-use value exactly once, even concurrently, and again after it expires", async () => {
-    const guard = createReplayGuard(database.db as never);
-    const soon = new Date(Date.now() + 60_000);
+    // The guard's clock, a year from the database's: expiry follows the caller's clock only.
+    let now = new Date(Date.now() + 365 * 86_400_000);
+    const guard = createReplayGuard(database.db as never, { now: () => now });
+    const soon = new Date(now.getTime() + 60_000);
     const results = await Promise.all(Array.from({ length: 6 }, () => guard.consume("dpop-jti", "j1", soon)));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await guard.consume("other-namespace", "j1", soon)).toBe(true);
-    expect(await guard.consume("dpop-jti", "j2", new Date(Date.now() - 1000))).toBe(true);
+    expect(await guard.consume("dpop-jti", "j2", new Date(now.getTime() - 1000))).toBe(true);
     expect(await guard.consume("dpop-jti", "j2", soon)).toBe(true);
     expect(await guard.consume("dpop-jti", "j2", soon)).toBe(false);
+    now = new Date(soon.getTime() + 1);
+    expect(await guard.consume("dpop-jti", "j2", new Date(now.getTime() + 60_000))).toBe(true);
   });
 
   it("lets hits through again once the window has passed", async () => {
