@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, sql } from "kysely";
+import type { Kysely, Migration } from "kysely";
 
 /**
  * Single-use values (DPoP `jti`, c_nonces, attestation `jti`, ...) recorded in PostgreSQL so replay
