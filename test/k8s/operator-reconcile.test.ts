@@ -942,11 +942,44 @@ describe("LeaderElector", () => {
     expect(await b.tryAcquireOrRenew()).toBe(false);
     now = new Date(now.getTime() + 10_000);
     expect(await a.tryAcquireOrRenew()).toBe(true);
+    // b sees the renewed record at 12 s: the lease duration counts from there, on b's clock.
+    now = new Date(now.getTime() + 2_000);
+    expect(await b.tryAcquireOrRenew()).toBe(false);
     now = new Date(now.getTime() + 14_000);
     expect(await b.tryAcquireOrRenew()).toBe(false);
     now = new Date(now.getTime() + 2_000);
     expect(await b.tryAcquireOrRenew()).toBe(true);
     expect(kube.leases.get("ops/lease")?.spec).toMatchObject({ holderIdentity: "b", leaseTransitions: 1 });
-    expect(kube.leases.get("ops/lease")?.spec.renewTime).toBe("2026-11-22T10:00:26.000000Z");
+    expect(kube.leases.get("ops/lease")?.spec.renewTime).toBe("2026-11-22T10:00:28.000000Z");
+  });
+
+  it("never takes a Lease that is still being renewed, whatever the holder's clock says (skew)", async () => {
+    let now = new Date("2026-11-22T10:00:00.000Z");
+    const elector = (identity: string, skewMs: number) =>
+      new LeaderElector({
+        kube,
+        namespace: "ops",
+        name: "skewed",
+        identity,
+        leaseDurationSeconds: 15,
+        now: () => new Date(now.getTime() + skewMs),
+        onStartedLeading() {},
+        onStoppedLeading() {},
+      });
+    // a's node clock is an hour behind: every renewTime it writes looks long expired to b.
+    const a = elector("a", -3_600_000);
+    const b = elector("b", 0);
+    expect(await a.tryAcquireOrRenew()).toBe(true);
+    for (let i = 0; i < 5; i++) {
+      expect(await b.tryAcquireOrRenew(), `b at ${i * 2}s while a renews`).toBe(false);
+      now = new Date(now.getTime() + 2_000);
+      expect(await a.tryAcquireOrRenew()).toBe(true);
+    }
+    expect(kube.leases.get("ops/skewed")?.spec.holderIdentity).toBe("a");
+    // a stops renewing: b takes over once it has seen the same record for the lease duration.
+    expect(await b.tryAcquireOrRenew()).toBe(false);
+    now = new Date(now.getTime() + 15_001);
+    expect(await b.tryAcquireOrRenew()).toBe(true);
+    expect(kube.leases.get("ops/skewed")?.spec.holderIdentity).toBe("b");
   });
 });

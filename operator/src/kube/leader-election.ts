@@ -18,9 +18,12 @@ export interface LeaderElectionOptions {
 
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it: the
- * holder renews `renewTime` every retry period; another replica takes the Lease only once
- * `renewTime + leaseDurationSeconds` has passed. Every write carries the resourceVersion it read, so
- * two replicas racing for an expired Lease cannot both win (the loser gets a conflict).
+ * holder renews `renewTime` every retry period; another replica takes the Lease only once it has
+ * seen the same Lease record, unchanged, for `leaseDurationSeconds` of its own clock (client-go's
+ * observedTime). The holder's `renewTime` is never compared with the local clock, so clock skew
+ * between nodes cannot make a replica take a Lease that is still being renewed. Every write carries
+ * the resourceVersion it read, so two replicas racing for an expired Lease cannot both win (the
+ * loser gets a conflict).
  */
 export class LeaderElector {
   private leading = false;
@@ -31,6 +34,8 @@ export class LeaderElector {
   private readonly now: () => Date;
   /** When this replica last renewed successfully (it steps down when it cannot renew in time). */
   private lastRenewal = 0;
+  /** The Lease record last seen (holder, renewTime, resourceVersion) and when, by the local clock. */
+  private observed: { record: string; at: number } | undefined;
 
   constructor(private readonly options: LeaderElectionOptions) {
     this.leaseDurationSeconds = options.leaseDurationSeconds ?? 15;
@@ -81,9 +86,11 @@ export class LeaderElector {
       await kube.replaceLease(this.withSpec(existing, { ...spec, renewTime: microTime(now) }));
       return true;
     }
-    const renewedAt = spec.renewTime ? Date.parse(spec.renewTime) : 0;
+    const record = JSON.stringify([holder, spec.renewTime ?? "", existing.metadata.resourceVersion ?? ""]);
+    if (this.observed?.record !== record) this.observed = { record, at: now.getTime() };
     const duration = (spec.leaseDurationSeconds ?? this.leaseDurationSeconds) * 1000;
-    if (holder !== "" && renewedAt + duration > now.getTime()) return false;
+    // A released Lease (no holder) is free at once; a held one once unchanged for its duration here.
+    if (holder !== "" && this.observed.at + duration > now.getTime()) return false;
     await kube.replaceLease(
       this.withSpec(existing, {
         holderIdentity: identity,
