@@ -221,6 +221,26 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     });
   });
 
+  it("trusts no published key and admits tenants only with approval by default", () => {
+    const objects = rendered.get("ci/production-values.yaml")!;
+    const auth = envOf(podSpec(named(objects, "Deployment", "attesto-auth-server")!).containers[0]!);
+    expect(auth).toMatchObject({
+      CLIENT_ATTESTATION_REQUIRED_AUTH_CODE: "true",
+      CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "false",
+    });
+    expect(JSON.parse(auth.CLIENT_ATTESTATION_TRUSTED_KEYS as string).keys[0].kid).toBe("ci-wallet-provider");
+    const registry = envOf(podSpec(named(objects, "Deployment", "attesto-trust-registry")!).containers[0]!);
+    expect(registry.TENANT_ADMISSION).toBe("approval");
+    // Wallet providers configured through the service's own env instead also satisfy the guard.
+    const viaEnv = render(
+      ["ci/minimal-values.yaml"],
+      ["clientAttestation.trustedKeys=", "services.authServer.env.CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM=pem"],
+    );
+    const viaEnvAuth = envOf(podSpec(named(viaEnv, "Deployment", "attesto-auth-server")!).containers[0]!);
+    expect(viaEnvAuth.CLIENT_ATTESTATION_TRUSTED_KEYS).toBeUndefined();
+    expect(viaEnvAuth.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe("false");
+  });
+
   it("keeps internal ports internal: NetworkPolicies, Services and the Ingress", () => {
     const objects = rendered.get("ci/production-values.yaml")!;
     const policies = byKind(objects, "NetworkPolicy");
@@ -419,6 +439,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
         "set operator.trustRegistryUrl",
       ],
       [minimal, ["issuingCa.certPem=-----BEGIN CERTIFICATE-----x"], "certPem needs keyPem"],
+      [minimal, ["clientAttestation.trustedKeys="], "clientAttestation: PAR requires a client attestation"],
     ])("%#: %j %j", (values, sets, message) => {
       expect(renderError(values as string[], sets as string[])).toContain(message);
     });
@@ -428,6 +449,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
       expect(renderError(minimal, ["services.authServer.replicas=0"])).toMatch(/replicas/);
       expect(renderError(minimal, ["secrets.serviceAuthSecret=short"])).toMatch(/serviceAuthSecret/);
       expect(renderError(minimal, ["image.pullPolicy=Sometimes"])).toMatch(/pullPolicy/);
+      expect(renderError(minimal, ["tenantAdmission=anyone"])).toMatch(/tenantAdmission/);
     });
   });
 });

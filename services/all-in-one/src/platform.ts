@@ -13,6 +13,7 @@ import { assertPortsFree } from "./check-ports.js";
 import type { LauncherConfig } from "./config.js";
 import { type ConfigDirWatcher, watchConfigDir } from "./config-dir.js";
 import { openPlatformDatabase, type PlatformDatabase } from "./database.js";
+import { demoProviderTrust } from "./demo-provider-trust.js";
 import { developmentSecrets, SECRETS_FILE } from "./dev-secrets.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 import { writePlatformFile } from "./platform-file.js";
@@ -45,6 +46,8 @@ export interface Platform {
    * although internal: this platform's own loopback public origins plus OUTBOUND_ALLOW_HOSTS.
    */
   outboundAllowance: string[];
+  /** Whether the auth server trusts the demo wallet provider (published key): set while every listener is on loopback. */
+  demoWalletProviderTrusted: boolean;
   /** Closes every service (last started first), then the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -81,6 +84,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const addresses = planAddresses(modules, { host: config.HOST, portOffset: config.PORT_OFFSET }, env);
   // What buildServiceEnv hands every service (a per-service override aside), for the ready report.
   const outboundAllowance = withOwnAllowance(env.OUTBOUND_ALLOW_HOSTS, ownOutboundAllowance(addresses));
+  const demoTrust = demoProviderTrust(addresses, env);
+  if (demoTrust.decision === "exposed") {
+    logger.info(
+      `${demoTrust.exposed.join(", ")} listen beyond loopback: the demo wallet provider is not trusted; configure AUTH_SERVER_CLIENT_ATTESTATION_TRUSTED_KEYS (or _TRUSTED_X5C_ROOTS_PEM)`,
+    );
+  }
   const ignored = PER_SERVICE_VARIABLES.filter((name) => env[name]);
   if (ignored.length > 0) {
     logger.warn(
@@ -177,6 +186,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       services: addresses,
       database: { url, description, embedded },
       outboundAllowance: outboundAllowance.split(",").filter(Boolean),
+      demoWalletProviderTrusted: demoTrust.decision === "loopback",
       close,
     };
   } catch (error) {

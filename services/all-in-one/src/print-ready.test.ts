@@ -45,4 +45,16 @@ describe("formatReadyReport", () => {
       ].join("\n"),
     );
   });
+
+  it("warns when the auth server trusts the demo wallet provider", () => {
+    const report = {
+      services: [],
+      elapsedMs: 1000,
+      database: { description: "PostgreSQL", url: "x", embedded: false },
+    };
+    expect(formatReadyReport({ ...report, demoWalletProviderTrusted: true })).toContain(
+      "  WARNING: the auth server trusts the DEMO wallet provider, whose private key is public, because every",
+    );
+    expect(formatReadyReport({ ...report, demoWalletProviderTrusted: false })).not.toContain("DEMO");
+  });
 });

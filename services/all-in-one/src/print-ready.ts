@@ -5,6 +5,8 @@ export interface ReadyReport {
   database: { description: string; url: string; embedded: boolean };
   /** Internal `host:port` entries outbound requests may reach (the outbound request guard's allowance). */
   outboundAllowance?: readonly string[];
+  /** The auth server trusts the demo wallet provider, whose private key is public (loopback only). */
+  demoWalletProviderTrusted?: boolean;
 }
 
 /** The table people read after `npm start` (by port): where each service is, how long start-up took. */
@@ -25,6 +27,14 @@ export function formatReadyReport(report: ReadyReport): string {
       "",
       "  outbound requests (offers, metadata, request objects, webhooks) reach public addresses only,",
       `  and of internal ones only these (OUTBOUND_ALLOW_HOSTS): ${allowed}`,
+    );
+  }
+  if (report.demoWalletProviderTrusted) {
+    lines.push(
+      "",
+      "  WARNING: the auth server trusts the DEMO wallet provider, whose private key is public, because every",
+      "  listener is bound to loopback; binding to another interface (HOST) turns this off unless",
+      "  CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER is set",
     );
   }
   const seconds = (report.elapsedMs / 1000).toFixed(1);

@@ -59,6 +59,7 @@ export async function runLauncher(options: { interrupted: AbortSignal; releaseSi
       elapsedMs: performance.now(),
       database: platform.database,
       outboundAllowance: platform.outboundAllowance,
+      demoWalletProviderTrusted: platform.demoWalletProviderTrusted,
     }),
   );
   setTimeout(() => {

@@ -1,4 +1,5 @@
 import { ConfigError, envPrefixOf, publicUrlOf } from "@attesto/runtime";
+import { demoProviderEnv } from "./demo-provider-trust.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 
 export type Env = Record<string, string | undefined>;
@@ -98,7 +99,8 @@ export function discoveryEnv(addresses: readonly ServiceAddress[]): Record<strin
 /**
  * One service's environment, later layers winning: the launcher's environment (without the
  * per-service variables), HOST and LOG_LEVEL, every service's URLs, OUTBOUND_ALLOW_HOSTS with the
- * platform's own loopback public origins added, the service's own `<PREFIX>_<VAR>` overrides, and
+ * platform's own loopback public origins added, the auth server's trust in the demo wallet provider
+ * while every listener is on loopback, the service's own `<PREFIX>_<VAR>` overrides, and
  * finally what the launcher decides: ports, database, secret.
  */
 export function buildServiceEnv(options: {
@@ -117,6 +119,7 @@ export function buildServiceEnv(options: {
     LOG_LEVEL: options.logLevel,
     ...discoveryEnv(options.addresses),
     OUTBOUND_ALLOW_HOSTS: withOwnAllowance(env.OUTBOUND_ALLOW_HOSTS, ownOutboundAllowance(options.addresses)),
+    ...overridesOf(address.prefix, demoProviderEnv(options.addresses, env)),
     ...overridesOf(address.prefix, env),
     PORT: String(address.port),
     INTERNAL_PORT: String(address.internalPort),

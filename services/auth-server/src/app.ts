@@ -58,7 +58,7 @@ export async function buildApp(
   const cookie = { secure: context.publicUrl.startsWith("https:") };
   if (config.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER) {
     app.log.warn(
-      "client attestations of the DEMO wallet provider are trusted (its private key is public): set CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=false in production",
+      "client attestations of the DEMO wallet provider are trusted (its private key is public, so anyone can pass PAR as any client): never set CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true outside local development",
     );
   }
 

@@ -126,8 +126,11 @@ export const authServerConfigSchema = z
     CLIENT_ATTESTATION_TRUSTED_KEYS: trustedKeys.optional(),
     /** Wallet provider X.509 roots, for attestations that carry an x5c chain (PEM bundle). */
     CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM: trustedRoots.optional(),
-    /** Trust the platform's demo wallet provider (its private key is public: set false in production). */
-    CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: booleanFlag.default(true),
+    /**
+     * Trust the platform's demo wallet provider, whose private key is public (development only). Off
+     * unless set; the all-in-one sets it while every listener is on loopback.
+     */
+    CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: booleanFlag.default(false),
     /** Where GET /end_session may send the browser back to (exact match); comma-separated. */
     POST_LOGOUT_REDIRECT_URIS: urlList.default([]),
     /** How long the consent page, once shown, may be approved or denied. */
@@ -143,7 +146,7 @@ export const authServerConfigSchema = z
         code: "custom",
         path: ["CLIENT_ATTESTATION_TRUSTED_KEYS"],
         message:
-          "CLIENT_ATTESTATION_REQUIRED_AUTH_CODE is true but no wallet provider is trusted: set CLIENT_ATTESTATION_TRUSTED_KEYS or CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM",
+          "CLIENT_ATTESTATION_REQUIRED_AUTH_CODE is true but no wallet provider is trusted: set CLIENT_ATTESTATION_TRUSTED_KEYS or CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM (for local development only, CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true trusts the demo wallet provider, whose private key is public)",
       });
     }
   });

@@ -10,9 +10,9 @@ import type { JWK } from "jose";
 /*
  * DEMO ONLY. The platform's demo wallet provider: a key pair whose PRIVATE KEY IS PUBLIC (it is in
  * this file, in the repository). Anyone can sign client attestations with it, so trusting it means
- * trusting every client. The auth server trusts it by default so that `npm start`, the demo wallet
- * and the test suites work without setup; every real deployment sets
- * CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=false and configures its wallet providers in
+ * trusting every client. The auth server trusts it only when CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true:
+ * the all-in-one (`npm start`) sets that while every listener is bound to loopback, so the demo wallet
+ * works without setup; real deployments configure their wallet providers in
  * CLIENT_ATTESTATION_TRUSTED_KEYS / CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM.
  */
 
@@ -30,7 +30,7 @@ export const DEMO_WALLET_PROVIDER_PRIVATE_JWK: P256PrivateJwk = {
   d: "yreWVe0CQHNqnj_ZLhUt3-j56RHMwWc2zkmw8V4qWu0",
 };
 
-/** The public key the auth server trusts unless CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=false. */
+/** The public key the auth server trusts when CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true. */
 export const DEMO_WALLET_PROVIDER_PUBLIC_JWK: P256PublicJwk & { kid: string } = {
   kty: "EC",
   crv: "P-256",

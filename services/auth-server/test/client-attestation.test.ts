@@ -216,3 +216,34 @@ describe("client attestation trust from configuration", () => {
     expectOAuthError(refused, 401, "invalid_client", "client attestation is not signed by a trusted wallet provider");
   });
 });
+
+describe("the demo wallet provider is not trusted by default (its private key is public)", () => {
+  const provider = generateEd25519Jwk() as JWK;
+  let server: TestAuthServer;
+  beforeAll(async () => {
+    // A standalone deployment: a real wallet provider configured, CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER unset.
+    server = await startTestAuthServer({
+      trustDemoProvider: false,
+      env: { CLIENT_ATTESTATION_TRUSTED_KEYS: JSON.stringify([{ ...attestationPublicJwk(provider), kid: "acme" }]) },
+    });
+  });
+  afterAll(() => server.close());
+
+  it("refuses a PAR whose client attestation is signed with the published demo key, for any client_id", async () => {
+    expect(server.config.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe(false);
+    for (const clientId of [`wallet-${randomUUID()}`, "https://wallet.example.org", "victim-client"]) {
+      const wallet = createTestWallet(clientId);
+      const fields = parFields(wallet, createPkce(), { issuer_state: offerAuthorizationCode(server).issuerState });
+      // Signed exactly as an attacker would: the private JWK from the repository, with its kid and iss.
+      const forged = await createClientAttestationJwt({
+        providerPrivateJwk: DEMO_WALLET_PROVIDER_PRIVATE_JWK as JWK,
+        kid: DEMO_WALLET_PROVIDER_KID,
+        issuer: DEMO_WALLET_PROVIDER_ISSUER,
+        clientId,
+        instancePublicJwk: wallet.instanceKey,
+      });
+      const refused = await postPar(server.app, fields, await attestationHeaders(wallet, { attestation: forged }));
+      expectOAuthError(refused, 401, "invalid_client", "client attestation is not signed by a trusted wallet provider");
+    }
+  });
+});

@@ -5,11 +5,14 @@ import { describe, expect, it } from "vitest";
 import { loadAuthServerConfig } from "../src/config.js";
 
 const key = generateP256Jwk();
-const base = {
+const { d: _providerD, ...walletProvider } = generateP256Jwk();
+/** The required settings, and one wallet provider (attestation is required by default). */
+const base: Record<string, string | undefined> = {
   DATABASE_URL: "postgres://localhost/test",
   SERVICE_AUTH_SECRET: "s".repeat(32),
   ACCESS_TOKEN_SIGNING_KEY: JSON.stringify(key),
   DPOP_NONCE_SECRET: "d".repeat(32),
+  CLIENT_ATTESTATION_TRUSTED_KEYS: JSON.stringify({ keys: [walletProvider] }),
 };
 
 function configError(env: Record<string, string | undefined>): string {
@@ -36,12 +39,26 @@ describe("auth-server configuration", () => {
       ACCESS_TOKEN_SIGNING_KEY: { kty: "EC", crv: "P-256", x: key.x, y: key.y, d: key.d },
       CLIENT_ATTESTATION_REQUIRED_AUTH_CODE: true,
       CLIENT_ATTESTATION_REQUIRED_AT_TOKEN: true,
-      CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: true,
+      CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: false,
+      CLIENT_ATTESTATION_TRUSTED_KEYS: [walletProvider],
       POST_LOGOUT_REDIRECT_URIS: [],
       AUTHORIZATION_CONSENT_TTL_SECONDS: 600,
     });
-    expect(config.CLIENT_ATTESTATION_TRUSTED_KEYS).toBeUndefined();
     expect(config.CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM).toBeUndefined();
+  });
+
+  it("trusts the demo wallet provider (public private key) only when asked to", () => {
+    expect(loadAuthServerConfig(base).CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe(false);
+    const demo = loadAuthServerConfig({
+      ...base,
+      CLIENT_ATTESTATION_TRUSTED_KEYS: undefined,
+      CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "true",
+    });
+    expect(demo.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe(true);
+    // Required attestation with nobody trusted is refused, naming what to set.
+    const refused = configError({ ...base, CLIENT_ATTESTATION_TRUSTED_KEYS: undefined });
+    expect(refused).toContain("CLIENT_ATTESTATION_REQUIRED_AUTH_CODE is true but no wallet provider is trusted");
+    expect(refused).toContain("CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true trusts the demo wallet provider");
   });
 
   it("reads wallet provider trust, post-logout URIs and the consent lifetime", () => {
@@ -90,13 +107,13 @@ describe("auth-server configuration", () => {
     expect(configError({ ...base, POST_LOGOUT_REDIRECT_URIS: "/relative" })).toContain(
       "POST_LOGOUT_REDIRECT_URIS: /relative is not an absolute URL",
     );
-    expect(configError({ ...base, CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "false" })).toContain(
+    expect(configError({ ...base, CLIENT_ATTESTATION_TRUSTED_KEYS: undefined })).toContain(
       "CLIENT_ATTESTATION_REQUIRED_AUTH_CODE is true but no wallet provider is trusted",
     );
     expect(
       loadAuthServerConfig({
         ...base,
-        CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "false",
+        CLIENT_ATTESTATION_TRUSTED_KEYS: undefined,
         CLIENT_ATTESTATION_REQUIRED_AUTH_CODE: "false",
       }).CLIENT_ATTESTATION_REQUIRED_AUTH_CODE,
     ).toBe(false);

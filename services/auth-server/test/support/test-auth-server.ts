@@ -36,6 +36,8 @@ export interface TestAuthServerOptions {
   publicUrl?: string;
   /** `http`: the consent page reads the issuer metadata over HTTP from CREDENTIAL_ISSUER_URL (the production client). */
   issuerDisplay?: "static" | "http";
+  /** Set CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true, as `npm start` does on loopback (default true); false: leave it unset. */
+  trustDemoProvider?: boolean;
 }
 
 /** A clock tests move forward (expiry of request_uris, consent pages, codes). */
@@ -99,6 +101,7 @@ export function testConfig(
   signingKey: P256PrivateJwk,
   env: Record<string, string> = {},
   publicUrl = AUTH_URL,
+  trustDemoProvider = true,
 ) {
   return loadAuthServerConfig({
     DATABASE_URL: databaseUrl,
@@ -109,6 +112,8 @@ export function testConfig(
     DPOP_NONCE_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     RPC_TIMEOUT_MS: "2000",
+    // The suites sign attestations with the demo provider, as `npm start` does; off by default.
+    ...(trustDemoProvider ? { CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "true" } : {}),
     ...env,
   });
 }
@@ -126,7 +131,13 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
     poolMax: process.env.DATABASE_URL ? 4 : 1,
   });
   const signingKey = generateP256Jwk();
-  const config = testConfig(database.url, signingKey, options.env, options.publicUrl);
+  const config = testConfig(
+    database.url,
+    signingKey,
+    options.env,
+    options.publicUrl,
+    options.trustDemoProvider ?? true,
+  );
   const context = createServiceContext(authServer.definition, config, serviceDatabase.db);
   const grants = new InMemoryGrantService();
   const grantService =

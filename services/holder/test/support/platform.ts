@@ -100,6 +100,8 @@ function serviceEnv(
         CREDENTIAL_ISSUER_INTERNAL_URL: a["credential-issuer"].internalUrl,
         ACCESS_TOKEN_SIGNING_KEY: secrets.ACCESS_TOKEN_SIGNING_KEY!,
         DPOP_NONCE_SECRET: secrets.DPOP_NONCE_SECRET!,
+        // Local test platform on loopback, as `npm start` (the demo provider's key is public).
+        CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "true",
       };
     case "credential-issuer":
       return {
