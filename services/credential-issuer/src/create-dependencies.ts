@@ -13,6 +13,7 @@ import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
 import type { IssuerDependencies } from "./domain/dependencies.js";
 import { createCredentialStore } from "./store/credential.store.js";
+import { createIssuanceAllowanceStore } from "./store/issuance-allowance.store.js";
 import { createIssuerConfigurationStore } from "./store/issuer-configuration.store.js";
 import { createIssuerSigningKeyStore } from "./store/issuer-signing-key.store.js";
 import { createOfferStore } from "./store/offer.store.js";
@@ -84,6 +85,7 @@ export function createIssuerDeps(
     sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
+    issuanceAllowances: createIssuanceAllowanceStore(context.db),
     issuerConfigurations: createIssuerConfigurationStore(context.db),
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
     cNonces: createCNonces({

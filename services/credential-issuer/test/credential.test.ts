@@ -34,14 +34,14 @@ describe("POST /credential", () => {
   /** A redeemed DID-path offer (Bearer tokens allowed) and its issuer key. */
   let didOffer: { offerId: string };
   const holder = p256Key();
+  const issuerKey = ed25519Key();
+  /** Another redeemed DID-path offer: each access token may yield only batch_size credentials. */
+  const freshDidOffer = () =>
+    redeemedOffer(issuer, { issuer_did: didKeyOf(issuerKey), issuer_private_key: issuerKey.privateJwk.d });
 
   beforeAll(async () => {
     issuer = await startTestIssuer();
-    const issuerKey = ed25519Key();
-    didOffer = await redeemedOffer(issuer, {
-      issuer_did: didKeyOf(issuerKey),
-      issuer_private_key: issuerKey.privateJwk.d,
-    });
+    didOffer = await freshDidOffer();
   });
   afterAll(async () => {
     await issuer.close();
@@ -52,7 +52,7 @@ describe("POST /credential", () => {
     proofs: { jwt: [await keyProof({ key, nonce: await fetchNonce(issuer), now: issuer.clock.now })] },
     ...extra,
   });
-  const bearerToken = () => issuer.accessToken({ offerId: didOffer.offerId });
+  const bearerToken = async () => issuer.accessToken({ offerId: (await freshDidOffer()).offerId });
   /** A DPoP proof made on the issuer's clock. */
   const dpop = (input: Parameters<typeof dpopProof>[0]) => dpopProof({ now: issuer.clock.now, ...input });
 
@@ -279,7 +279,10 @@ describe("POST /credential", () => {
 
     it("accepts an optional DPoP binding on the DID path", async () => {
       const key = ed25519Key();
-      const token = await issuer.accessToken({ offerId: didOffer.offerId, jkt: await thumbprintOf(key) });
+      const token = await issuer.accessToken({
+        offerId: (await freshDidOffer()).offerId,
+        jkt: await thumbprintOf(key),
+      });
       const response = await postCredentialWithDpop(issuer, { token, key, body: await body() });
       expect(response.statusCode).toBe(200);
     });
@@ -539,6 +542,71 @@ describe("POST /credential", () => {
     });
   });
 
+  describe("issuance bound: at most batch_size credentials per access token and configuration", () => {
+    const denied = {
+      error: "credential_request_denied",
+      error_description:
+        "this access token may yield at most 10 credentials of configuration 'university-diploma' (batch_size)",
+    };
+    /** One request with `count` proofs under one fresh c_nonce, each proof by a new key. */
+    const request = async (token: string, count = 1) => {
+      const nonce = await fetchNonce(issuer);
+      const jwts = await Promise.all(
+        Array.from({ length: count }, () => keyProof({ key: p256Key(), nonce, now: issuer.clock.now })),
+      );
+      return postCredential(issuer, {
+        token,
+        body: { credential_configuration_id: "university-diploma", proofs: { jwt: jwts } },
+      });
+    };
+
+    it("stops the same token, with a fresh c_nonce and a new key each time, after batch_size credentials", async () => {
+      const token = await bearerToken();
+      for (let i = 0; i < 10; i++) expect((await request(token)).statusCode).toBe(200);
+      const refused = await request(token);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual(denied);
+      expect(refused.headers["cache-control"]).toBe("no-store");
+      // A fresh token minted for the same offer does not reopen it.
+      const again = await issuer.accessToken({ offerId: JSON.parse(atob(token.split(".")[1]!)).offer_id });
+      expect((await request(again)).json()).toEqual(denied);
+      // Another offer's token is unaffected.
+      expect((await request(await bearerToken())).statusCode).toBe(200);
+    });
+
+    it("counts every credential of a batch, and refuses a batch that would overrun the bound as a whole", async () => {
+      const token = await bearerToken();
+      for (const count of [4, 4]) expect((await request(token, count)).json().credentials).toHaveLength(count);
+      expect((await request(token, 3)).json()).toEqual(denied);
+      expect((await request(token, 2)).json().credentials).toHaveLength(2);
+      expect((await request(token, 1)).json()).toEqual(denied);
+    });
+
+    it("holds under concurrent requests (counted atomically in the database)", async () => {
+      const token = await bearerToken();
+      const responses = await Promise.all(Array.from({ length: 16 }, () => request(token)));
+      const statuses = responses.map((response) => response.statusCode).sort();
+      expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(6);
+    });
+
+    it("does not spend the allowance when nothing was issued (ledger unreachable)", async () => {
+      const token = await bearerToken();
+      for (let i = 0; i < 9; i++) expect((await request(token)).statusCode).toBe(200);
+      issuer.doubles.ledger.available = false;
+      try {
+        for (let i = 0; i < 3; i++) {
+          const response = await postCredential(issuer, { token, body: await body(holder, { is_on_chain: true }) });
+          expect(response.statusCode).toBe(503);
+        }
+      } finally {
+        issuer.doubles.ledger.available = true;
+      }
+      expect((await request(token)).statusCode).toBe(200);
+      expect((await request(token)).json()).toEqual(denied);
+    });
+  });
+
   describe("holder_did binding", () => {
     it("issues only to proofs made with the key of the offer's holder_did", async () => {
       const bound = ed25519Key();
@@ -641,7 +709,9 @@ describe("POST /credential", () => {
 
   describe("credential records (revocation state, this service's README)", () => {
     it("records every issued credential as active, looked up by the SHA-256 of its issuer JWT", async () => {
-      const response = await postCredential(issuer, { token: await bearerToken(), body: await body() });
+      const offer = await freshDidOffer();
+      const token = await issuer.accessToken({ offerId: offer.offerId });
+      const response = await postCredential(issuer, { token, body: await body() });
       const issuerJwt = response.json().credentials[0].credential.split("~")[0];
       const digest = createHash("sha256").update(issuerJwt).digest("hex");
       expect((await issuer.status.getCredentialStatus({ issuerJwtSha256: digest })).status).toBe(
@@ -650,7 +720,7 @@ describe("POST /credential", () => {
       const record = await issuer.deps.credentials.findByIssuerJwtSha256(digest);
       expect(record).toMatchObject({
         tenant: "acme",
-        offerId: didOffer.offerId,
+        offerId: offer.offerId,
         credentialConfigurationId: "university-diploma",
         holderKeyThumbprint: await thumbprintOf(holder),
         status: "active",

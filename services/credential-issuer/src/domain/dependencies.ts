@@ -5,7 +5,7 @@ import type { ClaimsValidators } from "./claims-validators.js";
 import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
 import type { IssuerSigningKeyRepository } from "./issuer-signing-keys.js";
 import type { CredentialTypeCatalog, Ledger, Notary, TenantDirectory, X509Signers } from "./ports.js";
-import type { CredentialRepository, OfferRepository } from "./repositories.js";
+import type { CredentialRepository, IssuanceAllowanceRepository, OfferRepository } from "./repositories.js";
 
 /** Server-issued DPoP nonces (RFC 9449 §8) of the credential endpoint. */
 export interface DpopNonceSource {
@@ -40,6 +40,8 @@ export interface IssuerDependencies {
   sealer: EnvelopeSealer;
   offers: OfferRepository;
   credentials: CredentialRepository;
+  /** Credentials drawn per access token and configuration (the batch_size bound). */
+  issuanceAllowances: IssuanceAllowanceRepository;
   /** Tenants' issuer configurations (IssuerService); a tenant without one gets the platform defaults. */
   issuerConfigurations: IssuerConfigurationRepository;
   /** The DID-path keys each tenant signs with (its JWT VC Issuer Metadata). */

@@ -14,14 +14,15 @@ import {
   verificationMethodsOf,
   verifyCredentialProof,
 } from "@attesto/protocol";
-import { InvalidProof, InvalidToken, UnknownCredentialConfiguration } from "@attesto/runtime";
+import { CredentialRequestDenied, InvalidProof, InvalidToken, UnknownCredentialConfiguration } from "@attesto/runtime";
 import { calculateJwkThumbprint } from "jose";
+import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
 import { isUuid, type Offer } from "./offer.js";
 import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
 import type { CredentialRequest } from "./parse-credential-request.js";
-import type { CredentialRecord } from "./repositories.js";
+import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
 
 /** Replay-store namespace of used c_nonces. */
 export const C_NONCE_NAMESPACE = "c_nonce";
@@ -124,6 +125,21 @@ async function consumeNonces(deps: IssuerDependencies, proofs: VerifiedCredentia
   }
 }
 
+/**
+ * OID4VCI 1.0 lets a wallet call the credential endpoint again with the same access token (a fresh
+ * c_nonce each time). Without a bound, one offer would yield credentials without end, bound to any
+ * key. The bound: at most `batch_size` (issuer metadata) credentials per access token and credential
+ * configuration over the token's lifetime, counted in the database. An offer is redeemed once, so
+ * the count is kept per offer, which also covers every token ever issued for it.
+ */
+async function reserveAllowance(deps: IssuerDependencies, key: IssuanceAllowanceKey, count: number): Promise<void> {
+  if (!(await deps.issuanceAllowances.reserve(key, count, MAX_BATCH_SIZE, deps.now()))) {
+    throw new CredentialRequestDenied(
+      `this access token may yield at most ${MAX_BATCH_SIZE} credentials of configuration '${key.credentialConfigurationId}' (batch_size)`,
+    );
+  }
+}
+
 /** DID path: the offer's sealed key with its DID URL as `kid`; X.509 path: key custody with `x5c`. */
 async function signerFor(deps: IssuerDependencies, offer: Offer): Promise<JwtSigner> {
   const { signing } = offer;
@@ -205,8 +221,8 @@ async function recordCredentials(
 
 /**
  * POST /credential after the access token (and its DPoP proof) passed: the configuration, the key
- * proofs, holder binding, single-use nonces, one SD-JWT VC per proof, optional notarization, and
- * the issuer's credential records.
+ * proofs, holder binding, single-use nonces, the token's issuance allowance (batch_size), one SD-JWT
+ * VC per proof, optional notarization, and the issuer's credential records.
  */
 export async function issueCredentials(
   deps: IssuerDependencies,
@@ -218,8 +234,18 @@ export async function issueCredentials(
   const proofs = await verifyProofs(deps, offer, request.proofJwts);
   await checkHolderBinding(deps, offer, proofs);
   await consumeNonces(deps, proofs);
-  const issued = await signCredentials(deps, offer, proofs);
-  const records = await recordCredentials(deps, offer, proofs, issued, request.isOnChain);
+  const allowance = { offerId: offer.id, credentialConfigurationId: request.credentialConfigurationId };
+  await reserveAllowance(deps, allowance, proofs.length);
+  let issued: IssuedSdJwtVc[];
+  let records: CredentialRecord[];
+  try {
+    issued = await signCredentials(deps, offer, proofs);
+    records = await recordCredentials(deps, offer, proofs, issued, request.isOnChain);
+  } catch (error) {
+    // Nothing was issued (e.g. ledger unreachable): the wallet may retry within its allowance.
+    await deps.issuanceAllowances.release(allowance, proofs.length, deps.now());
+    throw error;
+  }
   const credentials = issued.map((credential, index) => {
     const notarization = records[index]?.notarization;
     return {

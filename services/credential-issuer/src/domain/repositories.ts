@@ -50,3 +50,23 @@ export interface CredentialRepository {
   /** Marks a credential revoked (operator action; no public endpoint exists). */
   revoke(id: string, at: Date): Promise<boolean>;
 }
+
+/** Which draw on an issuance allowance: one offer (so one access token) and one credential configuration. */
+export interface IssuanceAllowanceKey {
+  offerId: string;
+  credentialConfigurationId: string;
+}
+
+/**
+ * How many credentials each access token has drawn per credential configuration, shared by every
+ * replica: the `batch_size` bound over the token's lifetime.
+ */
+export interface IssuanceAllowanceRepository {
+  /**
+   * Atomically adds `count` to the key's credentials when the total stays within `limit`; false (and
+   * nothing changed) otherwise. Of concurrent calls, only as many succeed as the limit allows.
+   */
+  reserve(key: IssuanceAllowanceKey, count: number, limit: number, now: Date): Promise<boolean>;
+  /** Gives back a reservation whose credentials were not issued after all. */
+  release(key: IssuanceAllowanceKey, count: number, now: Date): Promise<void>;
+}

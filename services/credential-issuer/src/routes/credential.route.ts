@@ -18,9 +18,11 @@ import {
  * 4. not revoked (`revocable` tokens only: authorization server) -> 401 invalid_token, 503 AS unreachable
  * 5. parse the request (identifiers, proofs, is_on_chain)      -> 400 invalid_credential_request / invalid_proof
  * 6. issue: configuration covered by the token, key proofs, holder binding, single-use c_nonces,
+ *    at most batch_size credentials per token and configuration over its lifetime,
  *    one SD-JWT VC per proof, optional notarization, credential records
  *                                                              -> 400 unknown_credential_configuration /
- *                                                                 invalid_proof, 503 ledger unreachable
+ *                                                                 invalid_proof / credential_request_denied,
+ *                                                                 503 ledger unreachable
  */
 export function registerCredentialRoute(app: App, deps: IssuerDependencies, metrics: IssuerMetrics): void {
   app.post(

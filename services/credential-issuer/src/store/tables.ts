@@ -45,8 +45,17 @@ export interface CredentialsTable {
   notarization_salt: string | null;
 }
 
+/** Row of `issuance_allowances`: credentials drawn so far for one offer and configuration. */
+export interface IssuanceAllowancesTable {
+  offer_id: string;
+  credential_configuration_id: string;
+  issued: number;
+  updated_at: Date;
+}
+
 export interface IssuerTables {
   offers: OffersTable;
   credentials: CredentialsTable;
   issuer_signing_keys: IssuerSigningKeysTable;
+  issuance_allowances: IssuanceAllowancesTable;
 }

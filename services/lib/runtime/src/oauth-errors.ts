@@ -41,6 +41,8 @@ export class InvalidAuthorizationDetails extends oauthErrorClass(400, "invalid_a
 export class InvalidCredentialRequest extends oauthErrorClass(400, "invalid_credential_request") {}
 export class UnknownCredentialConfiguration extends oauthErrorClass(400, "unknown_credential_configuration") {}
 export class InvalidProof extends oauthErrorClass(400, "invalid_proof") {}
+/** The request is well formed but the issuer will not honour it (the wallet should not retry). */
+export class CredentialRequestDenied extends oauthErrorClass(400, "credential_request_denied") {}
 
 /**
  * 503: a service this request depends on is unreachable. Its description is shown (the runtime

@@ -3,6 +3,7 @@ import { createOffersAndCredentials } from "./0001-offers-and-credentials.js";
 import { addOfferRedemptionId } from "./0002-offer-redemption-id.js";
 import { createIssuerConfigurations } from "./0003-issuer-configurations.js";
 import { createIssuerSigningKeys } from "./0004-issuer-signing-keys.js";
+import { createIssuanceAllowances } from "./0005-issuance-allowances.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -10,4 +11,5 @@ export const migrations: Migrations = {
   "0002_offer_redemption_id": addOfferRedemptionId,
   "0003_issuer_configurations": createIssuerConfigurations,
   "0004_issuer_signing_keys": createIssuerSigningKeys,
+  "0005_issuance_allowances": createIssuanceAllowances,
 };
