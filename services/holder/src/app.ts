@@ -15,7 +15,7 @@ export async function buildApp(
   deps: HolderDependencies = createHolderDeps(context),
 ): Promise<App> {
   const app = await createServiceApp(context);
-  registerUserRoutes(app, deps, context.rateLimits);
+  registerUserRoutes(app, deps);
   // Everything else needs the holder's login token and sees only that holder's data.
   await app.register(async (scope: App) => {
     requireHolderToken(scope, deps);

@@ -8,6 +8,7 @@ import type { HolderDependencies } from "./domain/dependencies.js";
 import type { Ledger, OutboundHttp } from "./domain/ports.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createDidStore } from "./store/did.store.js";
+import { createLoginAttemptStore } from "./store/login-attempt.store.js";
 import { createUserStore } from "./store/user.store.js";
 
 export interface HolderDependencyOptions {
@@ -32,6 +33,7 @@ export function createHolderDeps(
     dids: createDidStore(context.db),
     credentials: createCredentialStore(context.db, sealer),
     passwords: createArgon2PasswordHasher(),
+    loginAttempts: createLoginAttemptStore(context.db),
     tokens: createHolderTokens({
       secret: config.HOLDER_TOKEN_SECRET,
       issuer: context.publicUrl,

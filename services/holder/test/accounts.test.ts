@@ -122,26 +122,90 @@ describe("holder accounts: register, login, bearer tokens", () => {
       expect(wrong.json()).toEqual({ error: "unauthorized", message: "Invalid UUID or password" });
       expect(unknown.json()).toEqual(wrong.json());
     });
-
-    it("429 after 5 attempts per UUID within 60 s (even with the right password); other UUIDs are unaffected", async () => {
-      const { uuid } = (await register({ password: "right-password" })).json();
-      for (let i = 0; i < 5; i++) expect((await login({ uuid, password: `wrong-${i}` })).statusCode).toBe(401);
-      const throttled = await login({ uuid, password: "right-password" });
-      expect(throttled.statusCode).toBe(429);
-      expect(throttled.json()).toEqual({ error: "rate_limited", message: "Too many login attempts, try again later" });
-      expect(Number(throttled.headers["retry-after"])).toBeGreaterThan(0);
-      const other = (await register({ password: "other-password" })).json();
-      expect((await login({ uuid: other.uuid, password: "other-password" })).statusCode).toBe(200);
-    });
   });
 
-  it("successful logins are not throttled: only failed attempts count", async () => {
-    const { uuid } = (await register({ password: "right-password" })).json();
-    for (let i = 0; i < 8; i++) expect((await login({ uuid, password: "right-password" })).statusCode).toBe(200);
-    for (let i = 0; i < 4; i++) expect((await login({ uuid, password: `wrong-${i}` })).statusCode).toBe(401);
-    expect((await login({ uuid, password: "right-password" })).statusCode).toBe(200);
-    expect((await login({ uuid, password: "wrong-4" })).statusCode).toBe(401);
-    expect((await login({ uuid, password: "right-password" })).statusCode).toBe(429);
+  describe("failed-login throttling per (account, client address), never an account lock", () => {
+    const ATTACKER = "203.0.113.7";
+    const OWNER = "198.51.100.20";
+    const loginFrom = (remoteAddress: string, payload: { uuid: string; password: string }) =>
+      holder.app.inject({ method: "POST", url: "/v1/user/login", payload, remoteAddress });
+    const throttled = {
+      error: "rate_limited",
+      message: "Too many failed login attempts from this address, try again later",
+    };
+
+    it("an attacker's failures from one address do not stop the owner logging in from another", async () => {
+      const { uuid } = (await register({ password: "right-password" })).json();
+      for (let i = 0; i < 5; i++) {
+        expect((await loginFrom(ATTACKER, { uuid, password: `guess-${i}` })).statusCode).toBe(401);
+      }
+      // The attacker keeps guessing: answered 429 at once, even for the right password.
+      for (const password of ["guess-5", "right-password"]) {
+        const refused = await loginFrom(ATTACKER, { uuid, password });
+        expect(refused.statusCode).toBe(429);
+        expect(refused.json()).toEqual(throttled);
+        expect(refused.headers["retry-after"]).toBe("1");
+      }
+      // The owner, elsewhere, is not affected, however long the attack goes on.
+      expect((await loginFrom(OWNER, { uuid, password: "right-password" })).statusCode).toBe(200);
+      const ownerWrongOnce = await loginFrom(OWNER, { uuid, password: "typo" });
+      expect(ownerWrongOnce.statusCode).toBe(401);
+      expect((await loginFrom(OWNER, { uuid, password: "right-password" })).statusCode).toBe(200);
+      expect((await loginFrom(ATTACKER, { uuid, password: "guess-6" })).statusCode).toBe(429);
+    });
+
+    it("delays grow exponentially with each failure, up to a cap, and are answered with Retry-After", async () => {
+      const { uuid } = (await register({ password: "right-password" })).json();
+      for (let i = 0; i < 5; i++) await loginFrom(ATTACKER, { uuid, password: `guess-${i}` });
+      const waits: number[] = [];
+      for (let i = 0; i < 14; i++) {
+        const refused = await loginFrom(ATTACKER, { uuid, password: "guess" });
+        expect(refused.statusCode).toBe(429);
+        const wait = Number(refused.headers["retry-after"]);
+        waits.push(wait);
+        holder.clock.advance(wait);
+        expect((await loginFrom(ATTACKER, { uuid, password: `guess-after-${i}` })).statusCode).toBe(401);
+      }
+      expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900, 900, 900]);
+      // Once the wait is over, the right password works and clears the address's failures.
+      holder.clock.advance(900);
+      expect((await loginFrom(ATTACKER, { uuid, password: "right-password" })).statusCode).toBe(200);
+      for (let i = 0; i < 5; i++) {
+        expect((await loginFrom(ATTACKER, { uuid, password: `again-${i}` })).statusCode).toBe(401);
+      }
+    });
+
+    it("counts an IPv6 client by its /64, and an IPv4-mapped address as the IPv4 address", async () => {
+      const { uuid } = (await register({ password: "right-password" })).json();
+      for (let i = 0; i < 5; i++) {
+        const address = `2001:db8:1:2::${(i + 1).toString(16)}`;
+        expect((await loginFrom(address, { uuid, password: `guess-${i}` })).statusCode).toBe(401);
+      }
+      expect((await loginFrom("2001:db8:1:2:ffff::9", { uuid, password: "guess" })).statusCode).toBe(429);
+      expect((await loginFrom("2001:db8:1:3::1", { uuid, password: "right-password" })).statusCode).toBe(200);
+
+      const other = (await register({ password: "right-password" })).json();
+      for (let i = 0; i < 5; i++) await loginFrom("192.0.2.50", { uuid: other.uuid, password: `guess-${i}` });
+      expect((await loginFrom("::ffff:192.0.2.50", { uuid: other.uuid, password: "guess" })).statusCode).toBe(429);
+    });
+
+    it("throttles unknown UUIDs alike (no account enumeration), and concurrent guesses cannot overrun it", async () => {
+      const unknown = randomUUID();
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => loginFrom("192.0.2.99", { uuid: unknown, password: `guess-${i}` })),
+      );
+      const statuses = answers.map((answer) => answer.statusCode);
+      // Decided one at a time: the fifth failure starts the delay, every later guess waits for it.
+      expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(7);
+    });
+
+    it("successful logins are never throttled", async () => {
+      const { uuid } = (await register({ password: "right-password" })).json();
+      for (let i = 0; i < 12; i++) {
+        expect((await loginFrom(OWNER, { uuid, password: "right-password" })).statusCode).toBe(200);
+      }
+    });
   });
 
   describe("Bearer token on every other endpoint", () => {

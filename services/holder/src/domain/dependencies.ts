@@ -1,5 +1,6 @@
 import type { EnvelopeSealer } from "@attesto/runtime";
 import type { HolderTokens } from "./accounts/holder-token.js";
+import type { LoginAttemptRepository } from "./accounts/login-throttle.js";
 import type {
   CredentialRepository,
   DidRepository,
@@ -16,6 +17,8 @@ export interface HolderDependencies {
   credentials: CredentialRepository;
   passwords: PasswordHasher;
   tokens: HolderTokens;
+  /** Failed-login throttling per (account, client network). */
+  loginAttempts: LoginAttemptRepository;
   ledger: Ledger;
   http: OutboundHttp;
   sealer: EnvelopeSealer;

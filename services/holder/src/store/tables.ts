@@ -50,8 +50,18 @@ export interface CredentialsTable {
   deleted_at: Date | null;
 }
 
+/** Login throttling of one (account, client network) pair; see domain/accounts/login-throttle.ts. */
+export interface LoginAttemptsTable {
+  account_uuid: string;
+  client: string;
+  failures: number;
+  last_attempt_at: Date;
+  blocked_until: Date;
+}
+
 export interface HolderTables {
   users: UsersTable;
   holder_dids: HolderDidsTable;
   credentials: CredentialsTable;
+  login_attempts: LoginAttemptsTable;
 }

@@ -1,7 +1,9 @@
 import type { Migrations } from "@attesto/store";
 import { createHolderTables } from "./0001-holder.js";
+import { createLoginAttempts } from "./0002-login-attempts.js";
 
 /** Migrations of the holder schema, applied in name order at start-up. */
 export const migrations: Migrations = {
   "0001_holder": createHolderTables,
+  "0002_login_attempts": createLoginAttempts,
 };
