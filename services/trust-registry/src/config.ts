@@ -1,5 +1,6 @@
 import { baseConfigShape, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
 import { z } from "zod";
+import { tenantAdmissions } from "./domain/tenant.js";
 
 export const trustRegistryPorts = { public: 8085, internal: 9085 };
 
@@ -35,6 +36,12 @@ export const trustRegistryConfigSchema = z.object({
   /** The platform's issuing CA (PEM). When unset, a CA is generated on first start and kept encrypted. */
   ISSUING_CA_CERT_PEM: z.string().optional(),
   ISSUING_CA_KEY_PEM: z.string().optional(),
+  /**
+   * What public `POST /v1/apply` does: `open` approves every applicant at once; `approval` creates
+   * the account PENDING until an operator approves it (TenantService.ApproveTenant, or a Tenant
+   * resource); `closed` refuses self-registration (403).
+   */
+  TENANT_ADMISSION: z.enum(tenantAdmissions).default("open"),
   /** Validity of tenant X.509 signing certificates. */
   SIGNING_CERT_VALIDITY_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
 });

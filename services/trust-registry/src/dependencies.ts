@@ -73,6 +73,7 @@ export function createDomain(
     credentialTypes: createSchemaRegistryCatalog(deps.schemaTypes),
     ledger: createLedgerDidRegistry(deps.ledger),
     custody: deps.custody,
+    tenantAdmission: config.TENANT_ADMISSION,
     passwords: deps.passwords ?? createArgon2PasswordHasher(),
     loginTokens: createLoginTokens({
       secret: config.LOGIN_TOKEN_SECRET,

@@ -1,40 +1,11 @@
 import { tenantV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-import pino from "pino";
+import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TenantServiceRpc } from "../src/rpc/tenant-service.rpc.js";
 import { apply, logIn, PASSWORD, registerOrganization, uniqueTenant } from "./support/organizations.js";
-import { SERVICE_AUTH_SECRET, startTestRegistry, type TestRegistry } from "./support/test-registry.js";
+import { tenantServiceAs } from "./support/tenant-service-as.js";
+import { startTestRegistry, type TestRegistry } from "./support/test-registry.js";
 
 const { ApiKeyOutcome } = tenantV1;
-
-/** TenantService as a given calling service reaches it (real service-credential check). */
-function tenantServiceAs(registry: TestRegistry, caller: string): Client<typeof tenantV1.TenantService> {
-  const transport = createRouterTransport(
-    (router) => router.service(tenantV1.TenantService, new TenantServiceRpc(registry.domain)),
-    {
-      router: {
-        interceptors: serverInterceptors(
-          createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "trust-registry" }),
-          pino({ level: "silent" }),
-        ),
-      },
-      transport: {
-        interceptors: clientInterceptors({
-          signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller }),
-          audience: "trust-registry",
-        }),
-      },
-    },
-  );
-  return createClient(tenantV1.TenantService, transport);
-}
 
 const failureOf = async (call: Promise<unknown>) => {
   const error = ConnectError.from(

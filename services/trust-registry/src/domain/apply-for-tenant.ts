@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { conflict } from "@attesto/runtime";
+import { conflict, forbidden } from "@attesto/runtime";
 import { generateApiKey, hashApiKey } from "./api-key.js";
 import { credentialConfigurationId } from "./credential-configuration-id.js";
 import type { TrustRegistryDomain } from "./dependencies.js";
 import type { RegisteredCredentialType } from "./ports.js";
-import type { CredentialConfiguration } from "./tenant.js";
+import type { CredentialConfiguration, TenantStatus } from "./tenant.js";
 import { DuplicateTenantError } from "./tenant-repository.js";
 
 /** A validated `POST /v1/apply` body (tenant already lowercased). */
@@ -19,13 +19,21 @@ export interface TenantApplication {
 
 export interface TenantRegistration {
   accountUuid: string;
-  status: "APPROVED";
+  /** APPROVED under `open` admission; PENDING under `approval` (the key works once approved). */
+  status: TenantStatus;
   /** Plaintext, returned exactly once; only its SHA-256 is stored. */
   apiKey: string;
 }
 
 export const emailConflict = (email: string) => conflict(`Email '${email}' already exists`);
 export const tenantConflict = (tenant: string) => conflict(`Tenant '${tenant}' already exists`);
+export const REGISTRATION_CLOSED_MESSAGE =
+  "Self-service registration is closed: tenants are created by the platform operator";
+
+/** `closed` admission refuses self-registration outright (403), whatever the application says. */
+export function assertSelfRegistrationOpen(domain: Pick<TrustRegistryDomain, "tenantAdmission">): void {
+  if (domain.tenantAdmission === "closed") throw forbidden(REGISTRATION_CLOSED_MESSAGE);
+}
 
 /** One configuration per registered type and version; ids follow credentialConfigurationId. */
 export function provisionCredentialConfigurations(types: RegisteredCredentialType[]): CredentialConfiguration[] {
@@ -45,17 +53,21 @@ export function toConflict(error: unknown, values: { email?: string | null | und
 }
 
 /**
- * `POST /v1/apply`: registers an organization, approved at once (this service's README).
+ * `POST /v1/apply`: registers an organization, as TENANT_ADMISSION says.
+ * 0. `closed`: refuse (403) before looking at anything;
  * 1. refuse a taken email, then a taken tenant (fast path; the unique indexes decide under races);
  * 2. read the active credential types (schema registry down => 503 and nothing written);
  * 3. hash the password (argon2id) and mint the API key;
- * 4. store tenant, key hash and credential configurations in one transaction.
+ * 4. store tenant, key hash and credential configurations in one transaction: APPROVED under `open`,
+ *    PENDING under `approval` (its key answers `Account is not approved` until approved).
  */
 export async function applyForTenant(
   domain: TrustRegistryDomain,
   application: TenantApplication,
 ): Promise<TenantRegistration> {
   const { tenants } = domain;
+  assertSelfRegistrationOpen(domain);
+  const status: TenantStatus = domain.tenantAdmission === "open" ? "APPROVED" : "PENDING";
   if (application.email && (await tenants.emailExists(application.email))) throw emailConflict(application.email);
   if (await tenants.findByTenant(application.tenant)) throw tenantConflict(application.tenant);
 
@@ -72,12 +84,12 @@ export async function applyForTenant(
       passwordHash,
       isIssuer: application.isIssuer,
       isVerifier: application.isVerifier,
-      status: "APPROVED",
+      status,
       apiKeyHash: hashApiKey(apiKey),
       credentialConfigurations,
     });
   } catch (error) {
     throw toConflict(error, application);
   }
-  return { accountUuid, status: "APPROVED", apiKey };
+  return { accountUuid, status, apiKey };
 }

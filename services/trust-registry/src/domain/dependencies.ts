@@ -4,6 +4,7 @@ import type { ApiKeyFormat } from "./api-key.js";
 import type { DidRepository } from "./did-repository.js";
 import type { LoginTokens } from "./login-token.js";
 import type { Clock, CredentialTypeCatalog, DidLedger, PasswordHasher } from "./ports.js";
+import type { TenantAdmission } from "./tenant.js";
 import type { TenantRepository } from "./tenant-repository.js";
 import type { WebhookRepository } from "./webhook-repository.js";
 
@@ -17,6 +18,8 @@ export interface TrustRegistryDomain {
   passwords: PasswordHasher;
   loginTokens: LoginTokens;
   apiKeyFormat: ApiKeyFormat;
+  /** What public `POST /v1/apply` does (TENANT_ADMISSION). */
+  tenantAdmission: TenantAdmission;
   clock: Clock;
   /** Tenants' webhook endpoints and sealed signing secrets (for the scheduler). */
   webhooks: WebhookRepository;

@@ -22,7 +22,8 @@ export interface ReconciledTenant {
 
 /**
  * Operator ApplyTenant: creates the tenant when absent (approved, no password: it cannot log in
- * until an operator gives it one), else updates its name and roles. A tenant deactivated by
+ * until an operator gives it one), else updates its name and roles and approves it (a tenant the
+ * operator declares is approved, also one that applied and is pending). A tenant deactivated by
  * DeleteTenant is reactivated with a new API key (its earlier keys stay revoked). Either way,
  * credential types registered since are added to its configurations. Idempotent.
  */
@@ -73,6 +74,7 @@ async function update(
     isIssuer: declared.isIssuer,
     isVerifier: declared.isVerifier,
   });
+  await domain.tenants.approve(declared.tenant);
   await domain.tenants.addCredentialConfigurations(declared.tenant, configurations);
   const account = await domain.tenants.findByTenant(declared.tenant);
   if (!account) throw new Error(`tenant ${declared.tenant} vanished during update`);

@@ -55,6 +55,8 @@ export interface TenantRepository {
   deactivate(tenant: string): Promise<TenantDeactivation>;
   /** Reactivates a deactivated tenant with a new key hash, atomically; false when it is not deactivated. */
   reactivate(tenant: string, newKeyHash: string): Promise<boolean>;
+  /** Moves an active tenant to APPROVED; undefined when unknown, else whether it was pending until now. */
+  approve(tenant: string): Promise<{ wasPending: boolean } | undefined>;
   /** Changes name and roles (operator reconcile). */
   updateProfile(tenant: string, profile: { name: string; isIssuer: boolean; isVerifier: boolean }): Promise<void>;
   listCredentialConfigurations(tenant: string): Promise<CredentialConfiguration[]>;

@@ -5,6 +5,13 @@
 export const tenantStatuses = ["APPROVED", "PENDING"] as const;
 export type TenantStatus = (typeof tenantStatuses)[number];
 
+/**
+ * Who may become a tenant through the public `POST /v1/apply`: everyone at once (`open`), everyone
+ * pending an operator's approval (`approval`), or nobody (`closed`: tenants come from the operator).
+ */
+export const tenantAdmissions = ["open", "approval", "closed"] as const;
+export type TenantAdmission = (typeof tenantAdmissions)[number];
+
 export interface TenantAccount {
   /** UUID v4 assigned at registration; the organization login identifier. */
   accountUuid: string;
@@ -16,7 +23,11 @@ export interface TenantAccount {
   passwordHash: string | null;
   isIssuer: boolean;
   isVerifier: boolean;
-  /** APPROVED at self-registration; PENDING accounts are refused with `Account is not approved`. */
+  /**
+   * APPROVED at self-registration under `open` admission and when the operator declares or approves
+   * it; PENDING under `approval` admission until then. PENDING accounts' API keys are refused with
+   * `Account is not approved`.
+   */
   status: TenantStatus;
   createdAt: Date;
 }

@@ -1,7 +1,8 @@
 import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime";
 import { z } from "zod";
-import { applyForTenant } from "../domain/apply-for-tenant.js";
+import { applyForTenant, assertSelfRegistrationOpen } from "../domain/apply-for-tenant.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import { tenantStatuses } from "../domain/tenant.js";
 import {
   zOrganizationEmail,
   zOrganizationName,
@@ -25,15 +26,20 @@ const zApplyBody = z.object(
   { error: "request body must be a JSON object" },
 );
 
-const zApplyResponse = z.object({ uuid: z.string(), status: z.literal("APPROVED"), api_key: z.string() });
+const zApplyResponse = z.object({ uuid: z.string(), status: z.enum(tenantStatuses), api_key: z.string() });
 
-/** POST /v1/apply: registers an organization and returns its API key once. */
+/**
+ * POST /v1/apply: registers an organization and returns its API key once; TENANT_ADMISSION decides
+ * whether it is approved at once, pending an operator's approval, or refused (403).
+ */
 export function registerApplyRoute(app: App, domain: TrustRegistryDomain, counter: RateLimitCounter): void {
   app.post(
     "/v1/apply",
     {
       schema: { body: zApplyBody, response: { 201: zApplyResponse } },
       onRequest: rateLimit(counter, { ...APPLY_RATE_LIMIT, key: (request) => request.ip }),
+      // Closed: 403 before the body is looked at (an invalid body must not turn it into a 400).
+      preValidation: async () => assertSelfRegistrationOpen(domain),
     },
     async (request, reply) => {
       const body = request.body;

@@ -3,6 +3,7 @@ import { badRequest, callerKey, forbidden, notFound } from "@attesto/runtime";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { z } from "zod";
+import { approveTenant } from "../domain/approve-tenant.js";
 import { authenticateApiKey } from "../domain/authenticate-api-key.js";
 import { deleteTenant, revokeApiKeys } from "../domain/delete-tenant.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
@@ -18,6 +19,8 @@ type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
 const WEBHOOK_READERS = new Set(["scheduler"]);
 /** Services allowed to revoke keys and deactivate tenants. */
 const TENANT_REMOVERS = new Set(["operator"]);
+/** Services allowed to approve tenants that applied under `approval` admission. */
+const TENANT_APPROVERS = new Set(["operator"]);
 
 const ROLE_TO_WIRE = { issuer: tenantV1.Role.ISSUER, verifier: tenantV1.Role.VERIFIER } as const;
 
@@ -72,6 +75,15 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
       isVerifier: request.isVerifier,
     });
     return { tenant: toTenantMessage(reconciled.account), apiKey: reconciled.apiKey ?? "" };
+  }
+
+  async approveTenant(
+    request: tenantV1.ApproveTenantRequest,
+    context: HandlerContext,
+  ): Reply<typeof tenantV1.ApproveTenantResponseSchema> {
+    if (!TENANT_APPROVERS.has(context.values.get(callerKey))) throw forbidden("ApproveTenant is for the operator only");
+    const result = await approveTenant(this.domain, field(zTenantIdentifier, request.tenant));
+    return { tenant: toTenantMessage(result.account), approved: result.approved };
   }
 
   async replaceApiKey(request: tenantV1.ReplaceApiKeyRequest): Reply<typeof tenantV1.ReplaceApiKeyResponseSchema> {

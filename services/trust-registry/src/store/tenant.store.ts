@@ -182,6 +182,26 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
       });
     },
 
+    async approve(tenant) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("tenants")
+          .select("status")
+          .where("tenant", "=", tenant)
+          .where("deactivated_at", "is", null)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!row) return undefined;
+        if (row.status === "APPROVED") return { wasPending: false };
+        await trx
+          .updateTable("tenants")
+          .set({ status: "APPROVED", updated_at: sql<Date>`now()` })
+          .where("tenant", "=", tenant)
+          .execute();
+        return { wasPending: true };
+      });
+    },
+
     async updateProfile(tenant, profile) {
       await db
         .updateTable("tenants")

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_tenant_v1_tenant: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch5hdHRlc3RvL3RlbmFudC92MS90ZW5hbnQucHJvdG8SEWF0dGVzdG8udGVuYW50LnYxIiYKB1dlYmhvb2sSCwoDdXJsGAEgASgJEg4KBmV2ZW50cxgCIAMoCSJ0CgZUZW5hbnQSFAoMYWNjb3VudF91dWlkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIMCgRuYW1lGAMgASgJEiYKBXJvbGVzGAQgAygOMhcuYXR0ZXN0by50ZW5hbnQudjEuUm9sZRIOCgZzdGF0dXMYBSABKAkiUQoXQ3JlZGVudGlhbENvbmZpZ3VyYXRpb24SCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgJEgsKA3ZjdBgEIAEoCSIsChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg8KB2FwaV9rZXkYASABKAkiegoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USMQoHb3V0Y29tZRgBIAEoDjIgLmF0dGVzdG8udGVuYW50LnYxLkFwaUtleU91dGNvbWUSKQoGdGVuYW50GAIgASgLMhkuYXR0ZXN0by50ZW5hbnQudjEuVGVuYW50IiIKEEdldFRlbmFudFJlcXVlc3QSDgoGdGVuYW50GAEgASgJIo0BChFHZXRUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSTQoZY3JlZGVudGlhbF9jb25maWd1cmF0aW9ucxgCIAMoCzIqLmF0dGVzdG8udGVuYW50LnYxLkNyZWRlbnRpYWxDb25maWd1cmF0aW9uImkKEkFwcGx5VGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIRCglpc19pc3N1ZXIYBCABKAgSEwoLaXNfdmVyaWZpZXIYBSABKAgiUQoTQXBwbHlUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSDwoHYXBpX2tleRgCIAEoCSImChRSZXBsYWNlQXBpS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiKAoVUmVwbGFjZUFwaUtleVJlc3BvbnNlEg8KB2FwaV9rZXkYASABKAkiYgoSU2V0V2ViaG9va3NSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIsCgh3ZWJob29rcxgCIAMoCzIaLmF0dGVzdG8udGVuYW50LnYxLldlYmhvb2sSDgoGc2VjcmV0GAMgASgJIi8KE1NldFdlYmhvb2tzUmVzcG9uc2USGAoQZ2VuZXJhdGVkX3NlY3JldBgBIAEoCSIkChJHZXRXZWJob29rc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJIlMKE0dldFdlYmhvb2tzUmVzcG9uc2USLAoId2ViaG9va3MYASADKAsyGi5hdHRlc3RvLnRlbmFudC52MS5XZWJob29rEg4KBnNlY3JldBgCIAEoCSImChRSZXZva2VBcGlLZXlzUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiKAoVUmV2b2tlQXBpS2V5c1Jlc3BvbnNlEg8KB3Jldm9rZWQYASABKAUiJQoTRGVsZXRlVGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiVAoURGVsZXRlVGVuYW50UmVzcG9uc2USDQoFZm91bmQYASABKAgSEwoLZGVhY3RpdmF0ZWQYAiABKAgSGAoQcmV2b2tlZF9hcGlfa2V5cxgDIAEoBSpACgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX0lTU1VFUhABEhEKDVJPTEVfVkVSSUZJRVIQAiqKAQoNQXBpS2V5T3V0Y29tZRIfChtBUElfS0VZX09VVENPTUVfVU5TUEVDSUZJRUQQABIZChVBUElfS0VZX09VVENPTUVfVkFMSUQQARIbChdBUElfS0VZX09VVENPTUVfSU5WQUxJRBACEiAKHEFQSV9LRVlfT1VUQ09NRV9OT1RfQVBQUk9WRUQQAzLABgoNVGVuYW50U2VydmljZRJ2ChJBdXRoZW50aWNhdGVBcGlLZXkSLC5hdHRlc3RvLnRlbmFudC52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Gi0uYXR0ZXN0by50ZW5hbnQudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2UiA5ACARJbCglHZXRUZW5hbnQSIy5hdHRlc3RvLnRlbmFudC52MS5HZXRUZW5hbnRSZXF1ZXN0GiQuYXR0ZXN0by50ZW5hbnQudjEuR2V0VGVuYW50UmVzcG9uc2UiA5ACARJhCgtBcHBseVRlbmFudBIlLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVxdWVzdBomLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVzcG9uc2UiA5ACAhJiCg1SZXBsYWNlQXBpS2V5EicuYXR0ZXN0by50ZW5hbnQudjEuUmVwbGFjZUFwaUtleVJlcXVlc3QaKC5hdHRlc3RvLnRlbmFudC52MS5SZXBsYWNlQXBpS2V5UmVzcG9uc2USYQoLU2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1Jlc3BvbnNlIgOQAgISYQoLR2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1Jlc3BvbnNlIgOQAgESZwoNUmV2b2tlQXBpS2V5cxInLmF0dGVzdG8udGVuYW50LnYxLlJldm9rZUFwaUtleXNSZXF1ZXN0GiguYXR0ZXN0by50ZW5hbnQudjEuUmV2b2tlQXBpS2V5c1Jlc3BvbnNlIgOQAgISZAoMRGVsZXRlVGVuYW50EiYuYXR0ZXN0by50ZW5hbnQudjEuRGVsZXRlVGVuYW50UmVxdWVzdBonLmF0dGVzdG8udGVuYW50LnYxLkRlbGV0ZVRlbmFudFJlc3BvbnNlIgOQAgJiBnByb3RvMw",
+    "Ch5hdHRlc3RvL3RlbmFudC92MS90ZW5hbnQucHJvdG8SEWF0dGVzdG8udGVuYW50LnYxIiYKB1dlYmhvb2sSCwoDdXJsGAEgASgJEg4KBmV2ZW50cxgCIAMoCSJ0CgZUZW5hbnQSFAoMYWNjb3VudF91dWlkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIMCgRuYW1lGAMgASgJEiYKBXJvbGVzGAQgAygOMhcuYXR0ZXN0by50ZW5hbnQudjEuUm9sZRIOCgZzdGF0dXMYBSABKAkiUQoXQ3JlZGVudGlhbENvbmZpZ3VyYXRpb24SCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgJEgsKA3ZjdBgEIAEoCSIsChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg8KB2FwaV9rZXkYASABKAkiegoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USMQoHb3V0Y29tZRgBIAEoDjIgLmF0dGVzdG8udGVuYW50LnYxLkFwaUtleU91dGNvbWUSKQoGdGVuYW50GAIgASgLMhkuYXR0ZXN0by50ZW5hbnQudjEuVGVuYW50IiIKEEdldFRlbmFudFJlcXVlc3QSDgoGdGVuYW50GAEgASgJIo0BChFHZXRUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSTQoZY3JlZGVudGlhbF9jb25maWd1cmF0aW9ucxgCIAMoCzIqLmF0dGVzdG8udGVuYW50LnYxLkNyZWRlbnRpYWxDb25maWd1cmF0aW9uImkKEkFwcGx5VGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIRCglpc19pc3N1ZXIYBCABKAgSEwoLaXNfdmVyaWZpZXIYBSABKAgiUQoTQXBwbHlUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5hdHRlc3RvLnRlbmFudC52MS5UZW5hbnQSDwoHYXBpX2tleRgCIAEoCSImChRBcHByb3ZlVGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiVAoVQXBwcm92ZVRlbmFudFJlc3BvbnNlEikKBnRlbmFudBgBIAEoCzIZLmF0dGVzdG8udGVuYW50LnYxLlRlbmFudBIQCghhcHByb3ZlZBgCIAEoCCImChRSZXBsYWNlQXBpS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiKAoVUmVwbGFjZUFwaUtleVJlc3BvbnNlEg8KB2FwaV9rZXkYASABKAkiYgoSU2V0V2ViaG9va3NSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIsCgh3ZWJob29rcxgCIAMoCzIaLmF0dGVzdG8udGVuYW50LnYxLldlYmhvb2sSDgoGc2VjcmV0GAMgASgJIi8KE1NldFdlYmhvb2tzUmVzcG9uc2USGAoQZ2VuZXJhdGVkX3NlY3JldBgBIAEoCSIkChJHZXRXZWJob29rc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJIlMKE0dldFdlYmhvb2tzUmVzcG9uc2USLAoId2ViaG9va3MYASADKAsyGi5hdHRlc3RvLnRlbmFudC52MS5XZWJob29rEg4KBnNlY3JldBgCIAEoCSImChRSZXZva2VBcGlLZXlzUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiKAoVUmV2b2tlQXBpS2V5c1Jlc3BvbnNlEg8KB3Jldm9rZWQYASABKAUiJQoTRGVsZXRlVGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiVAoURGVsZXRlVGVuYW50UmVzcG9uc2USDQoFZm91bmQYASABKAgSEwoLZGVhY3RpdmF0ZWQYAiABKAgSGAoQcmV2b2tlZF9hcGlfa2V5cxgDIAEoBSpACgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX0lTU1VFUhABEhEKDVJPTEVfVkVSSUZJRVIQAiqKAQoNQXBpS2V5T3V0Y29tZRIfChtBUElfS0VZX09VVENPTUVfVU5TUEVDSUZJRUQQABIZChVBUElfS0VZX09VVENPTUVfVkFMSUQQARIbChdBUElfS0VZX09VVENPTUVfSU5WQUxJRBACEiAKHEFQSV9LRVlfT1VUQ09NRV9OT1RfQVBQUk9WRUQQAzKpBwoNVGVuYW50U2VydmljZRJ2ChJBdXRoZW50aWNhdGVBcGlLZXkSLC5hdHRlc3RvLnRlbmFudC52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Gi0uYXR0ZXN0by50ZW5hbnQudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2UiA5ACARJbCglHZXRUZW5hbnQSIy5hdHRlc3RvLnRlbmFudC52MS5HZXRUZW5hbnRSZXF1ZXN0GiQuYXR0ZXN0by50ZW5hbnQudjEuR2V0VGVuYW50UmVzcG9uc2UiA5ACARJhCgtBcHBseVRlbmFudBIlLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVxdWVzdBomLmF0dGVzdG8udGVuYW50LnYxLkFwcGx5VGVuYW50UmVzcG9uc2UiA5ACAhJnCg1BcHByb3ZlVGVuYW50EicuYXR0ZXN0by50ZW5hbnQudjEuQXBwcm92ZVRlbmFudFJlcXVlc3QaKC5hdHRlc3RvLnRlbmFudC52MS5BcHByb3ZlVGVuYW50UmVzcG9uc2UiA5ACAhJiCg1SZXBsYWNlQXBpS2V5EicuYXR0ZXN0by50ZW5hbnQudjEuUmVwbGFjZUFwaUtleVJlcXVlc3QaKC5hdHRlc3RvLnRlbmFudC52MS5SZXBsYWNlQXBpS2V5UmVzcG9uc2USYQoLU2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5TZXRXZWJob29rc1Jlc3BvbnNlIgOQAgISYQoLR2V0V2ViaG9va3MSJS5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1JlcXVlc3QaJi5hdHRlc3RvLnRlbmFudC52MS5HZXRXZWJob29rc1Jlc3BvbnNlIgOQAgESZwoNUmV2b2tlQXBpS2V5cxInLmF0dGVzdG8udGVuYW50LnYxLlJldm9rZUFwaUtleXNSZXF1ZXN0GiguYXR0ZXN0by50ZW5hbnQudjEuUmV2b2tlQXBpS2V5c1Jlc3BvbnNlIgOQAgISZAoMRGVsZXRlVGVuYW50EiYuYXR0ZXN0by50ZW5hbnQudjEuRGVsZXRlVGVuYW50UmVxdWVzdBonLmF0dGVzdG8udGVuYW50LnYxLkRlbGV0ZVRlbmFudFJlc3BvbnNlIgOQAgJiBnByb3RvMw",
   );
 
 /**
@@ -269,6 +269,49 @@ export const ApplyTenantResponseSchema: GenMessage<ApplyTenantResponse> =
   messageDesc(file_attesto_tenant_v1_tenant, 8);
 
 /**
+ * @generated from message attesto.tenant.v1.ApproveTenantRequest
+ */
+export type ApproveTenantRequest = Message<"attesto.tenant.v1.ApproveTenantRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+};
+
+/**
+ * Describes the message attesto.tenant.v1.ApproveTenantRequest.
+ * Use `create(ApproveTenantRequestSchema)` to create a new message.
+ */
+export const ApproveTenantRequestSchema: GenMessage<ApproveTenantRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_tenant_v1_tenant, 9);
+
+/**
+ * @generated from message attesto.tenant.v1.ApproveTenantResponse
+ */
+export type ApproveTenantResponse = Message<"attesto.tenant.v1.ApproveTenantResponse"> & {
+  /**
+   * @generated from field: attesto.tenant.v1.Tenant tenant = 1;
+   */
+  tenant?: Tenant | undefined;
+
+  /**
+   * True when this call approved it; false when it was already approved.
+   *
+   * @generated from field: bool approved = 2;
+   */
+  approved: boolean;
+};
+
+/**
+ * Describes the message attesto.tenant.v1.ApproveTenantResponse.
+ * Use `create(ApproveTenantResponseSchema)` to create a new message.
+ */
+export const ApproveTenantResponseSchema: GenMessage<ApproveTenantResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_tenant_v1_tenant, 10);
+
+/**
  * @generated from message attesto.tenant.v1.ReplaceApiKeyRequest
  */
 export type ReplaceApiKeyRequest = Message<"attesto.tenant.v1.ReplaceApiKeyRequest"> & {
@@ -284,7 +327,7 @@ export type ReplaceApiKeyRequest = Message<"attesto.tenant.v1.ReplaceApiKeyReque
  */
 export const ReplaceApiKeyRequestSchema: GenMessage<ReplaceApiKeyRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 9);
+  messageDesc(file_attesto_tenant_v1_tenant, 11);
 
 /**
  * @generated from message attesto.tenant.v1.ReplaceApiKeyResponse
@@ -302,7 +345,7 @@ export type ReplaceApiKeyResponse = Message<"attesto.tenant.v1.ReplaceApiKeyResp
  */
 export const ReplaceApiKeyResponseSchema: GenMessage<ReplaceApiKeyResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 10);
+  messageDesc(file_attesto_tenant_v1_tenant, 12);
 
 /**
  * @generated from message attesto.tenant.v1.SetWebhooksRequest
@@ -332,7 +375,7 @@ export type SetWebhooksRequest = Message<"attesto.tenant.v1.SetWebhooksRequest">
  */
 export const SetWebhooksRequestSchema: GenMessage<SetWebhooksRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 11);
+  messageDesc(file_attesto_tenant_v1_tenant, 13);
 
 /**
  * @generated from message attesto.tenant.v1.SetWebhooksResponse
@@ -352,7 +395,7 @@ export type SetWebhooksResponse = Message<"attesto.tenant.v1.SetWebhooksResponse
  */
 export const SetWebhooksResponseSchema: GenMessage<SetWebhooksResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 12);
+  messageDesc(file_attesto_tenant_v1_tenant, 14);
 
 /**
  * @generated from message attesto.tenant.v1.GetWebhooksRequest
@@ -370,7 +413,7 @@ export type GetWebhooksRequest = Message<"attesto.tenant.v1.GetWebhooksRequest">
  */
 export const GetWebhooksRequestSchema: GenMessage<GetWebhooksRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 13);
+  messageDesc(file_attesto_tenant_v1_tenant, 15);
 
 /**
  * @generated from message attesto.tenant.v1.GetWebhooksResponse
@@ -393,7 +436,7 @@ export type GetWebhooksResponse = Message<"attesto.tenant.v1.GetWebhooksResponse
  */
 export const GetWebhooksResponseSchema: GenMessage<GetWebhooksResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 14);
+  messageDesc(file_attesto_tenant_v1_tenant, 16);
 
 /**
  * @generated from message attesto.tenant.v1.RevokeApiKeysRequest
@@ -411,7 +454,7 @@ export type RevokeApiKeysRequest = Message<"attesto.tenant.v1.RevokeApiKeysReque
  */
 export const RevokeApiKeysRequestSchema: GenMessage<RevokeApiKeysRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 15);
+  messageDesc(file_attesto_tenant_v1_tenant, 17);
 
 /**
  * @generated from message attesto.tenant.v1.RevokeApiKeysResponse
@@ -431,7 +474,7 @@ export type RevokeApiKeysResponse = Message<"attesto.tenant.v1.RevokeApiKeysResp
  */
 export const RevokeApiKeysResponseSchema: GenMessage<RevokeApiKeysResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 16);
+  messageDesc(file_attesto_tenant_v1_tenant, 18);
 
 /**
  * @generated from message attesto.tenant.v1.DeleteTenantRequest
@@ -449,7 +492,7 @@ export type DeleteTenantRequest = Message<"attesto.tenant.v1.DeleteTenantRequest
  */
 export const DeleteTenantRequestSchema: GenMessage<DeleteTenantRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 17);
+  messageDesc(file_attesto_tenant_v1_tenant, 19);
 
 /**
  * @generated from message attesto.tenant.v1.DeleteTenantResponse
@@ -483,7 +526,7 @@ export type DeleteTenantResponse = Message<"attesto.tenant.v1.DeleteTenantRespon
  */
 export const DeleteTenantResponseSchema: GenMessage<DeleteTenantResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_tenant_v1_tenant, 18);
+  messageDesc(file_attesto_tenant_v1_tenant, 20);
 
 /**
  * What the tenant may do.
@@ -583,6 +626,18 @@ export const TenantService: GenService<{
     methodKind: "unary";
     input: typeof ApplyTenantRequestSchema;
     output: typeof ApplyTenantResponseSchema;
+  };
+  /**
+   * ApproveTenant approves a tenant that applied through POST /v1/apply under `approval` admission
+   * (operator only): its API key works from then on. Idempotent; NOT_FOUND when the tenant is unknown
+   * or deactivated. (ApplyTenant approves the tenants it declares as well.)
+   *
+   * @generated from rpc attesto.tenant.v1.TenantService.ApproveTenant
+   */
+  approveTenant: {
+    methodKind: "unary";
+    input: typeof ApproveTenantRequestSchema;
+    output: typeof ApproveTenantResponseSchema;
   };
   /**
    * ReplaceApiKey revokes a tenant's API key(s) and issues a new one (operator action for a
