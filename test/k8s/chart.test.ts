@@ -231,14 +231,11 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     expect(JSON.parse(auth.CLIENT_ATTESTATION_TRUSTED_KEYS as string).keys[0].kid).toBe("ci-wallet-provider");
     const registry = envOf(podSpec(named(objects, "Deployment", "attesto-trust-registry")!).containers[0]!);
     expect(registry.TENANT_ADMISSION).toBe("approval");
-    // Wallet providers configured through the service's own env instead also satisfy the guard.
-    const viaEnv = render(
-      ["ci/minimal-values.yaml"],
-      ["clientAttestation.trustedKeys=", "services.authServer.env.CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM=pem"],
-    );
-    const viaEnvAuth = envOf(podSpec(named(viaEnv, "Deployment", "attesto-auth-server")!).containers[0]!);
-    expect(viaEnvAuth.CLIENT_ATTESTATION_TRUSTED_KEYS).toBeUndefined();
-    expect(viaEnvAuth.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe("false");
+    // Nothing configured: still no demo provider, and no trusted key at all.
+    const bare = render(["ci/minimal-values.yaml"], ["clientAttestation.trustedKeys="]);
+    const bareAuth = envOf(podSpec(named(bare, "Deployment", "attesto-auth-server")!).containers[0]!);
+    expect(bareAuth.CLIENT_ATTESTATION_TRUSTED_KEYS).toBeUndefined();
+    expect(bareAuth.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe("false");
   });
 
   it("keeps internal ports internal: NetworkPolicies, Services and the Ingress", () => {
@@ -439,7 +436,6 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
         "set operator.trustRegistryUrl",
       ],
       [minimal, ["issuingCa.certPem=-----BEGIN CERTIFICATE-----x"], "certPem needs keyPem"],
-      [minimal, ["clientAttestation.trustedKeys="], "clientAttestation: PAR requires a client attestation"],
     ])("%#: %j %j", (values, sets, message) => {
       expect(renderError(values as string[], sets as string[])).toContain(message);
     });

@@ -56,6 +56,13 @@ export async function buildApp(
     now: deps.now,
   };
   const cookie = { secure: context.publicUrl.startsWith("https:") };
+  const trustsNoWalletProvider =
+    deps.clientAttestationTrust.keys.length === 0 && deps.clientAttestationTrust.x5cRoots.length === 0;
+  if (config.CLIENT_ATTESTATION_REQUIRED_AUTH_CODE && trustsNoWalletProvider) {
+    app.log.warn(
+      "PAR requires a client attestation but no wallet provider is trusted: every PAR is refused until CLIENT_ATTESTATION_TRUSTED_KEYS or CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM is set (the pre-authorized code flow is unaffected)",
+    );
+  }
   if (config.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER) {
     app.log.warn(
       "client attestations of the DEMO wallet provider are trusted (its private key is public, so anyone can pass PAR as any client): never set CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true outside local development",

@@ -94,62 +94,47 @@ const urlList = z.string().transform((value, ctx): string[] => {
   return urls;
 });
 
-export const authServerConfigSchema = z
-  .object({
-    ...baseConfigShape({
-      port: authServerPorts.public,
-      internalPort: authServerPorts.internal,
-      databaseSchema: "auth_server",
-    }),
-    /** Public URL of the credential issuer; access token audience is `<this>/<tenant>` (the issuer identifier). */
-    CREDENTIAL_ISSUER_URL: z.url().default("http://localhost:8082").transform(withoutTrailingSlash),
-    /** Internal (Connect) URL of the credential issuer, where GrantService redeems pre-authorized codes. */
-    CREDENTIAL_ISSUER_INTERNAL_URL: z.url().default("http://localhost:9082").transform(withoutTrailingSlash),
-    /** The key access tokens are signed with (ES256); its public part is served at /.well-known/jwks.json. */
-    ACCESS_TOKEN_SIGNING_KEY: p256SigningKey,
-    /** Lifetime of access tokens, also the token response's `expires_in` (this service's README: 3600). */
-    ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-    /** HMAC key of the stateless DPoP server nonces (at least 32 characters); share it between replicas. */
-    DPOP_NONCE_SECRET: z
-      .string({ error: "DPOP_NONCE_SECRET is required (at least 32 characters)" })
-      .min(32, "DPOP_NONCE_SECRET must be at least 32 characters"),
-    /** Whether DPoP proofs at the token and PAR endpoints must carry a server nonce (`use_dpop_nonce` dance). */
-    DPOP_NONCE_REQUIRED: booleanFlag.default(true),
-    /** PAR requires attest_jwt_client_auth (this service's README): missing headers -> 401 invalid_client. */
-    CLIENT_ATTESTATION_REQUIRED_AUTH_CODE: booleanFlag.default(true),
-    /**
-     * The token endpoint requires the client attestation again when the authorization request (PAR)
-     * was authenticated with one; false: verified when sent, not required.
-     */
-    CLIENT_ATTESTATION_REQUIRED_AT_TOKEN: booleanFlag.default(true),
-    /** Wallet provider public keys trusted to sign client attestations (JWKS JSON). */
-    CLIENT_ATTESTATION_TRUSTED_KEYS: trustedKeys.optional(),
-    /** Wallet provider X.509 roots, for attestations that carry an x5c chain (PEM bundle). */
-    CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM: trustedRoots.optional(),
-    /**
-     * Trust the platform's demo wallet provider, whose private key is public (development only). Off
-     * unless set; the all-in-one sets it while every listener is on loopback.
-     */
-    CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: booleanFlag.default(false),
-    /** Where GET /end_session may send the browser back to (exact match); comma-separated. */
-    POST_LOGOUT_REDIRECT_URIS: urlList.default([]),
-    /** How long the consent page, once shown, may be approved or denied. */
-    AUTHORIZATION_CONSENT_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
-  })
-  .superRefine((config, ctx) => {
-    const trustsSomeone =
-      config.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER ||
-      (config.CLIENT_ATTESTATION_TRUSTED_KEYS?.length ?? 0) > 0 ||
-      (config.CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM?.length ?? 0) > 0;
-    if (config.CLIENT_ATTESTATION_REQUIRED_AUTH_CODE && !trustsSomeone) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["CLIENT_ATTESTATION_TRUSTED_KEYS"],
-        message:
-          "CLIENT_ATTESTATION_REQUIRED_AUTH_CODE is true but no wallet provider is trusted: set CLIENT_ATTESTATION_TRUSTED_KEYS or CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM (for local development only, CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true trusts the demo wallet provider, whose private key is public)",
-      });
-    }
-  });
+export const authServerConfigSchema = z.object({
+  ...baseConfigShape({
+    port: authServerPorts.public,
+    internalPort: authServerPorts.internal,
+    databaseSchema: "auth_server",
+  }),
+  /** Public URL of the credential issuer; access token audience is `<this>/<tenant>` (the issuer identifier). */
+  CREDENTIAL_ISSUER_URL: z.url().default("http://localhost:8082").transform(withoutTrailingSlash),
+  /** Internal (Connect) URL of the credential issuer, where GrantService redeems pre-authorized codes. */
+  CREDENTIAL_ISSUER_INTERNAL_URL: z.url().default("http://localhost:9082").transform(withoutTrailingSlash),
+  /** The key access tokens are signed with (ES256); its public part is served at /.well-known/jwks.json. */
+  ACCESS_TOKEN_SIGNING_KEY: p256SigningKey,
+  /** Lifetime of access tokens, also the token response's `expires_in` (this service's README: 3600). */
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  /** HMAC key of the stateless DPoP server nonces (at least 32 characters); share it between replicas. */
+  DPOP_NONCE_SECRET: z
+    .string({ error: "DPOP_NONCE_SECRET is required (at least 32 characters)" })
+    .min(32, "DPOP_NONCE_SECRET must be at least 32 characters"),
+  /** Whether DPoP proofs at the token and PAR endpoints must carry a server nonce (`use_dpop_nonce` dance). */
+  DPOP_NONCE_REQUIRED: booleanFlag.default(true),
+  /** PAR requires attest_jwt_client_auth (this service's README): missing headers -> 401 invalid_client. */
+  CLIENT_ATTESTATION_REQUIRED_AUTH_CODE: booleanFlag.default(true),
+  /**
+   * The token endpoint requires the client attestation again when the authorization request (PAR)
+   * was authenticated with one; false: verified when sent, not required.
+   */
+  CLIENT_ATTESTATION_REQUIRED_AT_TOKEN: booleanFlag.default(true),
+  /** Wallet provider public keys trusted to sign client attestations (JWKS JSON). */
+  CLIENT_ATTESTATION_TRUSTED_KEYS: trustedKeys.optional(),
+  /** Wallet provider X.509 roots, for attestations that carry an x5c chain (PEM bundle). */
+  CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM: trustedRoots.optional(),
+  /**
+   * Trust the platform's demo wallet provider, whose private key is public (development only). Off
+   * unless set; the all-in-one sets it while every listener is on loopback.
+   */
+  CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: booleanFlag.default(false),
+  /** Where GET /end_session may send the browser back to (exact match); comma-separated. */
+  POST_LOGOUT_REDIRECT_URIS: urlList.default([]),
+  /** How long the consent page, once shown, may be approved or denied. */
+  AUTHORIZATION_CONSENT_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
+});
 
 export type AuthServerConfig = z.infer<typeof authServerConfigSchema>;
 

@@ -218,19 +218,16 @@ describe("client attestation trust from configuration", () => {
 });
 
 describe("the demo wallet provider is not trusted by default (its private key is public)", () => {
-  const provider = generateEd25519Jwk() as JWK;
   let server: TestAuthServer;
   beforeAll(async () => {
-    // A standalone deployment: a real wallet provider configured, CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER unset.
-    server = await startTestAuthServer({
-      trustDemoProvider: false,
-      env: { CLIENT_ATTESTATION_TRUSTED_KEYS: JSON.stringify([{ ...attestationPublicJwk(provider), kid: "acme" }]) },
-    });
+    // A standalone auth server as deployed: CLIENT_ATTESTATION_* left unset.
+    server = await startTestAuthServer({ trustDemoProvider: false });
   });
   afterAll(() => server.close());
 
   it("refuses a PAR whose client attestation is signed with the published demo key, for any client_id", async () => {
     expect(server.config.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe(false);
+    expect(server.deps.clientAttestationTrust.keys).toEqual([]);
     for (const clientId of [`wallet-${randomUUID()}`, "https://wallet.example.org", "victim-client"]) {
       const wallet = createTestWallet(clientId);
       const fields = parFields(wallet, createPkce(), { issuer_state: offerAuthorizationCode(server).issuerState });

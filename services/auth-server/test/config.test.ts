@@ -55,10 +55,10 @@ describe("auth-server configuration", () => {
       CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "true",
     });
     expect(demo.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe(true);
-    // Required attestation with nobody trusted is refused, naming what to set.
-    const refused = configError({ ...base, CLIENT_ATTESTATION_TRUSTED_KEYS: undefined });
-    expect(refused).toContain("CLIENT_ATTESTATION_REQUIRED_AUTH_CODE is true but no wallet provider is trusted");
-    expect(refused).toContain("CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER=true trusts the demo wallet provider");
+    // Nothing configured: nobody is trusted (every PAR is refused; the service warns at start).
+    const nobody = loadAuthServerConfig({ ...base, CLIENT_ATTESTATION_TRUSTED_KEYS: undefined });
+    expect(nobody.CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe(false);
+    expect(nobody.CLIENT_ATTESTATION_TRUSTED_KEYS).toBeUndefined();
   });
 
   it("reads wallet provider trust, post-logout URIs and the consent lifetime", () => {
@@ -83,7 +83,7 @@ describe("auth-server configuration", () => {
     }
   });
 
-  it("refuses bad wallet provider keys and roots, and an attestation requirement nobody can meet", () => {
+  it("refuses bad wallet provider keys and roots", () => {
     expect(configError({ ...base, CLIENT_ATTESTATION_TRUSTED_KEYS: "{oops" })).toContain(
       "CLIENT_ATTESTATION_TRUSTED_KEYS: must be a JWKS as JSON: not valid JSON",
     );
@@ -106,9 +106,6 @@ describe("auth-server configuration", () => {
     );
     expect(configError({ ...base, POST_LOGOUT_REDIRECT_URIS: "/relative" })).toContain(
       "POST_LOGOUT_REDIRECT_URIS: /relative is not an absolute URL",
-    );
-    expect(configError({ ...base, CLIENT_ATTESTATION_TRUSTED_KEYS: undefined })).toContain(
-      "CLIENT_ATTESTATION_REQUIRED_AUTH_CODE is true but no wallet provider is trusted",
     );
     expect(
       loadAuthServerConfig({
