@@ -93,6 +93,27 @@ describe("buildServiceEnv", () => {
     expect(build({ SCHEMA_REGISTRY_OUTBOUND_ALLOW_HOSTS: "only.lan:1" }).OUTBOUND_ALLOW_HOSTS).toBe("only.lan:1");
   });
 
+  it("has the auth server alone trust the demo wallet provider while every listener is on loopback", () => {
+    const buildFor = (index: number, env: Record<string, string>, host = "127.0.0.1") => {
+      const planned = planAddresses(services, { host, portOffset: 0 }, {});
+      return buildServiceEnv({
+        address: planned[index]!,
+        addresses: planned,
+        env,
+        logLevel: "warn",
+        databaseUrl: "postgres://db/attesto",
+        serviceAuthSecret: "s".repeat(32),
+      });
+    };
+    expect(buildFor(0, {}).CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe("true");
+    expect(buildFor(1, {}).CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBeUndefined();
+    expect(buildFor(0, {}, "0.0.0.0").CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBeUndefined();
+    expect(
+      buildFor(0, { AUTH_SERVER_CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER: "false" })
+        .CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER,
+    ).toBe("false");
+  });
+
   it("does not hand one service's variables (PUBLIC_URL, DATABASE_SCHEMA) to every service", () => {
     const env = build({ PUBLIC_URL: "https://one.example", DATABASE_SCHEMA: "shared", PORT: "3000" });
     expect(env.PUBLIC_URL).toBeUndefined();
