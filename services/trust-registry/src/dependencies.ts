@@ -84,6 +84,7 @@ export function createDomain(
     apiKeyFormat: { prefix: config.API_KEY_PREFIX, environment: config.API_KEY_ENVIRONMENT },
     clock,
     domainLinkageOrigin: domainLinkageOriginOf(config),
+    issuerUrlOf: (tenant) => `${config.CREDENTIAL_ISSUER_URL.replace(/\/+$/, "")}/${tenant}`,
     webhooks: createWebhookStore(context.db),
     webhookSealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
   };

@@ -33,6 +33,10 @@ export const verifierConfigSchema = z.object({
     .optional(),
   /** How long the platform trust anchors (GetTrustAnchors) are cached before they are asked for again. */
   TRUST_ANCHORS_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** How long a fetched JWT VC Issuer Metadata or JWKS document is reused. */
+  ISSUER_METADATA_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** How long the list of issuers registered on the platform is reused (a miss asks again). */
+  REGISTERED_ISSUERS_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Tolerance on credential iat/nbf/exp and on a KB-JWT iat in the future. */
   CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
   /** Oldest acceptable KB-JWT iat. */

@@ -41,7 +41,7 @@ describe("verification checks: each failure names its check and reason", () => {
   let issuer: TestIssuer;
   beforeAll(async () => {
     verifier = await startTestVerifier();
-    issuer = didKeyIssuer();
+    issuer = didKeyIssuer(verifier.edges);
   });
   afterAll(() => verifier.close());
 
@@ -140,7 +140,7 @@ describe("verification checks: each failure names its check and reason", () => {
     });
 
     it("a credential signed by another key than its DID's", async () => {
-      const impostor = { ...didKeyIssuer(), iss: issuer.iss, header: issuer.header };
+      const impostor = { ...didKeyIssuer(verifier.edges), iss: issuer.iss, header: issuer.header };
       const result = await verify(present({ issuer: impostor }));
       expectCheck(result, "issuer_signature", "failed", "signature_invalid");
     });
@@ -178,13 +178,13 @@ describe("verification checks: each failure names its check and reason", () => {
     });
 
     it("a kid whose DID is not the iss, and an unsupported DID method", async () => {
-      const other = didKeyIssuer();
+      const other = didKeyIssuer(verifier.edges);
       const mismatched = { ...issuer, header: other.header };
       expectCheck(await verify(present({ issuer: mismatched })), "issuer_signature", "failed", "issuer_mismatch");
       const web = { ...issuer, iss: "did:web:issuer.example", header: { kid: "did:web:issuer.example#key-1" } };
       expectCheck(await verify(present({ issuer: web })), "issuer_signature", "failed", "unsupported_did_method");
       const none = { ...issuer, iss: "https://issuer.example", header: {} };
-      expectCheck(await verify(present({ issuer: none })), "issuer_signature", "failed", "issuer_key_unresolvable");
+      expectCheck(await verify(present({ issuer: none })), "issuer_signature", "failed", "issuer_metadata_unavailable");
     });
 
     it("x5c: an untrusted root, an expired leaf, and a root from TRUSTED_X509_ROOTS_PEM", async () => {
@@ -363,7 +363,7 @@ describe("verification checks: each failure names its check and reason", () => {
       const allowed = await verify(
         async (session) => {
           const a = await presentationFor(session, { issuer });
-          const b = await presentationFor(session, { issuer: didKeyIssuer() });
+          const b = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
           return JSON.stringify({ pid: [a, b] });
         },
         { dcql_query: pidQuery({ multiple: true }) },

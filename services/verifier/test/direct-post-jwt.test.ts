@@ -1,6 +1,6 @@
 import { CompactEncrypt, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { didKeyIssuer } from "./support/credentials.js";
+import { didKeyIssuer, type TestIssuer } from "./support/credentials.js";
 import {
   type OpenedSession,
   openSession,
@@ -30,9 +30,10 @@ async function encryptResponse(
 
 describe("POST /v1/verifier/presentation (direct_post.jwt)", () => {
   let verifier: TestVerifier;
-  const issuer = didKeyIssuer();
+  let issuer: TestIssuer;
   beforeAll(async () => {
     verifier = await startTestVerifier();
+    issuer = didKeyIssuer(verifier.edges);
   });
   afterAll(() => verifier.close());
 

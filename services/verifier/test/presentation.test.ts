@@ -21,6 +21,7 @@ import { presentationFor, vpTokenOf } from "./support/wallet.js";
 const CHECK_NAMES = [
   "sd_jwt_structure",
   "issuer_signature",
+  "issuer_trust",
   "credential_type",
   "vct",
   "validity",
@@ -49,7 +50,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
   describe("a valid presentation", () => {
     const issuers: Array<[string, () => Promise<TestIssuer>]> = [
-      ["did:key (EdDSA)", async () => didKeyIssuer()],
+      ["did:key (EdDSA)", async () => didKeyIssuer(verifier.edges)],
       ["did:ledger (EdDSA)", async () => didLedgerIssuer(verifier.edges)],
       [
         "x5c (ES256) to the platform root CA",
@@ -123,7 +124,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
     }
 
     it("reports revocation as success when the issuer says active, and nested disclosed claims", async () => {
-      const issuer = didKeyIssuer();
+      const issuer = didKeyIssuer(verifier.edges);
       const session = await openSession(verifier.app, {
         dcql_query: {
           credentials: [
@@ -152,7 +153,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
     it("returns the redirect_uri with session_id, and accepts a bare SD-JWT vp_token", async () => {
       const session = await openSession(verifier.app, { redirect_uri: "https://rp.example/done?x=1" });
-      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       const response = await postPresentation(verifier.app, { state: session.request.state, vp_token: vp });
       expect([response.statusCode, response.json()]).toEqual([
         200,
@@ -160,7 +161,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
       ]);
       expect((await readResult(verifier.app, session.sessionId)).json().status).toBe("completed");
       const plain = await openSession(verifier.app, { redirect_uri: "https://rp.example/cb" });
-      const vp2 = await presentationFor(plain, { issuer: didKeyIssuer() });
+      const vp2 = await presentationFor(plain, { issuer: didKeyIssuer(verifier.edges) });
       const answer = await postPresentation(verifier.app, {
         state: plain.request.state,
         vp_token: JSON.stringify({ pid: vp2 }),
@@ -171,7 +172,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
     it("accepts a JSON body and a JSON-encoded string vp_token", async () => {
       const session = await openSession(verifier.app);
-      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       const response = await verifier.app.inject({
         method: "POST",
         url: "/v1/verifier/presentation",
@@ -190,7 +191,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
     it("missing state, missing vp_token and response, unknown state", async () => {
       const session = await openSession(verifier.app);
-      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       const noState = await postPresentation(verifier.app, { vp_token: vpTokenOf(vp) });
       expect([noState.statusCode, noState.json()]).toEqual([400, refused(/state is required/)]);
       const nothing = await postPresentation(verifier.app, { state: session.request.state });
@@ -218,7 +219,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
     it("a replayed submission: a session accepts one presentation", async () => {
       const session = await openSession(verifier.app);
-      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       const first = await postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) });
       expect(first.statusCode).toBe(200);
       const replay = await postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) });
@@ -232,7 +233,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
     it("concurrent submissions: exactly one is accepted", async () => {
       const session = await openSession(verifier.app);
-      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       const responses = await Promise.all(
         Array.from({ length: 5 }, () =>
           postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) }),
@@ -243,7 +244,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
     it("an expired session", async () => {
       const session = await openSession(verifier.app, { expires_in: 60 });
-      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       verifier.clock.advance(61);
       try {
         const response = await postPresentation(verifier.app, {
@@ -260,7 +261,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
 
     it("a direct_post.jwt session refuses a plain vp_token", async () => {
       const session = await openSession(verifier.app, { response_mode: "direct_post.jwt" });
-      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       const response = await postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) });
       expect([response.statusCode, response.json()]).toEqual([400, refused(/requires an encrypted response/)]);
     });
@@ -270,7 +271,11 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
     it("fail_fast skips the checks after the first failure; run_all runs them all", async () => {
       const wrongNonce = { nonce: "not-the-request-nonce" };
       const fast = await openSession(verifier.app);
-      const vp = await presentationFor(fast, { issuer: didKeyIssuer(), kb: wrongNonce, credential: { exp: 1000 } });
+      const vp = await presentationFor(fast, {
+        issuer: didKeyIssuer(verifier.edges),
+        kb: wrongNonce,
+        credential: { exp: 1000 },
+      });
       const response = await postPresentation(verifier.app, { state: fast.request.state, vp_token: vpTokenOf(vp) });
       expect([response.statusCode, response.json()]).toEqual([200, {}]);
       const fastResult = (await readResult(verifier.app, fast.sessionId)).json();
@@ -289,7 +294,11 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
       });
 
       const all = await openSession(verifier.app);
-      const vp2 = await presentationFor(all, { issuer: didKeyIssuer(), kb: wrongNonce, credential: { exp: 1000 } });
+      const vp2 = await presentationFor(all, {
+        issuer: didKeyIssuer(verifier.edges),
+        kb: wrongNonce,
+        credential: { exp: 1000 },
+      });
       await postPresentation(verifier.app, {
         state: all.request.state,
         vp_token: vpTokenOf(vp2),

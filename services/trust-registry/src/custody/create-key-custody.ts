@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { findX5cOfKey } from "./certificate.store.js";
 import { configuredIssuingCa } from "./configured-issuing-ca.js";
 import { generatedIssuingCa } from "./generated-issuing-ca.js";
-import { findImportedX5cOfKey } from "./imported-certificate.store.js";
+import { findImportedX5cOfKey, listImportedTrustAnchors } from "./imported-certificate.store.js";
 import { createImportedCertificates } from "./imported-certificates.js";
 import { issuerNamesOf } from "./issuer-names.js";
 import type { CustodyDb } from "./key.store.js";
@@ -101,6 +101,8 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
     async trustAnchors() {
       return [(await issuingCa.get()).trustAnchor];
     },
+
+    importedTrustAnchors: () => listImportedTrustAnchors(db),
 
     rewrapKeys: () => vault.rewrapAll(),
   };

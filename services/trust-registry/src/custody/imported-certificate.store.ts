@@ -92,3 +92,14 @@ export async function findImportedX5cOfKey(
     .executeTakeFirst();
   return row?.x5c;
 }
+
+/** Every imported chain's self-signed root (standard base64 DER), by tenant; chains without one are left out. */
+export async function listImportedTrustAnchors(db: CustodyDb): Promise<{ tenant: string; trustAnchor: string }[]> {
+  const rows = await db
+    .selectFrom("custody_imported_certificates")
+    .select(["tenant", "trust_anchor"])
+    .where("trust_anchor", "!=", "")
+    .orderBy("tenant")
+    .execute();
+  return rows.map((row) => ({ tenant: row.tenant, trustAnchor: row.trust_anchor }));
+}

@@ -66,6 +66,8 @@ export interface KeyCustody {
   clearSigningCertificate(tenant: string): Promise<boolean>;
   /** The trust anchors (root CA certificates, standard base64 DER) of tenant signing certificates. */
   trustAnchors(): Promise<string[]>;
+  /** The self-signed roots (standard base64 DER) of the chains tenants imported, by tenant (read-only). */
+  importedTrustAnchors(): Promise<{ tenant: string; trustAnchor: string }[]>;
   /** Re-encrypts every key under the current KEK; returns how many were rewrapped. */
   rewrapKeys(): Promise<number>;
 }

@@ -27,4 +27,6 @@ export interface TrustRegistryDomain {
   webhookSealer: EnvelopeSealer;
   /** The origin a tenant's Domain Linkage Credentials link its DIDs to (scheme://host[:port]). */
   domainLinkageOrigin(tenant: string): string;
+  /** The `iss` of the tenant's credentials: `<CREDENTIAL_ISSUER_URL>/<tenant>`. */
+  issuerUrlOf(tenant: string): string;
 }

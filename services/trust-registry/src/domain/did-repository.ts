@@ -13,4 +13,6 @@ export interface DidRepository {
   find(did: string): Promise<TenantDid | undefined>;
   /** The tenant's active DIDs, oldest first. */
   listActive(tenant: string): Promise<TenantDid[]>;
+  /** Every active issuer tenant (not deactivated) with its active DIDs, by tenant. */
+  listActiveIssuers(): Promise<{ tenant: string; dids: string[] }[]>;
 }

@@ -7,6 +7,7 @@ import { approveTenant } from "../domain/approve-tenant.js";
 import { authenticateApiKey } from "../domain/authenticate-api-key.js";
 import { deleteTenant, revokeApiKeys } from "../domain/delete-tenant.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import { listRegisteredIssuers } from "../domain/list-registered-issuers.js";
 import { reconcileTenant } from "../domain/reconcile-tenant.js";
 import { replaceApiKey } from "../domain/replace-api-key.js";
 import { getWebhooks, setWebhooks } from "../domain/set-webhooks.js";
@@ -57,6 +58,10 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
       default:
         return { outcome: tenantV1.ApiKeyOutcome.INVALID };
     }
+  }
+
+  async listRegisteredIssuers(): Reply<typeof tenantV1.ListRegisteredIssuersResponseSchema> {
+    return listRegisteredIssuers(this.domain);
   }
 
   async getTenant(request: tenantV1.GetTenantRequest): Reply<typeof tenantV1.GetTenantResponseSchema> {

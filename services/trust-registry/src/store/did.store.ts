@@ -58,5 +58,26 @@ export function createDidStore(database: Kysely<unknown>): DidRepository {
         .execute();
       return rows.map(toTenantDid);
     },
+
+    async listActiveIssuers() {
+      const rows = await db
+        .selectFrom("tenants")
+        .leftJoin("tenant_dids", (join) =>
+          join.onRef("tenant_dids.tenant", "=", "tenants.tenant").on("tenant_dids.status", "=", "active"),
+        )
+        .select(["tenants.tenant", "tenant_dids.did"])
+        .where("tenants.deactivated_at", "is", null)
+        .where("tenants.is_issuer", "=", true)
+        .orderBy("tenants.tenant")
+        .orderBy("tenant_dids.did")
+        .execute();
+      const issuers = new Map<string, string[]>();
+      for (const row of rows) {
+        const dids = issuers.get(row.tenant) ?? [];
+        if (row.did) dids.push(row.did);
+        issuers.set(row.tenant, dids);
+      }
+      return [...issuers].map(([tenant, dids]) => ({ tenant, dids }));
+    },
   };
 }

@@ -1,6 +1,12 @@
 import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
 import type { VerifierPolicyRepository } from "./policy/verifier-policy-repository.js";
-import type { CredentialStatusSource, LedgerDidResolver, TrustAnchorSource } from "./upstream.js";
+import type {
+  CredentialStatusSource,
+  IssuerDocumentFetcher,
+  LedgerDidResolver,
+  RegisteredIssuers,
+  TrustAnchorSource,
+} from "./upstream.js";
 import type { VerificationSessionRepository } from "./verification-session-repository.js";
 
 /** Tolerances of the verification checks (configuration, in seconds). */
@@ -32,6 +38,10 @@ export interface VerifierDependencies {
   ledger: LedgerDidResolver;
   trustAnchors: TrustAnchorSource;
   credentialStatus: CredentialStatusSource;
+  /** JWT VC Issuer Metadata and JWKS of http(s) issuers (through the outbound request guard). */
+  issuerDocuments: IssuerDocumentFetcher;
+  /** The issuers registered on this platform (TenantService.ListRegisteredIssuers). */
+  registeredIssuers: RegisteredIssuers;
   /** Public URL of this verifier, without a trailing slash. */
   verifierUrl: string;
   limits: VerificationLimits;

@@ -176,6 +176,8 @@ export async function submitPresentation(
         ledger: deps.ledger,
         trustAnchors: withPolicyAnchors(deps.trustAnchors, policies),
         credentialStatus: deps.credentialStatus,
+        issuerDocuments: deps.issuerDocuments,
+        registeredIssuers: deps.registeredIssuers,
       },
       policies,
     },

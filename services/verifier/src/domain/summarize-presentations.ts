@@ -31,15 +31,16 @@ const isoOf = (seconds: unknown) =>
 export function summarizePresentations(presentations: PresentationUnderVerification[]): PresentationMetadata {
   const claims: Record<string, unknown> = {};
   const credentialMetadata: CredentialMetadata[] = [];
-  for (const { parsed } of presentations) {
+  for (const { parsed, issuer } of presentations) {
     if (!parsed) continue;
     const subjectClaims = Object.fromEntries(
       Object.entries(structuredClone(parsed.claims)).filter(([name]) => !CREDENTIAL_CLAIMS.has(name)),
     );
     mergeInto(claims, subjectClaims);
-    const { iss, vct, iat, exp } = parsed.claims;
+    const { vct, iat, exp } = parsed.claims;
     credentialMetadata.push({
-      issuer: typeof iss === "string" ? iss : "",
+      // Only the identity issuer_signature verified (the key bound to iss); never an unverified claim.
+      issuer: issuer?.signatureVerified ? issuer.iss : "",
       credential_type: typeof vct === "string" ? [vct] : [],
       issued_at: isoOf(iat),
       expires_at: isoOf(exp),

@@ -26,3 +26,38 @@ export type CredentialStatus = "unknown" | "active" | "revoked";
 export interface CredentialStatusSource {
   statusOf(issuerJwtSha256: string): Promise<CredentialStatus>;
 }
+
+/**
+ * An issuer's web document could not be fetched: refused by the outbound policy, timed out, too
+ * large, not JSON or not a 2xx answer. The message is generic and safe to show.
+ */
+export class IssuerFetchError extends Error {
+  override name = "IssuerFetchError";
+}
+
+/**
+ * GETs JSON documents from issuers' web origins (JWT VC Issuer Metadata, JWKS): through the
+ * outbound request guard, bounded in time and size, cached. Throws IssuerFetchError.
+ */
+export interface IssuerDocumentFetcher {
+  fetchJson(url: string): Promise<unknown>;
+}
+
+/** What the platform vouches for as issuers (TenantService.ListRegisteredIssuers). */
+export interface RegisteredIssuerSnapshot {
+  /** The `iss` URLs of active issuer tenants. */
+  issuerUrls: ReadonlySet<string>;
+  /** Active issuer tenants' DIDs. */
+  dids: ReadonlySet<string>;
+  /** X.509 roots of tenants' signing certificates (platform root CA, roots of imported chains). */
+  x509Roots: readonly Certificate[];
+}
+
+/**
+ * The platform's registered issuers, cached briefly. `lookup` answers from the cached snapshot
+ * when `isKnown` holds there, else from a fresh one (an issuer registered a moment ago is found).
+ * Throws UpstreamUnavailableError when the trust registry cannot answer.
+ */
+export interface RegisteredIssuers {
+  snapshot(isKnown?: (snapshot: RegisteredIssuerSnapshot) => boolean): Promise<RegisteredIssuerSnapshot>;
+}

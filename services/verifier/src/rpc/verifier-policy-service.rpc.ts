@@ -36,6 +36,7 @@ function toMessage(policy: VerifierPolicy): PolicyMessage {
       ? MODE_TO_WIRE[policy.verificationMode]
       : verifierPolicyV1.VerificationMode.UNSPECIFIED,
     sessionTtlSeconds: policy.sessionTtlSeconds ?? 0,
+    acceptAnyIssuer: policy.acceptAnyIssuer,
     digest: policy.digest,
     updatedAt: timestampFromDate(policy.updatedAt),
   };
@@ -74,6 +75,7 @@ export class VerifierPolicyServiceRpc implements ServiceImpl<Service> {
       requiredClaims: policy.requiredClaims.map((path) => path.segments),
       verificationMode: mode,
       sessionTtlSeconds: policy.sessionTtlSeconds === 0 ? undefined : policy.sessionTtlSeconds,
+      acceptAnyIssuer: policy.acceptAnyIssuer,
       digest: policy.digest,
     });
     return { policy: toMessage(applied.policy), changed: applied.changed };

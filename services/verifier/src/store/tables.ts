@@ -45,6 +45,8 @@ export interface VerifierPoliciesTable {
   required_claims: string[][];
   verification_mode: VerificationMode | null;
   session_ttl_seconds: number | null;
+  /** Migration 0003. */
+  accept_any_issuer: boolean;
   digest: string;
   updated_at: Date;
 }

@@ -16,6 +16,7 @@ export function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy
     requiredClaims: row.required_claims,
     verificationMode: row.verification_mode ?? undefined,
     sessionTtlSeconds: row.session_ttl_seconds ?? undefined,
+    acceptAnyIssuer: row.accept_any_issuer,
     digest: row.digest,
     updatedAt: row.updated_at,
   };
@@ -44,6 +45,7 @@ export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPo
         required_claims: jsonb(policy.requiredClaims),
         verification_mode: policy.verificationMode ?? null,
         session_ttl_seconds: policy.sessionTtlSeconds ?? null,
+        accept_any_issuer: policy.acceptAnyIssuer,
         digest: policy.digest,
         updated_at: policy.updatedAt,
       };
@@ -61,6 +63,7 @@ export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPo
               required_claims: eb.ref("excluded.required_claims"),
               verification_mode: eb.ref("excluded.verification_mode"),
               session_ttl_seconds: eb.ref("excluded.session_ttl_seconds"),
+              accept_any_issuer: eb.ref("excluded.accept_any_issuer"),
               digest: eb.ref("excluded.digest"),
               updated_at: eb.ref("excluded.updated_at"),
             }))

@@ -46,21 +46,26 @@ export interface TestIssuer {
   header: Record<string, unknown>;
 }
 
-/** did:key issuer (EdDSA, kid = did:key DID URL). */
-export function didKeyIssuer(): TestIssuer {
+/** did:key issuer (EdDSA, kid = did:key DID URL); registered on the platform double when `edges` is given. */
+export function didKeyIssuer(edges?: PlatformEdges): TestIssuer {
   const privateJwk = generateEd25519Jwk();
   const did = didKeyFromPublicJwk(privateJwk);
+  edges?.registered.dids.add(did);
   return { iss: did, alg: "EdDSA", privateJwk, header: { kid: `${did}#${did.slice("did:key:".length)}` } };
 }
 
-/** did:ledger issuer (EdDSA, kid = <did>#key-1) registered in the ledger double. */
+/**
+ * did:ledger issuer (EdDSA, kid = <did>#key-1) on the ledger double, and (unless `registered` is
+ * false) registered on the platform as a tenant's DID.
+ */
 export function didLedgerIssuer(
   edges: PlatformEdges,
-  options: { deactivated?: boolean; did?: string } = {},
+  options: { deactivated?: boolean; did?: string; registered?: boolean } = {},
 ): TestIssuer {
   const privateJwk = generateEd25519Jwk();
   const did = options.did ?? `did:ledger:${randomBytes(16).toString("hex")}`;
   const keyId = `${did}#key-1`;
+  if (options.registered !== false) edges.registered.dids.add(did);
   edges.dids.set(did, {
     deactivated: options.deactivated ?? false,
     document: {
@@ -84,6 +89,7 @@ async function certificate(options: {
   issuer?: { certificate: x509.X509Certificate; keys: webcrypto.CryptoKeyPair };
   ca: boolean;
   notAfter?: Date;
+  subjectAltNames?: { type: "url" | "dns"; value: string }[];
 }) {
   const keys = (await webcrypto.subtle.generateKey(ecdsa, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.create({
@@ -99,6 +105,7 @@ async function certificate(options: {
       new x509.BasicConstraintsExtension(options.ca, undefined, true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       ...(options.issuer ? [await x509.AuthorityKeyIdentifierExtension.create(options.issuer.keys.publicKey)] : []),
+      ...(options.subjectAltNames ? [new x509.SubjectAlternativeNameExtension(options.subjectAltNames)] : []),
     ],
   });
   return { certificate, keys };
@@ -111,7 +118,15 @@ export interface X509Hierarchy {
   rootPem: string;
   /** base64url AKI of the issuing CA certificate (= the root's key id): a DCQL `aki` value. */
   rootKeyIdentifier: string;
-  issuer(options?: { leafNotAfter?: Date }): Promise<TestIssuer>;
+  /**
+   * A leaf for `iss` (default https://issuer.attesto.test/acme) naming it in a URI SAN and its host
+   * in a dNSName SAN, unless `subjectAltNames` says otherwise.
+   */
+  issuer(options?: {
+    leafNotAfter?: Date;
+    iss?: string;
+    subjectAltNames?: { type: "url" | "dns"; value: string }[];
+  }): Promise<TestIssuer>;
 }
 
 /** A platform-like CA: root -> issuing CA -> per-issuer leaf (ES256, x5c = [leaf, issuing CA]). */
@@ -124,15 +139,20 @@ export async function x509Hierarchy(name = "Attesto Test Root CA"): Promise<X509
     rootPem: root.certificate.toString("pem"),
     rootKeyIdentifier: Buffer.from(rootKeyId, "hex").toString("base64url"),
     async issuer(options = {}) {
+      const iss = options.iss ?? "https://issuer.attesto.test/acme";
       const leaf = await certificate({
         subject: "CN=Tenant signing key",
         issuer: issuing,
         ca: false,
         ...(options.leafNotAfter ? { notAfter: options.leafNotAfter } : {}),
+        subjectAltNames: options.subjectAltNames ?? [
+          { type: "url", value: iss },
+          { type: "dns", value: new URL(iss).hostname },
+        ],
       });
       const privateJwk = (await webcrypto.subtle.exportKey("jwk", leaf.keys.privateKey)) as PrivateJwk;
       return {
-        iss: "https://issuer.attesto.test/acme",
+        iss,
         alg: "ES256",
         privateJwk,
         header: { x5c: [base64Der(leaf.certificate), base64Der(issuing.certificate)] },

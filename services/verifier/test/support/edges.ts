@@ -37,13 +37,32 @@ export class PlatformEdges {
   readonly dids = new Map<string, { document: Record<string, unknown>; deactivated: boolean }>();
   /** Platform root CAs (standard base64 DER) that GetTrustAnchors returns. */
   trustAnchors: string[] = [];
+  /** What ListRegisteredIssuers answers: the platform's issuer tenants and X.509 roots. */
+  readonly registered = { issuerUrls: new Set<string>(), dids: new Set<string>(), x509Roots: [] as string[] };
+  /** Issuers' web documents (JWT VC Issuer Metadata, JWKS) by URL: the web, as the verifier fetches it. */
+  readonly web = new Map<string, unknown>();
   /** issuer JWT SHA-256 hex -> status. */
   readonly statuses = new Map<string, credentialStatusV1.CredentialStatus>();
   /** Edges that answer Unavailable, to test fail-closed behaviour. */
   readonly down = new Set<Edge>();
-  readonly calls = { resolveDid: 0, getTrustAnchors: 0, getCredentialStatus: 0 };
+  readonly calls = {
+    resolveDid: 0,
+    getTrustAnchors: 0,
+    getCredentialStatus: 0,
+    listRegisteredIssuers: 0,
+    fetchJson: 0,
+  };
   /** What the verifier published to the scheduler (PublishVerificationEvent). */
   readonly verificationEvents: notaryV1.PublishVerificationEventRequest[] = [];
+
+  /** Stands in for the outbound request guard: answers from `web`, anything else is a failed fetch. */
+  readonly webClient = {
+    fetchJson: async (url: string) => {
+      this.calls.fetchJson++;
+      if (!this.web.has(url)) throw new Error(`HTTP 404 for ${url}`);
+      return structuredClone(this.web.get(url));
+    },
+  };
 
   private unavailable(edge: Edge) {
     if (this.down.has(edge)) throw new ConnectError(`${edge} is down`, Code.Unavailable);
@@ -68,6 +87,17 @@ export class PlatformEdges {
           default:
             return { outcome: tenantV1.ApiKeyOutcome.INVALID };
         }
+      },
+      listRegisteredIssuers: () => {
+        this.calls.listRegisteredIssuers++;
+        this.unavailable("trust-registry");
+        return {
+          issuers: [
+            ...[...this.registered.issuerUrls].map((issuerUrl) => ({ tenant: "acme", issuerUrl, dids: [] })),
+            { tenant: "acme-dids", issuerUrl: "", dids: [...this.registered.dids] },
+          ],
+          x509Roots: this.registered.x509Roots,
+        };
       },
     });
     router.service(keysV1.KeyCustodyService, {

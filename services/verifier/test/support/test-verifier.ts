@@ -7,6 +7,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { decodeJwt } from "jose";
 import { buildApp } from "../../src/app.js";
+import { createIssuerDocumentFetcher } from "../../src/clients/issuer-document-fetcher.js";
 import { loadVerifierConfig, type VerifierConfig } from "../../src/config.js";
 import { createVerifierDeps } from "../../src/create-dependencies.js";
 import type { VerifierDependencies } from "../../src/domain/dependencies.js";
@@ -53,8 +54,10 @@ export async function startTestVerifier(
     PUBLIC_URL: options.publicUrl ?? PUBLIC_URL,
     LOG_LEVEL: "silent",
     KEY_ENCRYPTION_KEYS,
-    // Suites change the platform's trust anchors between tests.
+    // Suites change the platform's trust anchors, registered issuers and issuer documents between tests.
     TRUST_ANCHORS_CACHE_SECONDS: "0",
+    REGISTERED_ISSUERS_CACHE_SECONDS: "0",
+    ISSUER_METADATA_CACHE_SECONDS: "0",
     ...options.env,
   });
   const edges = new PlatformEdges();
@@ -66,7 +69,17 @@ export async function startTestVerifier(
         : edges.rpcClient(service),
   };
   const clock = new TestClock();
-  const deps: VerifierDependencies = { ...createVerifierDeps(context), now: clock.now };
+  const deps: VerifierDependencies = {
+    ...createVerifierDeps(context),
+    // Issuers' web origins are the external edge: served from memory, through the real caching fetcher.
+    issuerDocuments: createIssuerDocumentFetcher(edges.webClient, {
+      cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
+      maxEntries: 100,
+      timeoutMs: 1000,
+      maxBytes: 64 * 1024,
+    }),
+    now: clock.now,
+  };
   const app = await buildApp(context, deps);
   return {
     app,

@@ -20,6 +20,7 @@ export {
   type Certificate,
   parseBase64DerCertificate,
   parsePemCertificates,
+  subjectAltNamesOf,
   type VerifiedX5cChain,
   validateX5cChain,
   verifyX5cChain,

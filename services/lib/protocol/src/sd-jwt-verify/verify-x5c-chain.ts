@@ -17,6 +17,8 @@ export interface VerifiedX5cChain {
   authorityKeyIds: string[];
   /** The trust anchor the chain ends at. */
   anchorSubject: string;
+  /** The leaf's subjectAltName entries: uniformResourceIdentifier and dNSName values. */
+  leafSubjectAltNames: { uris: string[]; dnsNames: string[] };
 }
 
 const fail = (code: string, message: string): never => {
@@ -54,6 +56,15 @@ async function signedBy(certificate: Certificate, issuer: Certificate): Promise<
   } catch {
     return false;
   }
+}
+
+/** A certificate's uniformResourceIdentifier and dNSName subjectAltNames (none when it has no SAN). */
+export function subjectAltNamesOf(certificate: Certificate): { uris: string[]; dnsNames: string[] } {
+  const names = certificate.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? [];
+  return {
+    uris: names.filter((name) => name.type === "url").map((name) => name.value),
+    dnsNames: names.filter((name) => name.type === "dns").map((name) => name.value),
+  };
 }
 
 function authorityKeyIdOf(certificate: Certificate): string | undefined {
@@ -128,7 +139,13 @@ export async function validateX5cChain(
   const authorityKeyIds = [...chain.map(authorityKeyIdOf)].filter((id): id is string => id !== undefined);
   const checked = [...chain, anchor];
   return {
-    chain: { leafPublicJwk, leafSubject: leaf.subject, authorityKeyIds, anchorSubject: anchor.subject },
+    chain: {
+      leafPublicJwk,
+      leafSubject: leaf.subject,
+      authorityKeyIds,
+      anchorSubject: anchor.subject,
+      leafSubjectAltNames: subjectAltNamesOf(leaf),
+    },
     validFrom: new Date(Math.max(...checked.map((certificate) => certificate.notBefore.getTime()))),
     validUntil: new Date(Math.min(...checked.map((certificate) => certificate.notAfter.getTime()))),
   };

@@ -6,7 +6,13 @@ import type {
 } from "@attesto/protocol";
 import type { VerificationLimits } from "../dependencies.js";
 import type { ActivePolicy } from "../policy/active-policy.js";
-import type { CredentialStatusSource, LedgerDidResolver, TrustAnchorSource } from "../upstream.js";
+import type {
+  CredentialStatusSource,
+  IssuerDocumentFetcher,
+  LedgerDidResolver,
+  RegisteredIssuers,
+  TrustAnchorSource,
+} from "../upstream.js";
 import type { CheckStatus } from "../verification-session.js";
 
 /** The outcome of one check: a status, a stable machine reason and a message safe to show. */
@@ -32,14 +38,26 @@ export const skipped = (reasonCode: string, message: string): CheckOutcome => ({
   message,
 });
 
-/** Who issued a credential, as far as the issuer_signature check found out. */
+/** How the issuer's key was bound to the credential's `iss`. */
+export type IssuerKeyBinding = "did" | "jwt_vc_issuer_metadata" | "x5c";
+
+/**
+ * Who issued a credential, as issuer_signature verified it: set only once the signature verified
+ * with a key bound to `iss`.
+ */
 export interface IssuerIdentity {
-  /** The issuer DID (kid or iss), on the DID path. */
+  /** The credential's `iss` (a DID or an http(s) URL). */
+  iss: string;
+  binding: IssuerKeyBinding;
+  /**
+   * The issuer DID: `iss` itself when it is a DID; for an http(s) `iss`, the DID its metadata key
+   * names in `kid` when that DID's document holds the same key as an assertionMethod.
+   */
   did?: string;
   /** The validated x5c chain, on the X.509 path. */
   chain?: VerifiedX5cChain;
-  /** Whether the issuer-signed JWT's signature verified. */
-  signatureVerified: boolean;
+  /** Whether the issuer-signed JWT's signature verified (always true once set). */
+  signatureVerified: true;
 }
 
 /** One presentation of the vp_token, enriched by the checks as they run. */
@@ -61,6 +79,10 @@ export interface CheckPorts {
   ledger: LedgerDidResolver;
   trustAnchors: TrustAnchorSource;
   credentialStatus: CredentialStatusSource;
+  /** JWT VC Issuer Metadata and JWKS of http(s) issuers. */
+  issuerDocuments: IssuerDocumentFetcher;
+  /** The issuers registered on this platform (default issuer trust). */
+  registeredIssuers: RegisteredIssuers;
 }
 
 export interface VerificationContext {

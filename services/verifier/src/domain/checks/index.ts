@@ -3,6 +3,7 @@ import { credentialTypeCheck } from "./credential-type.check.js";
 import { dcqlCheck } from "./dcql.check.js";
 import { holderBindingCheck } from "./holder-binding.check.js";
 import { issuerSignatureCheck } from "./issuer-signature.check.js";
+import { issuerTrustCheck } from "./issuer-trust.check.js";
 import { policyAcceptedVctCheck } from "./policy-accepted-vct.check.js";
 import { policyRequiredClaimsCheck } from "./policy-required-claims.check.js";
 import { policyTrustedIssuerCheck } from "./policy-trusted-issuer.check.js";
@@ -19,6 +20,7 @@ import { vctCheck } from "./vct.check.js";
 export const VERIFICATION_CHECKS: readonly VerificationCheck[] = [
   sdJwtStructureCheck,
   issuerSignatureCheck,
+  issuerTrustCheck,
   credentialTypeCheck,
   vctCheck,
   validityCheck,

@@ -49,6 +49,7 @@ const zVerifierPolicyInput = z.object({
         .max(16, "required_claims paths must have at most 16 segments"),
     )
     .max(100, "required_claims must hold at most 100 paths"),
+  acceptAnyIssuer: z.boolean(),
   verificationMode: z.enum(VERIFICATION_MODES).optional(),
   sessionTtlSeconds: z
     .number()
@@ -85,6 +86,7 @@ export async function applyVerifierPolicy(
     trustedX509RootsDer: unique(policy.trustedX509RootsDer, (der) => Buffer.from(der).toString("base64")),
     acceptedVcts: unique(policy.acceptedVcts, (vct) => vct),
     requiredClaims: unique(policy.requiredClaims, (path) => JSON.stringify(path)),
+    acceptAnyIssuer: policy.acceptAnyIssuer,
     verificationMode: policy.verificationMode,
     sessionTtlSeconds: policy.sessionTtlSeconds,
     updatedAt: deps.now(),

@@ -16,6 +16,11 @@ export interface VerifierPolicy {
   acceptedVcts: string[];
   /** Claim paths (object member names, outermost first) every credential must disclose. */
   requiredClaims: string[][];
+  /**
+   * UNSAFE: trust any issuer whose key is bound to its `iss` (check `issuer_trust`), not only
+   * listed, requested or platform-registered ones.
+   */
+  acceptAnyIssuer: boolean;
   /** Default verification mode of submissions without one. */
   verificationMode: VerificationMode | undefined;
   /** Lifetime of new sessions: default and maximum of `expires_in`. */

@@ -1,0 +1,57 @@
+import type { tenantV1 } from "@attesto/proto";
+import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
+import type { Client } from "@connectrpc/connect";
+import { type RegisteredIssuerSnapshot, type RegisteredIssuers, UpstreamUnavailableError } from "../domain/upstream.js";
+
+function toSnapshot(response: tenantV1.ListRegisteredIssuersResponse): RegisteredIssuerSnapshot {
+  return {
+    issuerUrls: new Set(response.issuers.map((issuer) => issuer.issuerUrl)),
+    dids: new Set(response.issuers.flatMap((issuer) => issuer.dids)),
+    x509Roots: response.x509Roots.flatMap((der): Certificate[] => {
+      try {
+        return [parseBase64DerCertificate(der)];
+      } catch {
+        return [];
+      }
+    }),
+  };
+}
+
+/**
+ * The platform's registered issuers (TenantService.ListRegisteredIssuers), cached for `cacheMs`.
+ * A lookup the cached list does not satisfy asks again (joining a request already under way), so an
+ * issuer registered a moment ago is found; a trust registry that cannot answer is
+ * UpstreamUnavailableError (callers fail closed).
+ */
+export function createRegisteredIssuers(
+  tenants: Client<typeof tenantV1.TenantService>,
+  options: { cacheMs: number; now?: () => number },
+): RegisteredIssuers {
+  const now = options.now ?? Date.now;
+  let cached: { snapshot: RegisteredIssuerSnapshot; until: number } | undefined;
+  let inFlight: Promise<RegisteredIssuerSnapshot> | undefined;
+  const refresh = () => {
+    inFlight ??= tenants
+      .listRegisteredIssuers({})
+      .then(
+        (response) => {
+          const snapshot = toSnapshot(response);
+          cached = { snapshot, until: now() + options.cacheMs };
+          return snapshot;
+        },
+        (error: unknown) => {
+          throw new UpstreamUnavailableError("trust registry ListRegisteredIssuers failed", { cause: error });
+        },
+      )
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+  return {
+    async snapshot(isKnown) {
+      if (cached && now() < cached.until && (!isKnown || isKnown(cached.snapshot))) return cached.snapshot;
+      return refresh();
+    },
+  };
+}
