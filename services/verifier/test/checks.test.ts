@@ -33,6 +33,9 @@ interface Result {
   presentation_metadata?: unknown;
 }
 
+/** An issuer's public key as a JWKS entry. */
+const ed25519Public = ({ privateJwk }: TestIssuer) => ({ kty: privateJwk.kty, crv: privateJwk.crv, x: privateJwk.x });
+
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const decode = (part: string) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
 
@@ -370,6 +373,143 @@ describe("verification checks: each failure names its check and reason", () => {
       );
       expect(allowed.status).toBe("completed");
       expect((allowed.presentation_metadata as { credential_metadata: unknown[] }).credential_metadata).toHaveLength(2);
+    });
+  });
+
+  describe("issuer_signature: the key is bound to iss", () => {
+    const WEB_ISS = "https://issuer.example/acme";
+    const METADATA_URL = "https://issuer.example/.well-known/jwt-vc-issuer/acme";
+    const webIssuer = (signer: TestIssuer, kid: string): TestIssuer => ({ ...signer, iss: WEB_ISS, header: { kid } });
+
+    it("an https iss signed by a foreign did:key (no metadata; metadata without that key)", async () => {
+      const attacker = didKeyIssuer();
+      const forged = { ...attacker, iss: WEB_ISS };
+      expectCheck(
+        await verify(present({ issuer: forged })),
+        "issuer_signature",
+        "failed",
+        "issuer_metadata_unavailable",
+      );
+      const tenant = didLedgerIssuer(verifier.edges);
+      verifier.edges.web.set(METADATA_URL, {
+        issuer: WEB_ISS,
+        jwks: { keys: [{ ...ed25519Public(tenant), kid: tenant.header.kid }] },
+      });
+      try {
+        expectCheck(await verify(present({ issuer: forged })), "issuer_signature", "failed", "issuer_key_not_found");
+        // The attacker names the tenant's kid: the metadata key does not verify the attacker's signature.
+        const namedKid = { ...forged, header: { kid: tenant.header.kid } };
+        expectCheck(await verify(present({ issuer: namedKid })), "issuer_signature", "failed", "signature_invalid");
+        // The tenant's own credential verifies by its metadata key; its DID is verified too.
+        const genuine = await verify(present({ issuer: webIssuer(tenant, tenant.header.kid as string) }));
+        expectCheck(genuine, "issuer_signature", "success", "valid");
+        expect(genuine.check_results.find((c) => c.check === "issuer_signature")?.message).toContain("Metadata");
+      } finally {
+        verifier.edges.web.delete(METADATA_URL);
+      }
+    });
+
+    it("JWT VC Issuer Metadata naming another issuer, served through jwks_uri, or without keys", async () => {
+      const tenant = didKeyIssuer(verifier.edges);
+      const kid = "key-1";
+      const key = { ...ed25519Public(tenant), kid };
+      try {
+        verifier.edges.web.set(METADATA_URL, { issuer: "https://issuer.example/other", jwks: { keys: [key] } });
+        expectCheck(
+          await verify(present({ issuer: webIssuer(tenant, kid) })),
+          "issuer_signature",
+          "failed",
+          "issuer_metadata_mismatch",
+        );
+        verifier.edges.web.set(METADATA_URL, { issuer: WEB_ISS });
+        expectCheck(
+          await verify(present({ issuer: webIssuer(tenant, kid) })),
+          "issuer_signature",
+          "failed",
+          "issuer_metadata_invalid",
+        );
+        verifier.edges.web.set(METADATA_URL, { issuer: WEB_ISS, jwks_uri: "https://issuer.example/jwks.json" });
+        verifier.edges.web.set("https://issuer.example/jwks.json", { keys: [key] });
+        expectCheck(await verify(present({ issuer: webIssuer(tenant, kid) })), "issuer_signature", "success", "valid");
+      } finally {
+        verifier.edges.web.delete(METADATA_URL);
+        verifier.edges.web.delete("https://issuer.example/jwks.json");
+      }
+    });
+
+    it("a DID iss with the kid of another DID, and an iss that is neither a DID nor a URL", async () => {
+      const tenant = didLedgerIssuer(verifier.edges);
+      const attacker = didKeyIssuer();
+      const borrowed = { ...attacker, iss: tenant.iss };
+      expectCheck(await verify(present({ issuer: borrowed })), "issuer_signature", "failed", "issuer_mismatch");
+      const urn = { ...attacker, iss: "urn:example:issuer" };
+      expectCheck(await verify(present({ issuer: urn })), "issuer_signature", "failed", "issuer_unsupported");
+    });
+
+    it("x5c: a leaf whose SAN does not name iss; a leaf with only a dNSName SAN of iss's host", async () => {
+      const platform = await x509Hierarchy();
+      verifier.edges.trustAnchors = [platform.rootBase64];
+      const otherTenant = await platform.issuer({ iss: "https://issuer.attesto.test/globex" });
+      const impersonating = { ...otherTenant, iss: "https://issuer.attesto.test/acme" };
+      expectCheck(await verify(present({ issuer: impersonating })), "issuer_signature", "failed", "x5c_san_mismatch");
+      const noSan = await platform.issuer({ subjectAltNames: [] });
+      expectCheck(await verify(present({ issuer: noSan })), "issuer_signature", "failed", "x5c_san_mismatch");
+      const dnsOnly = await platform.issuer({ subjectAltNames: [{ type: "dns", value: "issuer.attesto.test" }] });
+      expectCheck(await verify(present({ issuer: dnsOnly })), "issuer_signature", "success", "valid");
+    });
+  });
+
+  describe("issuer_trust (deny by default)", () => {
+    it("a foreign did:key whose key binding verifies is not trusted; the query's trusted_authorities trust it", async () => {
+      const stranger = didKeyIssuer();
+      const result = await verify(present({ issuer: stranger }));
+      expectCheck(result, "issuer_signature", "success", "valid");
+      expectCheck(result, "issuer_trust", "failed", "untrusted_issuer");
+      const requested = await verify(present({ issuer: stranger }), {
+        dcql_query: pidQuery({ trusted_authorities: [{ type: "did", values: [stranger.iss] }] }),
+      });
+      expectCheck(requested, "issuer_trust", "success", "trusted_authorities");
+      expect(requested.status).toBe("completed");
+    });
+
+    it("a registered DID and a registered issuer URL are trusted; the registry down fails closed", async () => {
+      expectCheck(await verify(present({ issuer })), "issuer_trust", "success", "registered");
+      const tenant = didKeyIssuer();
+      const kid = "key-1";
+      const web = { ...tenant, iss: "https://issuer.example/registered", header: { kid } };
+      verifier.edges.web.set("https://issuer.example/.well-known/jwt-vc-issuer/registered", {
+        issuer: web.iss,
+        jwks: { keys: [{ ...ed25519Public(tenant), kid }] },
+      });
+      verifier.edges.registered.issuerUrls.add(web.iss);
+      try {
+        const result = await verify(present({ issuer: web }));
+        expectCheck(result, "issuer_trust", "success", "registered");
+        expect(result.status).toBe("completed");
+        expect(
+          (result.presentation_metadata as { credential_metadata: { issuer: string }[] }).credential_metadata[0]
+            ?.issuer,
+        ).toBe(web.iss);
+        // The session is created before the registry goes down (API keys are checked there too).
+        const down = await verify(async (session) => {
+          verifier.edges.down.add("trust-registry");
+          return present({ issuer: web })(session);
+        });
+        expectCheck(down, "issuer_trust", "failed", "registry_unavailable");
+      } finally {
+        verifier.edges.down.delete("trust-registry");
+        verifier.edges.registered.issuerUrls.delete(web.iss);
+      }
+    });
+
+    it("fail_fast ends failed at issuer_trust and skips the rest", async () => {
+      const session = await openSession(verifier.app);
+      const vp = await presentationFor(session, { issuer: didKeyIssuer() });
+      await postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) });
+      const result = (await readResult(verifier.app, session.sessionId)).json() as Result;
+      expect(result.status).toBe("failed");
+      expectCheck(result, "issuer_trust", "failed", "untrusted_issuer");
+      expectCheck(result, "credential_type", "skipped", "previous_check_failed");
     });
   });
 
