@@ -97,6 +97,8 @@ export const zVerifierPolicySpec = z.object({
     .default([]),
   verificationMode: z.enum(["fail_fast", "run_all"]).default("fail_fast"),
   sessionTtlSeconds: z.number().int().min(60).max(3600).default(300),
+  /** UNSAFE: trust any issuer whose key binding verifies, not only listed or platform-registered ones. */
+  acceptAnyIssuer: z.boolean().default(false),
 });
 export type VerifierPolicySpec = z.infer<typeof zVerifierPolicySpec>;
 

@@ -166,6 +166,7 @@ describe("VerifierPolicy enforced by a real verifier", () => {
       requiredClaims: [["degree"], ["given_name"]],
       verificationMode: "run_all",
       sessionTtlSeconds: 600,
+      acceptAnyIssuer: false,
       digest: (applied.status as { policyDigest: string }).policyDigest,
     });
 
@@ -174,9 +175,12 @@ describe("VerifierPolicy enforced by a real verifier", () => {
 
     const refused = await presentDiploma(untrusted, { given_name: true, degree: true });
     expect(refused.status).toBe("failed");
-    // run_all (the policy's mode): the policy check is the only failure.
+    // run_all (the policy's mode): the issuer is trusted neither by default nor by the policy.
     expect(refused.verification_mode).toBe("run_all");
-    expect(failedChecks(refused)).toEqual([["policy.trusted_issuer", "untrusted_issuer"]]);
+    expect(failedChecks(refused)).toEqual([
+      ["issuer_trust", "untrusted_issuer"],
+      ["policy.trusted_issuer", "untrusted_issuer"],
+    ]);
     expect(refused.check_results.find((entry) => entry.check === "policy.trusted_issuer")?.message).toBe(
       "the issuer is not trusted by verifier policy 'acme-university'",
     );
@@ -194,8 +198,9 @@ describe("VerifierPolicy enforced by a real verifier", () => {
     server.delete(GROUP, "verifierpolicies", NS, "acme-university");
     await waitFor(() => policyResource() === undefined, "VerifierPolicy gone");
     expect(await verifier.deps.policies.listByTenant("acme-university")).toEqual([]);
+    // Without the policy: no policy checks, and an issuer unknown to the platform is still not trusted.
     const unrestricted = await presentDiploma(untrusted, { given_name: true, degree: true });
-    expect(unrestricted.status).toBe("completed");
     expect(unrestricted.check_results.some((entry) => entry.check.startsWith("policy."))).toBe(false);
+    expect(failedChecks(unrestricted)).toEqual([["issuer_trust", "untrusted_issuer"]]);
   });
 });

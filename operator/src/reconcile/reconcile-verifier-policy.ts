@@ -73,6 +73,7 @@ export class VerifierPolicyReconciler implements Reconciler {
           requiredClaims: spec.requiredClaims.map((path) => ({ segments: path.split(".") })),
           verificationMode: MODE[spec.verificationMode],
           sessionTtlSeconds: spec.sessionTtlSeconds,
+          acceptAnyIssuer: spec.acceptAnyIssuer,
           digest: policyDigest,
         },
       })
@@ -164,6 +165,8 @@ export function policyDigestOf(tenantId: string, spec: VerifierPolicySpec, rootF
     requiredClaims: [...spec.requiredClaims].sort(),
     verificationMode: spec.verificationMode,
     sessionTtlSeconds: spec.sessionTtlSeconds,
+    // Only when set, so that the digests of policies written before the field existed stay the same.
+    ...(spec.acceptAnyIssuer ? { acceptAnyIssuer: true } : {}),
   };
   return createHash("sha256").update(JSON.stringify(normalized)).digest("hex");
 }

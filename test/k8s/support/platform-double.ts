@@ -108,6 +108,18 @@ export class InMemoryTrustRegistry {
           ? { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: this.message(record) }
           : { outcome: tenantV1.ApiKeyOutcome.INVALID };
       },
+      listRegisteredIssuers: (_request, context) => {
+        this.enter("ListRegisteredIssuers", "", context);
+        const issuers = [...this.tenants.values()].filter((t) => !t.deactivated && t.isIssuer);
+        return {
+          issuers: issuers.map((t) => ({
+            tenant: t.tenant,
+            issuerUrl: `https://issuer.attesto.test/${t.tenant}`,
+            dids: [],
+          })),
+          x509Roots: [],
+        };
+      },
       getTenant: (request, context) => {
         this.enter("GetTenant", request.tenant, context);
         const record = this.activeTenant(request.tenant);
