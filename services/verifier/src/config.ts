@@ -1,5 +1,5 @@
 import { parsePemCertificates } from "@attesto/protocol";
-import { baseConfigShape, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, keyEncryptionKeysSchema, loadConfig, outboundConfigShape } from "@attesto/runtime";
 import { z } from "zod";
 
 export const verifierPorts = { public: 8083, internal: 9083 };
@@ -33,6 +33,11 @@ export const verifierConfigSchema = z.object({
     .optional(),
   /** How long the platform trust anchors (GetTrustAnchors) are cached before they are asked for again. */
   TRUST_ANCHORS_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /**
+   * The outbound request guard (OUTBOUND_ALLOW_HOSTS, OUTBOUND_ALLOW_HTTP, OUTBOUND_TIMEOUT_MS,
+   * OUTBOUND_MAX_RESPONSE_BYTES) for issuers' JWT VC Issuer Metadata and JWKS.
+   */
+  ...outboundConfigShape(),
   /** How long a fetched JWT VC Issuer Metadata or JWKS document is reused. */
   ISSUER_METADATA_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   /** How long the list of issuers registered on the platform is reused (a miss asks again). */

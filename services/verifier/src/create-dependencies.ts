@@ -1,10 +1,16 @@
 import { credentialStatusV1, keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
-import { createApiKeyAuthenticator, createEnvelopeSealer, loggerOptions, type ServiceContext } from "@attesto/runtime";
+import {
+  createApiKeyAuthenticator,
+  createEnvelopeSealer,
+  createOutboundGuard,
+  loggerOptions,
+  outboundGuardOptionsOf,
+  type ServiceContext,
+} from "@attesto/runtime";
 import pino from "pino";
 import { Counter } from "prom-client";
 import { createCredentialStatusSource } from "./clients/credential-status-source.js";
-import { createInterimJsonGetter } from "./clients/interim-json-getter.js";
 import { createIssuerDocumentFetcher } from "./clients/issuer-document-fetcher.js";
 import { createLedgerDidResolver } from "./clients/ledger-did-resolver.js";
 import { createRegisteredIssuers } from "./clients/registered-issuers.js";
@@ -17,8 +23,6 @@ import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";
 
 /** Issuer documents (metadata, JWKS) kept at most. */
 const ISSUER_DOCUMENT_CACHE_ENTRIES = 1000;
-const ISSUER_DOCUMENT_TIMEOUT_MS = 5_000;
-const ISSUER_DOCUMENT_MAX_BYTES = 256 * 1024;
 
 const VERIFIED_METRIC = "attesto_presentations_verified_total";
 
@@ -63,15 +67,10 @@ export function createVerifierDeps(context: ServiceContext<VerifierConfig>): Ver
       cacheMs: config.TRUST_ANCHORS_CACHE_SECONDS * 1000,
     }),
     credentialStatus: createCredentialStatusSource(issuer),
-    issuerDocuments: createIssuerDocumentFetcher(
-      createInterimJsonGetter({ timeoutMs: ISSUER_DOCUMENT_TIMEOUT_MS, maxBytes: ISSUER_DOCUMENT_MAX_BYTES }),
-      {
-        cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
-        maxEntries: ISSUER_DOCUMENT_CACHE_ENTRIES,
-        timeoutMs: ISSUER_DOCUMENT_TIMEOUT_MS,
-        maxBytes: ISSUER_DOCUMENT_MAX_BYTES,
-      },
-    ),
+    issuerDocuments: createIssuerDocumentFetcher(createOutboundGuard(outboundGuardOptionsOf(config)), {
+      cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
+      maxEntries: ISSUER_DOCUMENT_CACHE_ENTRIES,
+    }),
     registeredIssuers: createRegisteredIssuers(tenants, { cacheMs: config.REGISTERED_ISSUERS_CACHE_SECONDS * 1000 }),
     verifierUrl: context.publicUrl,
     limits: { clockSkewSeconds: config.CLOCK_SKEW_SECONDS, kbJwtMaxAgeSeconds: config.KB_JWT_MAX_AGE_SECONDS },

@@ -40,7 +40,8 @@ export class IssuerFetchError extends Error {
  * outbound request guard, bounded in time and size, cached. Throws IssuerFetchError.
  */
 export interface IssuerDocumentFetcher {
-  fetchJson(url: string): Promise<unknown>;
+  /** `refresh`: skip the cache (a key the cached document lacks may have been published since). */
+  fetchJson(url: string, options?: { refresh?: boolean }): Promise<unknown>;
 }
 
 /** What the platform vouches for as issuers (TenantService.ListRegisteredIssuers). */

@@ -75,8 +75,6 @@ export async function startTestVerifier(
     issuerDocuments: createIssuerDocumentFetcher(edges.webClient, {
       cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
       maxEntries: 100,
-      timeoutMs: 1000,
-      maxBytes: 64 * 1024,
     }),
     now: clock.now,
   };

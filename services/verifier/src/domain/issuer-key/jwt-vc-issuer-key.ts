@@ -19,10 +19,11 @@ async function fetchDocument(
   fetcher: IssuerDocumentFetcher,
   url: string,
   what: string,
+  refresh: boolean,
 ): Promise<{ document: Record<string, unknown> } | { outcome: CheckOutcome }> {
   let document: unknown;
   try {
-    document = await fetcher.fetchJson(url);
+    document = await fetcher.fetchJson(url, { refresh });
   } catch (error) {
     if (error instanceof IssuerFetchError) {
       return { outcome: failed("issuer_metadata_unavailable", `the issuer's ${what} could not be fetched`) };
@@ -52,14 +53,31 @@ async function didOfMetadataKey(ledger: LedgerDidResolver, key: Record<string, u
 /**
  * An http(s) `iss` without `x5c`: the key comes from the issuer's JWT VC Issuer Metadata
  * (`jwks`, or the JWKS at `jwks_uri`), whose `issuer` must be exactly `iss`; the key is the one
- * with the header's `kid` (without a `kid`, the only key of the set).
+ * with the header's `kid` (without a `kid`, the only key of the set). A `kid` missing from cached
+ * documents is looked for once more in fresh ones (the issuer may have published a key since).
  */
 export async function issuerKeyOfJwtVcIssuer(
   ports: { issuerDocuments: IssuerDocumentFetcher; ledger: LedgerDidResolver },
   iss: string,
   kid: string | undefined,
 ): Promise<KeyLookup> {
-  const fetched = await fetchDocument(ports.issuerDocuments, jwtVcIssuerMetadataUrl(iss), "JWT VC Issuer Metadata");
+  const cached = await metadataKey(ports, iss, kid, false);
+  if (!("outcome" in cached) || cached.outcome.reasonCode !== "issuer_key_not_found") return cached;
+  return metadataKey(ports, iss, kid, true);
+}
+
+async function metadataKey(
+  ports: { issuerDocuments: IssuerDocumentFetcher; ledger: LedgerDidResolver },
+  iss: string,
+  kid: string | undefined,
+  refresh: boolean,
+): Promise<KeyLookup> {
+  const fetched = await fetchDocument(
+    ports.issuerDocuments,
+    jwtVcIssuerMetadataUrl(iss),
+    "JWT VC Issuer Metadata",
+    refresh,
+  );
   if ("outcome" in fetched) return fetched;
   const metadata = fetched.document;
   if (metadata.issuer !== iss) {
@@ -76,7 +94,7 @@ export async function issuerKeyOfJwtVcIssuer(
     } catch {
       return { outcome: failed("issuer_metadata_invalid", "the issuer's jwks_uri is not an absolute URL") };
     }
-    const fetchedJwks = await fetchDocument(ports.issuerDocuments, jwksUri.href, "JWKS");
+    const fetchedJwks = await fetchDocument(ports.issuerDocuments, jwksUri.href, "JWKS", refresh);
     if ("outcome" in fetchedJwks) return fetchedJwks;
     jwks = fetchedJwks.document;
   }
