@@ -184,6 +184,14 @@ async function startOwfIssuer(): Promise<OwfIssuer> {
   app.get("/.well-known/openid-credential-issuer/owf", async () => credentialIssuerMetadata);
   app.get("/.well-known/oauth-authorization-server/as", async () => authorizationServerMetadata);
   app.get("/as/jwks", async () => ({ keys: [{ ...accessTokenKey, alg: "ES256", use: "sig" }] }));
+  // JWT VC Issuer Metadata (SD-JWT VC draft): binds the credentials' kid to the https iss.
+  app.get("/.well-known/jwt-vc-issuer/owf", async () => {
+    const { kty, crv, x, y } = issuerKey as { kty: string; crv: string; x: string; y: string };
+    return {
+      issuer: credentialIssuer,
+      jwks: { keys: [{ kty, crv, x, y, kid: `${issuerDid}#${issuerDid.slice("did:key:".length)}` }] },
+    };
+  });
   app.get("/owf/offers/:id", async (request) => offers.get((request.params as { id: string }).id));
 
   app.post("/as/token", async (request, reply) => {

@@ -288,6 +288,9 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       ["typ", "typ must be 'dc+sd-jwt'"],
       ["expired", "the credential has expired"],
       ["kb", "must not carry a key binding JWT"],
+      ["foreign-did-key", "JWT VC metadata has no key for the credential's kid"],
+      ["other-did-kid", "the credential's kid names another DID than its iss"],
+      ["x5c-san", "subjectAltName does not name the credential's iss"],
     ] as const)(
       "400 invalid_credential (nothing stored) when the credential's %s is wrong",
       async (tamper, message) => {

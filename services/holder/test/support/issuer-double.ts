@@ -52,7 +52,20 @@ export interface IssuerBehaviour {
   /** Answer the credential endpoint with this status and error instead of issuing. */
   credentialFailure?: { status: number; error: string; description?: string };
   /** Issue something wrong. */
-  tamper?: "signature" | "cnf" | "vct" | "iss" | "typ" | "expired" | "kb";
+  tamper?:
+    | "signature"
+    | "cnf"
+    | "vct"
+    | "iss"
+    | "typ"
+    | "expired"
+    | "kb"
+    /** The offer's https iss, signed by a did:key that is not in its JWT VC Issuer Metadata (impersonation). */
+    | "foreign-did-key"
+    /** A DID iss with the kid of another DID. */
+    | "other-did-kid"
+    /** An x5c chain whose leaf names another issuer in its subjectAltName. */
+    | "x5c-san";
   /** Legacy `credential` member instead of `credentials`. */
   legacyResponse: boolean;
 }
@@ -142,10 +155,18 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
   const edKey = generateEd25519Jwk();
   const didKey = didKeyFromPublicJwk(ed25519PublicJwk(edKey));
   const ledgerDid = ledger?.anchor(ed25519PublicJwk(edKey));
-  const chain = await createTestChain("issuer-double");
+  // The x5c leaves name the issuer identifier, known once listening.
+  let chain!: Awaited<ReturnType<typeof createTestChain>>;
+  let foreignChain!: Awaited<ReturnType<typeof createTestChain>>;
   const vcIssuerKey = generateEd25519Jwk();
 
-  const signerFor = (mode: SigningMode): JwtSigner => {
+  const foreignKey = generateEd25519Jwk();
+  const foreignDid = didKeyFromPublicJwk(ed25519PublicJwk(foreignKey));
+  const signerFor = (mode: SigningMode, tamper: IssuerBehaviour["tamper"]): JwtSigner => {
+    if (tamper === "foreign-did-key" || tamper === "other-did-kid") {
+      return createPrivateJwkSigner(foreignKey, { kid: `${foreignDid}#${foreignDid.slice("did:key:".length)}` });
+    }
+    if (tamper === "x5c-san") return createPrivateJwkSigner(foreignChain.leafPrivateJwk, { x5c: foreignChain.x5c });
     if (mode === "x5c") return createPrivateJwkSigner(chain.leafPrivateJwk, { x5c: chain.x5c });
     if (mode === "did:ledger") {
       if (!ledgerDid) throw new Error("no ledger given to the issuer double");
@@ -153,6 +174,16 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     }
     if (mode === "jwt-vc-issuer") return createPrivateJwkSigner(vcIssuerKey, { kid: "vc-key-1" });
     return createPrivateJwkSigner(edKey, { kid: `${didKey}#${didKey.slice("did:key:".length)}` });
+  };
+
+  /** `iss` as an honest issuer of this mode sets it: the DID on the DID modes, the issuer identifier otherwise. */
+  const issOf = (mode: SigningMode, tamper: IssuerBehaviour["tamper"]): string => {
+    if (tamper === "iss") return "https://impostor.example";
+    if (tamper === "foreign-did-key" || tamper === "x5c-san") return issuerId();
+    if (tamper === "other-did-kid") return didKey;
+    if (mode === "did:key") return didKey;
+    if (mode === "did:ledger") return ledgerDid!.did;
+    return issuerId();
   };
 
   app.addHook("onRequest", async (request) => {
@@ -306,8 +337,8 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     const now = Math.floor(Date.now() / 1000);
     const otherHolder = ed25519PublicJwk(generateEd25519Jwk());
     const issued = await issueSdJwtVc({
-      signer: signerFor(state.behaviour.signing),
-      issuer: tamper === "iss" ? "https://impostor.example" : issuerId(),
+      signer: signerFor(state.behaviour.signing, tamper),
+      issuer: issOf(state.behaviour.signing, tamper),
       vct: tamper === "vct" ? "https://schemas.example/other" : vct,
       claims: configurationId === "badge" ? badgeClaims : diplomaClaims,
       holderPublicJwk: tamper === "cnf" ? otherHolder : proof.publicJwk,
@@ -337,6 +368,8 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
   });
 
   baseUrl = await listen(app);
+  chain = await createTestChain("issuer-double", { uris: [issuerId()], dnsNames: [new URL(baseUrl).hostname] });
+  foreignChain = await createTestChain("other-issuer", { uris: ["https://other-issuer.example/acme"] });
 
   return {
     baseUrl,

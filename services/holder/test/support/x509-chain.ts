@@ -14,10 +14,10 @@ export interface TestChain {
   leaf: x509.X509Certificate;
 }
 
-/** A root CA and a leaf (P-256) with optional DNS names; `leafValidity` moves the leaf's window (expired chains). */
+/** A root CA and a leaf (P-256) with optional URI and DNS names; `leafValidity` moves the leaf's window (expired chains). */
 export async function createTestChain(
   subject: string,
-  options: { dnsNames?: string[]; leafNotAfter?: Date } = {},
+  options: { dnsNames?: string[]; uris?: string[]; leafNotAfter?: Date } = {},
 ): Promise<TestChain> {
   const notBefore = new Date(Date.now() - 3600_000);
   const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
@@ -46,8 +46,13 @@ export async function createTestChain(
       new x509.AuthorityKeyIdentifierExtension(
         await x509.SubjectKeyIdentifierExtension.create(rootKeys.publicKey).then((e) => e.keyId),
       ),
-      ...(options.dnsNames
-        ? [new x509.SubjectAlternativeNameExtension(options.dnsNames.map((value) => ({ type: "dns" as const, value })))]
+      ...(options.dnsNames || options.uris
+        ? [
+            new x509.SubjectAlternativeNameExtension([
+              ...(options.uris ?? []).map((value) => ({ type: "url" as const, value })),
+              ...(options.dnsNames ?? []).map((value) => ({ type: "dns" as const, value })),
+            ]),
+          ]
         : []),
     ],
   });

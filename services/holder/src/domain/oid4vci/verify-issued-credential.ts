@@ -34,8 +34,9 @@ const timeClaim = (payload: Record<string, unknown>, name: string): number | und
  * Checks an issued SD-JWT VC before it is stored, as a verifier later will:
  * 1. structure (RFC 9901: disclosures, digests, allowed alg) and no key binding JWT;
  * 2. `typ` dc+sd-jwt (legacy `vc+sd-jwt` is refused, as Attesto's verifier refuses it);
- * 3. the issuer's signature, by x5c, DID kid or SD-JWT VC issuer metadata;
- * 4. `iss` is the credential issuer the offer came from (or the DID that signed);
+ * 3. `iss` is the credential issuer the offer came from, or a DID;
+ * 4. the issuer's signature, with a key bound to `iss` (a key of the DID `iss`; for a URL `iss`, an
+ *    x5c leaf naming it or its JWT VC Issuer Metadata key);
  * 5. `vct` is the configuration's; 6. `cnf.jwk` is the holder's key; 7. time claims.
  * Every failure is 400 `invalid_credential`.
  */
@@ -56,13 +57,15 @@ export async function verifyIssuedCredential(
   const { header, payload } = parsed.issuerJwt;
   if (header.typ !== SD_JWT_VC_TYP) throw invalidCredential(`the credential's typ must be '${SD_JWT_VC_TYP}'`);
 
+  // A URL iss must be the offer's issuer before anything is fetched from it; a DID iss must be the
+  // DID whose key signed (resolveIssuerKey binds the key to iss).
+  const iss = payload.iss;
+  if (typeof iss !== "string" || (!iss.startsWith("did:") && !sameIdentifier(iss, expected.credentialIssuer))) {
+    throw invalidCredential("the credential's iss is not the credential issuer of the offer");
+  }
   const issuerKey = await resolveIssuerKey(deps, header, payload);
   if (!(await verifyJwsSignature(parsed.issuerJwt.compact, issuerKey.publicJwk))) {
     throw invalidCredential("the issuer's signature does not verify");
-  }
-  const iss = payload.iss as string;
-  if (!sameIdentifier(iss, expected.credentialIssuer) && iss !== issuerKey.issuerDid) {
-    throw invalidCredential("the credential's iss is not the credential issuer of the offer");
   }
   const vct = payload.vct;
   if (typeof vct !== "string" || vct.length === 0) throw invalidCredential("the credential has no vct");

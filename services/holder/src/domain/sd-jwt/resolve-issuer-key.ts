@@ -1,4 +1,10 @@
-import { DidKeyResolutionError } from "@attesto/protocol";
+import {
+  type Certificate,
+  DidKeyResolutionError,
+  publicJwkOf,
+  samePublicKey,
+  subjectAltNamesOf,
+} from "@attesto/protocol";
 import type { HolderDependencies } from "../dependencies.js";
 import { invalidCredential } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
@@ -10,7 +16,10 @@ import { verifyX5cIntegrity, X5cIntegrityError } from "./verify-x5c-integrity.js
 /** The key that signed an issuer JWT, and who that is. */
 export interface IssuerKey {
   publicJwk: Record<string, unknown>;
-  /** The DID of a DID-signed credential; the `iss` of one signed with x5c or a jwt-vc-issuer key. */
+  /**
+   * The DID of a DID-signed credential, or of a jwt-vc-issuer key whose DID kid holds the same key;
+   * else the `iss` of one signed with x5c or a jwt-vc-issuer key.
+   */
   issuerDid: string;
   via: "did" | "x5c" | "jwt-vc-issuer";
 }
@@ -48,10 +57,41 @@ async function jwtVcIssuerKey(
   return key;
 }
 
+/** The leaf names `iss`: a URI SAN equal to it, or (only without URI SANs) a dNSName SAN of its host. */
+function leafNamesIssuer(leaf: Certificate, iss: string): boolean {
+  const { uris, dnsNames } = subjectAltNamesOf(leaf);
+  if (uris.length > 0) return uris.includes(iss);
+  const host = new URL(iss).hostname.toLowerCase();
+  return dnsNames.some((name) => name.toLowerCase() === host);
+}
+
 /**
- * Who signed an issuer JWT, by its header: `x5c` (chain integrity, leaf key); a DID URL `kid`, or
- * a `#fragment` relative to a DID `iss`, or a DID `iss` alone (did:key, did:ledger); otherwise the
- * https `iss`'s SD-JWT VC issuer metadata. A kid DID must be the `iss` when `iss` is a DID.
+ * When a metadata key's `kid` is a DID URL whose DID holds the same key as an assertionMethod, the
+ * issuer is also that DID (Attesto's DID path publishes its did:ledger keys this way).
+ */
+async function didOfMetadataKey(
+  deps: Pick<HolderDependencies, "ledger">,
+  key: Record<string, unknown>,
+): Promise<string | undefined> {
+  const kid = stringOf(key.kid);
+  if (!kid?.startsWith("did:")) return undefined;
+  try {
+    const method = await resolveDidKey(deps, kid);
+    const published = publicJwkOf(key);
+    return published && samePublicKey(method.publicJwk, published) ? method.did : undefined;
+  } catch (error) {
+    if (error instanceof DidKeyResolutionError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The key bound to the credential's `iss` (SD-JWT VC draft, "Issuer verification key"):
+ * - a DID `iss`: a key of that DID (did:key, did:ledger), named by a `kid` of the same DID, a
+ *   `#fragment`, or nothing; a `kid` of another DID is refused;
+ * - an http(s) `iss` with `x5c`: the chain holds together and its leaf names `iss` in a
+ *   subjectAltName (whether the chain leads to a trusted root is the relying party's decision);
+ * - an http(s) `iss` otherwise: the `kid` key of its JWT VC Issuer Metadata, whose `issuer` is `iss`.
  */
 export async function resolveIssuerKey(
   deps: Pick<HolderDependencies, "ledger" | "http" | "now" | "clockSkewSeconds">,
@@ -60,39 +100,37 @@ export async function resolveIssuerKey(
 ): Promise<IssuerKey> {
   const iss = stringOf(payload.iss);
   if (!iss) throw invalidCredential("the credential has no iss");
-  if (header.x5c !== undefined) {
-    try {
-      const { leafPublicJwk } = await verifyX5cIntegrity(header.x5c, deps.now(), deps.clockSkewSeconds);
-      return { publicJwk: leafPublicJwk, issuerDid: iss, via: "x5c" };
-    } catch (error) {
-      if (error instanceof X5cIntegrityError) throw invalidCredential(`issuer certificate chain: ${error.message}`);
-      throw error;
-    }
-  }
   const kid = stringOf(header.kid);
-  const didUrl = kid?.startsWith("did:")
-    ? kid
-    : iss.startsWith("did:")
-      ? kid?.startsWith("#")
-        ? `${iss}${kid}`
-        : kid === undefined
-          ? iss
-          : undefined
-      : undefined;
-  if (didUrl) {
+  if (iss.startsWith("did:")) {
+    const did = iss.split("#")[0] ?? iss;
+    const didUrl = kid === undefined ? iss : kid.startsWith("#") ? `${did}${kid}` : kid;
+    if ((didUrl.split("#")[0] ?? didUrl) !== did) {
+      throw invalidCredential("the credential's kid names another DID than its iss");
+    }
     try {
       const method = await resolveDidKey(deps, didUrl);
-      if (iss.startsWith("did:") && method.did !== iss.split("#")[0]) {
-        throw invalidCredential("the credential's kid names another DID than its iss");
-      }
       return { publicJwk: method.publicJwk as unknown as Record<string, unknown>, issuerDid: method.did, via: "did" };
     } catch (error) {
       if (error instanceof DidKeyResolutionError) throw invalidCredential(`issuer key: ${error.message}`);
       throw error;
     }
   }
-  if (/^https?:\/\//.test(iss)) {
-    return { publicJwk: await jwtVcIssuerKey(deps, iss, kid), issuerDid: iss, via: "jwt-vc-issuer" };
+  if (!/^https?:\/\//.test(iss)) {
+    throw invalidCredential("the credential's iss is neither a DID nor an http(s) URL: no key is bound to it");
   }
-  throw invalidCredential("the issuer key cannot be determined (no x5c, DID kid or https iss)");
+  if (header.x5c !== undefined) {
+    let checked: Awaited<ReturnType<typeof verifyX5cIntegrity>>;
+    try {
+      checked = await verifyX5cIntegrity(header.x5c, deps.now(), deps.clockSkewSeconds);
+    } catch (error) {
+      if (error instanceof X5cIntegrityError) throw invalidCredential(`issuer certificate chain: ${error.message}`);
+      throw error;
+    }
+    if (!leafNamesIssuer(checked.leaf, iss)) {
+      throw invalidCredential("the issuer certificate's subjectAltName does not name the credential's iss");
+    }
+    return { publicJwk: checked.leafPublicJwk, issuerDid: iss, via: "x5c" };
+  }
+  const key = await jwtVcIssuerKey(deps, iss, kid);
+  return { publicJwk: key, issuerDid: (await didOfMetadataKey(deps, key)) ?? iss, via: "jwt-vc-issuer" };
 }
