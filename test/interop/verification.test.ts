@@ -250,6 +250,7 @@ describe("interop: OWF OID4VP wallet presents platform-issued credentials to the
       expect(verified.check_results.map((c) => `${c.check}: ${c.status} ${c.reason_code}`)).toEqual([
         "sd_jwt_structure: success valid",
         "issuer_signature: success valid",
+        "issuer_trust: success registered",
         "credential_type: success valid",
         "vct: success valid",
         "validity: success valid",

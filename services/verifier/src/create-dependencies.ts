@@ -3,9 +3,8 @@ import { parsePemCertificates } from "@attesto/protocol";
 import {
   createApiKeyAuthenticator,
   createEnvelopeSealer,
-  createOutboundGuard,
+  createServiceOutboundGuard,
   loggerOptions,
-  outboundGuardOptionsOf,
   type ServiceContext,
 } from "@attesto/runtime";
 import pino from "pino";
@@ -67,10 +66,13 @@ export function createVerifierDeps(context: ServiceContext<VerifierConfig>): Ver
       cacheMs: config.TRUST_ANCHORS_CACHE_SECONDS * 1000,
     }),
     credentialStatus: createCredentialStatusSource(issuer),
-    issuerDocuments: createIssuerDocumentFetcher(createOutboundGuard(outboundGuardOptionsOf(config)), {
-      cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
-      maxEntries: ISSUER_DOCUMENT_CACHE_ENTRIES,
-    }),
+    issuerDocuments: createIssuerDocumentFetcher(
+      createServiceOutboundGuard({ name: context.service, version: context.version, config }),
+      {
+        cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
+        maxEntries: ISSUER_DOCUMENT_CACHE_ENTRIES,
+      },
+    ),
     registeredIssuers: createRegisteredIssuers(tenants, { cacheMs: config.REGISTERED_ISSUERS_CACHE_SECONDS * 1000 }),
     verifierUrl: context.publicUrl,
     limits: { clockSkewSeconds: config.CLOCK_SKEW_SECONDS, kbJwtMaxAgeSeconds: config.KB_JWT_MAX_AGE_SECONDS },
