@@ -33,14 +33,16 @@ describe("TenantService.ListRegisteredIssuers", () => {
     const did = created.json().did as string;
     const verifierOnly = await registerOrganization(registry.app, { is_issuer: false, is_verifier: true });
     const removed = await registerOrganization(registry.app, { is_issuer: true });
-    const removedChain = await createTenantChain("Removed Org");
+    const removedChain = await createTenantChain("Removed Org", {
+      issuer: `${CREDENTIAL_ISSUER_URL}/${removed.tenant}`,
+    });
     await registry.custody.importSigningCertificate(
       removed.tenant,
       [removedChain.leaf, removedChain.intermediate, removedChain.root],
       removedChain.leafKeyPem,
     );
     await registry.domain.tenants.deactivate(removed.tenant);
-    const ownChain = await createTenantChain("Issuer Org");
+    const ownChain = await createTenantChain("Issuer Org", { issuer: `${CREDENTIAL_ISSUER_URL}/${issuer.tenant}` });
     await registry.custody.importSigningCertificate(
       issuer.tenant,
       [ownChain.leaf, ownChain.intermediate, ownChain.root],

@@ -177,6 +177,32 @@ describe("enforcement of a tenant's verifier policy", () => {
     expect(result.check_results.some((entry) => entry.check.startsWith("policy."))).toBe(false);
   });
 
+  it("issuer_trust: a policy's DID trusts an issuer the platform does not know; acceptAnyIssuer (unsafe) trusts any bound issuer", async () => {
+    const stranger = didLedgerIssuer(verifier.edges, { registered: false });
+    const untrusted = await verify(stranger);
+    expect(untrusted.status).toBe("failed");
+    expect(checkOf(untrusted, "issuer_trust")).toMatchObject({ status: "failed", reason_code: "untrusted_issuer" });
+
+    await policyClient().applyPolicy({ policy: policy({ trustedIssuerDids: [stranger.iss] }) });
+    const listed = await verify(stranger);
+    expect(listed.status).toBe("completed");
+    expect(checkOf(listed, "issuer_trust")).toMatchObject({ status: "success", reason_code: "policy" });
+
+    const applied = await policyClient().applyPolicy({ policy: policy({ acceptAnyIssuer: true, digest: "any" }) });
+    expect(applied.policy?.acceptAnyIssuer).toBe(true);
+    expect((await policyClient().getPolicy({ tenant: "acme", name: "acme-policy" })).policy?.acceptAnyIssuer).toBe(
+      true,
+    );
+    const anyone = await verify(didLedgerIssuer(verifier.edges, { registered: false }));
+    expect(anyone.status).toBe("completed");
+    expect(checkOf(anyone, "issuer_trust")).toMatchObject({ status: "success", reason_code: "any_issuer" });
+    // A forged key binding is not rescued by acceptAnyIssuer.
+    const impostor = { ...didLedgerIssuer(verifier.edges, { registered: false }), iss: stranger.iss };
+    const forged = await verify(impostor);
+    expect(forged.status).toBe("failed");
+    expect(checkOf(forged, "issuer_signature")?.status).toBe("failed");
+  });
+
   it("fails an issuer DID the policy does not trust, naming policy.trusted_issuer; a trusted one completes", async () => {
     const trusted = didLedgerIssuer(verifier.edges);
     const untrusted = didLedgerIssuer(verifier.edges);

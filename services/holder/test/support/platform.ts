@@ -117,6 +117,8 @@ function serviceEnv(
       };
     case "verifier":
       return {
+        // The credential issuer's origin serves its tenants' JWT VC Issuer Metadata (as the all-in-one allows it).
+        OUTBOUND_ALLOW_HOSTS: new URL(a["credential-issuer"].url).host,
         TRUST_REGISTRY_INTERNAL_URL: a["trust-registry"].internalUrl,
         LEDGER_INTERNAL_URL: a.ledger.internalUrl,
         CREDENTIAL_ISSUER_INTERNAL_URL: a["credential-issuer"].internalUrl,
