@@ -300,9 +300,18 @@ export interface Issued {
 export async function issueCredential(
   urls: PlatformUrls,
   tenant: Tenant,
-  options: { x509?: boolean; holder?: HolderKey } = {},
+  options: {
+    x509?: boolean;
+    holder?: HolderKey;
+    /** The DID path's issuer DID and key (default: a fresh did:key). */
+    signing?: { issuer_did: string; issuer_private_key: string };
+  } = {},
 ): Promise<Issued> {
-  const offer = await createOffer(urls, tenant.apiKey, options.x509 ? {} : { signing: didKeyIssuer() });
+  const offer = await createOffer(
+    urls,
+    tenant.apiKey,
+    options.x509 ? {} : { signing: options.signing ?? didKeyIssuer() },
+  );
   const { code, document } = await fetchOffer(offer);
   const token = await getToken(urls, code, options.x509 ? p256Key() : undefined);
   const holder = options.holder ?? p256Key();
