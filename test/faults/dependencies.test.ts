@@ -67,7 +67,7 @@ describe("faults: dependencies", () => {
   describe("ledger down", () => {
     it("POST /v1/did and is_on_chain issuance are 503; issuance without notarization is unaffected; both recover", async () => {
       const loginToken = await logIn(cluster.url, tenant);
-      const offer = await createOffer(cluster.url, tenant.apiKey, { signing: didKeyIssuer() });
+      const offer = await createOffer(cluster.url, tenant.apiKey, { signing: didKeyIssuer(tenant.tenant) });
       const { code, document } = await fetchOffer(offer);
       const token = await getToken(cluster.url, code);
       const credentialRequest = async (isOnChain: boolean) =>

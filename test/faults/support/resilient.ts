@@ -91,7 +91,7 @@ export interface PreparedOffer {
 /** An offer (DID path) and its document, every step retried through a restart. */
 export async function prepareOffer(urls: PlatformUrls, tenant: Tenant, outcome: FlowOutcome): Promise<PreparedOffer> {
   const offer = await retrying(outcome, "POST /v1/offers", () =>
-    createOffer(urls, tenant.apiKey, { signing: didKeyIssuer() }),
+    createOffer(urls, tenant.apiKey, { signing: didKeyIssuer(tenant.tenant) }),
   );
   outcome.offerId = offer.offer_id;
   const { code, document } = await retrying(outcome, "GET offer", () => fetchOffer(offer));

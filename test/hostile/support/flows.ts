@@ -116,10 +116,21 @@ export function ed25519Key(): HolderKey {
   return { privateJwk, publicJwk: ed25519PublicJwk(privateJwk as never) as JWK, alg: "EdDSA" };
 }
 
-/** A did:key issuer for the DID signing path: `issuer_did` and `issuer_private_key` of an offer. */
-export function didKeyIssuer(): { issuer_did: string; issuer_private_key: string } {
+const tenantIssuers = new Map<string, { issuer_did: string; issuer_private_key: string }>();
+
+/**
+ * A did:key issuer for the DID signing path: `issuer_did` and `issuer_private_key` of an offer.
+ * With a tenant, the same one for every offer of that tenant (as a tenant signs): the credential
+ * issuer's JWT VC Issuer Metadata shows a key it has not listed before only once its cached copy
+ * (about a minute) expires.
+ */
+export function didKeyIssuer(tenant?: string): { issuer_did: string; issuer_private_key: string } {
+  const known = tenant === undefined ? undefined : tenantIssuers.get(tenant);
+  if (known) return known;
   const jwk = generateEd25519Jwk();
-  return { issuer_did: didKeyFromPublicJwk(jwk), issuer_private_key: jwk.d };
+  const issuer = { issuer_did: didKeyFromPublicJwk(jwk), issuer_private_key: jwk.d };
+  if (tenant !== undefined) tenantIssuers.set(tenant, issuer);
+  return issuer;
 }
 
 export interface CreatedOffer {
@@ -310,7 +321,7 @@ export async function issueCredential(
   const offer = await createOffer(
     urls,
     tenant.apiKey,
-    options.x509 ? {} : { signing: options.signing ?? didKeyIssuer() },
+    options.x509 ? {} : { signing: options.signing ?? didKeyIssuer(tenant.tenant) },
   );
   const { code, document } = await fetchOffer(offer);
   const token = await getToken(urls, code, options.x509 ? p256Key() : undefined);
