@@ -21,11 +21,9 @@ describe("JWT VC Issuer Metadata (GET /.well-known/jwt-vc-issuer/:tenant)", () =
     await issuer.close();
   });
 
-  /** The document as a verifier reads it (each test moves the clock past the process cache). */
-  const fetchMetadata = async (tenant = "acme", headers: Record<string, string> = {}) => {
-    issuer.clock.advance(120);
-    return issuer.app.inject({ method: "GET", url: `/.well-known/jwt-vc-issuer/${tenant}`, headers });
-  };
+  /** The document as a verifier reads it (the clock does not move: nothing may be served stale). */
+  const fetchMetadata = async (tenant = "acme", headers: Record<string, string> = {}) =>
+    issuer.app.inject({ method: "GET", url: `/.well-known/jwt-vc-issuer/${tenant}`, headers });
 
   it("names the exact iss and no key before the tenant signed on the DID path", async () => {
     expect((await createOffer(issuer)).statusCode).toBe(201); // X.509 path: its key travels in x5c.
@@ -53,7 +51,7 @@ describe("JWT VC Issuer Metadata (GET /.well-known/jwt-vc-issuer/:tenant)", () =
         ],
       },
     });
-    expect(response.headers["cache-control"]).toBe("public, max-age=300");
+    expect(response.headers["cache-control"]).toBe("public, max-age=60");
     const etag = response.headers.etag as string;
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
 
@@ -64,6 +62,17 @@ describe("JWT VC Issuer Metadata (GET /.well-known/jwt-vc-issuer/:tenant)", () =
     });
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.body).toBe("");
+  });
+
+  it("lists a new key from the tenant's first offer with it on, even right after a fetch", async () => {
+    const before = (await fetchMetadata()).json() as { jwks: { keys: Array<{ kid: string }> } };
+    const freshKey = ed25519Key();
+    const freshDid = didKeyOf(freshKey);
+    expect(before.jwks.keys.some((key) => key.kid.startsWith(freshDid))).toBe(false);
+    const offer = await createOffer(issuer, { issuer_did: freshDid, issuer_private_key: seedOf(freshKey) });
+    expect(offer.statusCode).toBe(201);
+    const after = (await fetchMetadata()).json() as { jwks: { keys: Array<{ kid: string }> } };
+    expect(after.jwks.keys.some((key) => key.kid.startsWith(freshDid))).toBe(true);
   });
 
   it("lists a key once however many offers use it, and never a private member", async () => {

@@ -1,32 +1,27 @@
 import { createHash } from "node:crypto";
-import { type App, createLoadingCache } from "@attesto/runtime";
+import type { App } from "@attesto/runtime";
 import { createJwtVcIssuerMetadata } from "../domain/create-jwt-vc-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { zTenantParams } from "./tenant-path-params.js";
 
-/** How long verifiers (and this process) may reuse a tenant's document. */
-const METADATA_MAX_AGE_SECONDS = 300;
-/** How long the document is reused here before the keys and the ledger are read again. */
-const METADATA_CACHE_TTL_MS = 60_000;
-/** Tenants whose document is kept at once (the least recently used goes first). */
-const CACHED_DOCUMENTS = 1_000;
+/**
+ * How long verifiers may reuse a tenant's document. Short, because a tenant's new DID-path key is
+ * listed from its first offer on; verifiers that meet an unknown `kid` fetch again anyway.
+ */
+const METADATA_MAX_AGE_SECONDS = 60;
 
 /**
  * GET /.well-known/jwt-vc-issuer/:tenant (SD-JWT VC draft, JWT VC Issuer Metadata): the well-known
  * segment goes between host and path of the tenant's `iss`. Public and cacheable: `Cache-Control`
- * and a strong `ETag` (If-None-Match answers 304).
+ * and a strong `ETag` (If-None-Match answers 304). The document is built on every request, never
+ * kept in this process: a key recorded by any replica is listed at once (a per-process cache made a
+ * new key invisible to verifiers for a minute, failing its credentials).
  */
 export function registerJwtVcIssuerMetadataRoute(app: App, deps: IssuerDependencies): void {
-  const documents = createLoadingCache<{ body: string; etag: string }>({
-    max: CACHED_DOCUMENTS,
-    ttlMs: METADATA_CACHE_TTL_MS,
-    now: () => deps.now().getTime(),
-  });
-  const documentOf = (tenant: string) =>
-    documents.get(tenant, async () => {
-      const body = JSON.stringify(await createJwtVcIssuerMetadata(deps, tenant));
-      return { body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
-    });
+  const documentOf = async (tenant: string) => {
+    const body = JSON.stringify(await createJwtVcIssuerMetadata(deps, tenant));
+    return { body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
+  };
   app.get("/.well-known/jwt-vc-issuer/:tenant", { schema: { params: zTenantParams } }, async (request, reply) => {
     const { body, etag } = await documentOf(request.params.tenant);
     reply
