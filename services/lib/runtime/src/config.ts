@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseServiceIdentityKey, parseServiceIdentityPublicKeys } from "./rpc/service-identity.js";
 
 /**
  * Service configuration comes from environment variables, parsed once at start-up by zod.
@@ -6,6 +7,17 @@ import { z } from "zod";
  */
 export class ConfigError extends Error {
   override name = "ConfigError";
+}
+
+/** A zod check that runs `parse` and reports its error message as the issue. */
+function validWith(parse: (value: string) => unknown) {
+  return z.superRefine<string>((value, ctx) => {
+    try {
+      parse(value);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+    }
+  });
 }
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -26,8 +38,12 @@ export function baseConfigShape(defaults: { port: number; internalPort: number; 
       .default(defaults.databaseSchema),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    /** Shared secret for service-to-service credentials (HS256); at least 32 characters. */
-    SERVICE_AUTH_SECRET: z.string().min(32, "SERVICE_AUTH_SECRET must be at least 32 characters"),
+    /** This service's own identity: its Ed25519 private JWK, signing its service credentials. */
+    SERVICE_IDENTITY_KEY: z.string({ error: "SERVICE_IDENTITY_KEY is required" }).check(validWith(parseServiceIdentityKey)),
+    /** JWK Set of every identity's Ed25519 public key (`kid` = identity), checking callers' credentials. */
+    SERVICE_IDENTITY_PUBLIC_KEYS: z
+      .string({ error: "SERVICE_IDENTITY_PUBLIC_KEYS is required" })
+      .check(validWith(parseServiceIdentityPublicKeys)),
     /** OTLP/HTTP traces endpoint, e.g. http://otel-collector:4318/v1/traces. Tracing is off when unset. */
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
     BODY_LIMIT_BYTES: z.coerce

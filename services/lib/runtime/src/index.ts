@@ -81,12 +81,22 @@ export {
 } from "./readiness.js";
 export { clientInterceptors, createRpcClient, type RpcClientOptions } from "./rpc/client.js";
 export { fromRpcError, rpcErrorCodeOf, toConnectError } from "./rpc/error-mapping.js";
-export { callerKey, type InternalServer, serverInterceptors, startInternalServer } from "./rpc/server.js";
+export { allowedCallers, CALLER_POLICY, callerKey } from "./rpc/caller-policy.js";
+export { type InternalServer, serverInterceptors, startInternalServer } from "./rpc/server.js";
 export {
   createServiceCredentialSigner,
   createServiceCredentialVerifier,
   type ServiceCredentialSigner,
   type ServiceCredentialVerifier,
 } from "./rpc/service-credential.js";
+export {
+  generateServiceIdentities,
+  generateServiceIdentityKey,
+  parseServiceIdentityKey,
+  parseServiceIdentityPublicKeys,
+  SERVICE_IDENTITIES,
+  type ServiceIdentity,
+  serviceIdentityPublicKeys,
+} from "./rpc/service-identity.js";
 export { createServiceApp, envPrefixOf, perService, runServiceMain, type ServiceModule } from "./service-module.js";
 export { startTracing, type Tracing } from "./tracing.js";

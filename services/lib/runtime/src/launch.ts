@@ -88,7 +88,10 @@ export function createServiceContext<C extends BaseConfig>(
   tracing?: Tracing,
   options: { processMetrics?: boolean } = {},
 ): ServiceContext<C> {
-  const signer = createServiceCredentialSigner({ secret: config.SERVICE_AUTH_SECRET, caller: definition.name });
+  const signer = createServiceCredentialSigner({
+    privateKey: config.SERVICE_IDENTITY_KEY,
+    caller: definition.name,
+  });
   return {
     service: definition.name,
     version: definition.version,
@@ -159,7 +162,10 @@ export async function launchService<C extends BaseConfig>(
       host: config.HOST,
       port: config.INTERNAL_PORT,
       routes: (router) => definition.rpc?.(router, context),
-      verifier: createServiceCredentialVerifier({ secret: config.SERVICE_AUTH_SECRET, audience: definition.name }),
+      verifier: createServiceCredentialVerifier({
+        publicKeys: config.SERVICE_IDENTITY_PUBLIC_KEYS,
+        audience: definition.name,
+      }),
       metrics: context.metrics.registry,
       logger: app.log,
     }).catch(async (error: unknown) => {

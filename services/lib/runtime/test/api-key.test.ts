@@ -83,11 +83,12 @@ describe("requireApiKey", () => {
   });
 
   it("answers 503 when the trust registry is unreachable", async () => {
-    const { createRpcClient, createServiceCredentialSigner } = await import("../src/index.js");
+    const { createRpcClient } = await import("../src/index.js");
+    const { testCredentialSigner } = await import("../src/testing.js");
     const down = createRpcClient(tenantV1.TenantService, {
       baseUrl: "http://127.0.0.1:1",
       audience: "trust-registry",
-      signer: createServiceCredentialSigner({ secret: "s".repeat(32), caller: "t" }),
+      signer: testCredentialSigner("verifier"),
       timeoutMs: 500,
       retries: 0,
     });

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { baseConfigShape, ConfigError, loadConfig, publicUrlOf } from "../src/index.js";
+import { testIdentityEnv } from "../src/testing.js";
 
 const schema = z.object(baseConfigShape({ port: 8086, internalPort: 9086, databaseSchema: "schema_registry" }));
-const secret = "s".repeat(32);
+const identity = testIdentityEnv("schema-registry");
 
 describe("loadConfig", () => {
   it("applies documented defaults", () => {
-    const config = loadConfig(schema, { DATABASE_URL: "postgres://localhost/x", SERVICE_AUTH_SECRET: secret });
+    const config = loadConfig(schema, { DATABASE_URL: "postgres://localhost/x", ...identity });
     expect(config).toMatchObject({
       HOST: "0.0.0.0",
       PORT: 8086,
@@ -22,23 +23,26 @@ describe("loadConfig", () => {
   });
 
   it("names every bad variable in one error", () => {
-    expect(() => loadConfig(schema, { PORT: "abc", SERVICE_AUTH_SECRET: "short", TRUST_PROXY: "maybe" })).toThrow(
-      ConfigError,
-    );
-    try {
-      loadConfig(schema, { PORT: "abc", SERVICE_AUTH_SECRET: "short" });
-    } catch (error) {
-      const message = (error as Error).message;
-      expect(message).toContain("PORT:");
-      expect(message).toContain("DATABASE_URL:");
-      expect(message).toContain("SERVICE_AUTH_SECRET must be at least 32 characters");
-    }
+    const bad = { PORT: "abc", SERVICE_IDENTITY_KEY: "short", TRUST_PROXY: "maybe" };
+    expect(() => loadConfig(schema, bad)).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        loadConfig(schema, bad);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toContain("PORT:");
+    expect(message).toContain("DATABASE_URL:");
+    expect(message).toContain("SERVICE_IDENTITY_KEY: the service identity key is not valid JSON");
+    expect(message).toContain("SERVICE_IDENTITY_PUBLIC_KEYS: SERVICE_IDENTITY_PUBLIC_KEYS is required");
   });
 
   it("treats empty variables as unset and trims the public URL", () => {
     const config = loadConfig(schema, {
       DATABASE_URL: "postgres://localhost/x",
-      SERVICE_AUTH_SECRET: secret,
+      ...identity,
       PORT: "",
       PUBLIC_URL: "https://schemas.example.com/",
       TRUST_PROXY: "true",

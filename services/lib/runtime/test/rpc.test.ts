@@ -12,8 +12,6 @@ import {
   callerKey,
   clientInterceptors,
   createRpcClient,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
   fromRpcError,
   type InternalServer,
   notFound,
@@ -21,11 +19,11 @@ import {
   startInternalServer,
   unavailable,
 } from "../src/index.js";
+import { testCredentialSigner, testCredentialVerifier } from "../src/testing.js";
 
-const secret = "test-secret-test-secret-test-secret";
 const logger = pino({ level: "silent" });
-const verifier = createServiceCredentialVerifier({ secret, audience: "schema-registry" });
-const signer = createServiceCredentialSigner({ secret, caller: "credential-issuer" });
+const verifier = testCredentialVerifier("schema-registry");
+const signer = testCredentialSigner("credential-issuer");
 
 /** A tiny SchemaService that tells who called it (a test double of the callee, not of the runtime). */
 function schemaRoutes(router: ConnectRouter) {
@@ -106,9 +104,11 @@ describe("client retries", () => {
       ledgerV1.LedgerService,
       createRouterTransport(routes, {
         router: {
-          interceptors: serverInterceptors(createServiceCredentialVerifier({ secret, audience: "ledger" }), logger),
+          interceptors: serverInterceptors(testCredentialVerifier("ledger"), logger),
         },
-        transport: { interceptors: clientInterceptors({ signer, audience: "ledger", retries: 2 }) },
+        transport: {
+          interceptors: clientInterceptors({ signer: testCredentialSigner("scheduler"), audience: "ledger", retries: 2 }),
+        },
       }),
     );
     return { client, calls };
@@ -184,8 +184,8 @@ describe("internal RPC over a real port", () => {
       httpVersion: "2",
       interceptors: clientInterceptors({ signer, audience: "schema-registry" }),
     });
-    const res = await createClient(schemaV1.SchemaService, transport).listCredentialTypes({});
-    expect(res.credentialTypes.map((t) => t.type)).toEqual(["pid"]);
+    const res = await createClient(schemaV1.SchemaService, transport).getCredentialType(getPid);
+    expect(res.credentialType?.type).toBe("pid");
   });
 
   it("counts every RPC by method and Connect code on /metrics, refused credentials and handler errors too", async () => {

@@ -1,17 +1,15 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import { Code, ConnectError, type ConnectRouter, createContextKey, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
+import { callerKey, callerPolicyInterceptor } from "./caller-policy.js";
 import { toConnectError } from "./error-mapping.js";
 import { rpcMetricsInterceptor } from "./rpc-metrics.js";
 import type { ServiceCredentialVerifier } from "./service-credential.js";
 import { traceServerInterceptor } from "./trace-context.js";
-
-/** The verified name of the calling service, available to RPC handlers via `context.values`. */
-export const callerKey = createContextKey<string>("", { description: "calling service" });
 
 export interface InternalServerOptions {
   service: string;
@@ -31,7 +29,8 @@ export interface InternalServer {
 }
 
 /**
- * Continues the caller's trace, rejects calls without a valid service credential, and turns
+ * Continues the caller's trace, rejects calls without a valid service credential
+ * (UNAUTHENTICATED) and calls the caller policy does not allow (PERMISSION_DENIED), and turns
  * handler errors into Connect errors. `service` names the callee on its spans.
  */
 export function serverInterceptors(
@@ -59,7 +58,7 @@ export function serverInterceptors(
       throw connectError;
     }
   };
-  return [traceServerInterceptor(service), authenticate, mapErrors];
+  return [traceServerInterceptor(service), authenticate, callerPolicyInterceptor(), mapErrors];
 }
 
 /**

@@ -1,16 +1,18 @@
-import { webcrypto } from "node:crypto";
-import { jwtVerify, SignJWT } from "jose";
+import { createPublicKey, type KeyObject } from "node:crypto";
+import { decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
+import { parseServiceIdentityKey, parseServiceIdentityPublicKeys } from "./service-identity.js";
 
 /**
- * Service-to-service credentials: short-lived HS256 JWTs under a deployment secret. `iss` names
- * the calling service, `aud` the callee, so a credential minted for one callee is useless at
- * another. Signature checks in jose are constant-time.
+ * Service-to-service credentials: short-lived EdDSA (Ed25519) JWTs signed with the caller's own
+ * identity key (service-identity.ts). `iss` and the header's `kid` name the calling identity, whose
+ * public key the callee checks them with; `aud` names the callee, so a credential minted for one
+ * callee is useless at another. Only the holder of an identity's private key can speak as it.
  *
  * Both sides are cached: the caller reuses a credential until shortly before it expires, and the
  * callee remembers a verified credential (by its exact compact string, signature included) until
- * its `exp` plus the clock tolerance, so a busy caller's calls cost one map lookup instead of an
- * HMAC each. The secret is imported into WebCrypto once, not per call.
+ * its `exp` plus the clock tolerance, so a busy caller's calls cost one map lookup instead of a
+ * signature check each. Keys are parsed once, not per call.
  */
 const TOKEN_TTL_SECONDS = 300;
 const RENEW_BEFORE_SECONDS = 60;
@@ -18,10 +20,7 @@ const CLOCK_TOLERANCE_SECONDS = 30;
 /** Distinct verified credentials kept per callee: one per caller per 4 minutes in steady state. */
 export const VERIFIED_CREDENTIAL_CACHE_SIZE = 1024;
 
-const importSecret = (secret: string, usage: "sign" | "verify") =>
-  webcrypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    usage,
-  ]);
+const TYP = "attesto-service+jwt";
 
 export interface ServiceCredentialSigner {
   /** A bearer credential for calling `audience` (cached until shortly before it expires). */
@@ -34,9 +33,9 @@ export interface ServiceCredentialClock {
 }
 
 export function createServiceCredentialSigner(
-  options: { secret: string; caller: string } & ServiceCredentialClock,
+  options: { /** The caller's SERVICE_IDENTITY_KEY (Ed25519 private JWK). */ privateKey: string; caller: string } & ServiceCredentialClock,
 ): ServiceCredentialSigner {
-  const key = importSecret(options.secret, "sign");
+  const key = parseServiceIdentityKey(options.privateKey);
   const clock = options.now ?? Date.now;
   // One entry per callee: a handful of services, so no bound is needed beyond the audience set.
   const cache = new Map<string, { token: Promise<string>; renewAt: number }>();
@@ -46,15 +45,13 @@ export function createServiceCredentialSigner(
       const cached = cache.get(audience);
       if (cached && cached.renewAt > now) return cached.token;
       // Concurrent first calls share one signing.
-      const token = key.then((secretKey) =>
-        new SignJWT({})
-          .setProtectedHeader({ alg: "HS256", typ: "attesto-service+jwt" })
-          .setIssuer(options.caller)
-          .setAudience(audience)
-          .setIssuedAt(now)
-          .setExpirationTime(now + TOKEN_TTL_SECONDS)
-          .sign(secretKey),
-      );
+      const token = new SignJWT({})
+        .setProtectedHeader({ alg: "EdDSA", typ: TYP, kid: options.caller })
+        .setIssuer(options.caller)
+        .setAudience(audience)
+        .setIssuedAt(now)
+        .setExpirationTime(now + TOKEN_TTL_SECONDS)
+        .sign(key);
       const entry = { token, renewAt: now + TOKEN_TTL_SECONDS - RENEW_BEFORE_SECONDS };
       cache.set(audience, entry);
       token.catch(() => {
@@ -82,9 +79,43 @@ interface VerifiedCredential {
 }
 
 export function createServiceCredentialVerifier(
-  options: { secret: string; audience: string; cacheSize?: number } & ServiceCredentialClock,
+  options: {
+    /** SERVICE_IDENTITY_PUBLIC_KEYS: the JWK Set of every identity's public key, `kid` = identity. */
+    publicKeys: string;
+    audience: string;
+    cacheSize?: number;
+  } & ServiceCredentialClock,
 ): CachingServiceCredentialVerifier {
-  const key = importSecret(options.secret, "verify");
+  // The public keys of each identity (usually one; two while one replaces the other), by `kid`.
+  const keysOf = new Map<string, KeyObject[]>();
+  for (const jwk of parseServiceIdentityPublicKeys(options.publicKeys).keys) {
+    const kid = jwk.kid as string;
+    keysOf.set(kid, [...(keysOf.get(kid) ?? []), createPublicKey({ key: jwk, format: "jwk" })]);
+  }
+  const verifyWith = async (token: string, nowMs: number): Promise<JWTPayload> => {
+    const { kid } = decodeProtectedHeader(token);
+    const keys = typeof kid === "string" ? keysOf.get(kid) : undefined;
+    if (!keys) throw new Error("service credential of an unknown identity");
+    let failure: unknown;
+    for (const key of keys) {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ["EdDSA"],
+          audience: options.audience,
+          // The key that verified the signature is the identity's: the credential may claim no other.
+          issuer: kid,
+          typ: TYP,
+          requiredClaims: ["iss", "exp", "iat"],
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          currentDate: new Date(nowMs),
+        });
+        return payload;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
+  };
   const clock = options.now ?? Date.now;
   const verified = new LRUCache<string, VerifiedCredential>({
     max: options.cacheSize ?? VERIFIED_CREDENTIAL_CACHE_SIZE,
@@ -102,14 +133,7 @@ export function createServiceCredentialVerifier(
         if (hit.expiresAt > nowSeconds - CLOCK_TOLERANCE_SECONDS) return hit.caller;
         verified.delete(token);
       }
-      const { payload } = await jwtVerify(token, await key, {
-        algorithms: ["HS256"],
-        audience: options.audience,
-        typ: "attesto-service+jwt",
-        requiredClaims: ["iss", "exp", "iat"],
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        currentDate: new Date(nowMs),
-      });
+      const payload = await verifyWith(token, nowMs);
       const caller = payload.iss as string;
       verified.set(token, { caller, expiresAt: payload.exp as number });
       return caller;

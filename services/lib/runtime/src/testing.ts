@@ -1,0 +1,22 @@
+import { createServiceCredentialSigner, createServiceCredentialVerifier } from "./rpc/service-credential.js";
+import { generateServiceIdentities, type ServiceIdentity } from "./rpc/service-identity.js";
+
+/**
+ * Service identities for tests (`@attesto/runtime/testing`): one key pair per identity, made once
+ * per test process, so that test servers and clients authenticate as the real services do.
+ */
+export const TEST_SERVICE_IDENTITIES = generateServiceIdentities();
+
+/** A signer speaking as `caller` with its test identity key. */
+export const testCredentialSigner = (caller: ServiceIdentity) =>
+  createServiceCredentialSigner({ privateKey: TEST_SERVICE_IDENTITIES.privateKeys[caller], caller });
+
+/** A verifier of `audience` that knows every test identity's public key. */
+export const testCredentialVerifier = (audience: string) =>
+  createServiceCredentialVerifier({ publicKeys: TEST_SERVICE_IDENTITIES.publicKeys, audience });
+
+/** The identity variables of a service's configuration, for its test identity. */
+export const testIdentityEnv = (service: ServiceIdentity) => ({
+  SERVICE_IDENTITY_KEY: TEST_SERVICE_IDENTITIES.privateKeys[service],
+  SERVICE_IDENTITY_PUBLIC_KEYS: TEST_SERVICE_IDENTITIES.publicKeys,
+});
