@@ -2,7 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createPlatformClients, OPERATOR_CALLER, type Platform } from "@attesto/operator/library";
 import { notaryV1, type tenantV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner, type ServiceCredentialSigner } from "@attesto/runtime";
+import {
+  createRpcClient,
+  createServiceCredentialSigner,
+  parseServiceIdentityKey,
+  type ServiceCredentialSigner,
+} from "@attesto/runtime";
 import type { Client } from "@connectrpc/connect";
 
 /** The internal (Connect) services the CLI calls, by service name. */
@@ -17,7 +22,7 @@ export type CliTarget = keyof typeof CLI_TARGETS;
 
 /** Written by `npm start` (the all-in-one) into the data folder: where each service listens. */
 export const PLATFORM_FILE = "platform.json";
-/** The all-in-one's development secrets, among them the service credential secret. */
+/** The all-in-one's development secrets, among them the operator's identity key. */
 export const SECRETS_FILE = "secrets.json";
 
 export type Env = Record<string, string | undefined>;
@@ -27,7 +32,8 @@ export interface ConnectionSettings {
   urls: Record<CliTarget, string>;
   /** Where the credential came from, for error messages. */
   credentialSource: string;
-  serviceAuthSecret: string;
+  /** The operator's identity key (Ed25519 private JWK): the CLI calls as the operator. */
+  identityKey: string;
   timeoutMs: number;
 }
 
@@ -64,7 +70,7 @@ export const dataDirOf = (flag: string | undefined, env: Env, cwd = process.cwd(
 
 /**
  * Where the platform is and how to authenticate to it. In order: flags, then the environment
- * (`<SERVICE>_INTERNAL_URL`, `ATTESTO_CREDENTIAL_FILE`, `SERVICE_AUTH_SECRET`), then what a local
+ * (`<SERVICE>_INTERNAL_URL`, `ATTESTO_CREDENTIAL_FILE`, `SERVICE_IDENTITY_KEY`), then what a local
  * `npm start` left in the data folder (platform.json, secrets.json), then the default ports.
  */
 export function resolveConnection(
@@ -81,34 +87,36 @@ export function resolveConnection(
     ]),
   ) as Record<CliTarget, string>;
 
-  let serviceAuthSecret: string | undefined;
+  let identityKey: string | undefined;
   let credentialSource: string;
   const credentialFile = flags.credentialFile ?? env.ATTESTO_CREDENTIAL_FILE;
   if (credentialFile) {
     credentialSource = resolve(cwd, credentialFile);
     try {
-      serviceAuthSecret = readFileSync(credentialSource, "utf8").trim();
+      identityKey = readFileSync(credentialSource, "utf8").trim();
     } catch {
       throw new ConnectionSetupError(`cannot read the credential file ${credentialSource}`);
     }
-  } else if (env.SERVICE_AUTH_SECRET) {
-    credentialSource = "SERVICE_AUTH_SECRET";
-    serviceAuthSecret = env.SERVICE_AUTH_SECRET;
+  } else if (env.SERVICE_IDENTITY_KEY) {
+    credentialSource = "SERVICE_IDENTITY_KEY";
+    identityKey = env.SERVICE_IDENTITY_KEY;
   } else {
     credentialSource = join(dataDir, SECRETS_FILE);
-    const stored = readJsonObject(credentialSource)?.SERVICE_AUTH_SECRET;
-    if (typeof stored === "string") serviceAuthSecret = stored;
+    const stored = readJsonObject(credentialSource)?.OPERATOR_SERVICE_IDENTITY_KEY;
+    if (typeof stored === "string") identityKey = stored;
   }
-  if (!serviceAuthSecret) {
+  if (!identityKey) {
     throw new ConnectionSetupError(
-      `no service credential: start the platform with \`npm start\` in this folder (it keeps one in ${join(dataDir, SECRETS_FILE)}), or give --credential-file / ATTESTO_CREDENTIAL_FILE`,
+      `no operator identity key: start the platform with \`npm start\` in this folder (it keeps one in ${join(dataDir, SECRETS_FILE)}), or give --credential-file / ATTESTO_CREDENTIAL_FILE / SERVICE_IDENTITY_KEY`,
     );
   }
-  if (serviceAuthSecret.length < 32) {
-    throw new ConnectionSetupError(`the service credential from ${credentialSource} is shorter than 32 characters`);
+  try {
+    parseServiceIdentityKey(identityKey);
+  } catch (error) {
+    throw new ConnectionSetupError(`the operator identity key from ${credentialSource}: ${(error as Error).message}`);
   }
   const timeoutMs = Number(env.ATTESTO_RPC_TIMEOUT_MS ?? 10_000);
-  return { dataDir, urls, credentialSource, serviceAuthSecret, timeoutMs };
+  return { dataDir, urls, credentialSource, identityKey, timeoutMs };
 }
 
 /** The clients of the internal APIs, as the operator identity. */
@@ -121,7 +129,7 @@ export interface PlatformConnection {
 }
 
 export function connect(settings: ConnectionSettings): PlatformConnection {
-  const signer = createServiceCredentialSigner({ secret: settings.serviceAuthSecret, caller: OPERATOR_CALLER });
+  const signer = createServiceCredentialSigner({ privateKey: settings.identityKey, caller: OPERATOR_CALLER });
   const platform = createPlatformClients({
     trustRegistryUrl: settings.urls["trust-registry"],
     credentialIssuerUrl: settings.urls["credential-issuer"],

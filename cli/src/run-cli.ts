@@ -33,7 +33,7 @@ export const USAGE = `usage: attesto <command> [options]
 
 global options:
   --data-dir DIR          the platform's data folder (default .attesto, or ATTESTO_DATA_DIR)
-  --credential-file FILE  the service credential (default: SERVICE_AUTH_SECRET, else DIR/secrets.json)`;
+  --credential-file FILE  the operator's identity key (default: SERVICE_IDENTITY_KEY, else DIR/secrets.json)`;
 
 const GLOBAL_OPTIONS = {
   "data-dir": { type: "string" },

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { developmentSecrets } from "../../services/all-in-one/src/dev-secrets.js";
+import { developmentSecrets, identityPublicKeysOf } from "../../services/all-in-one/src/dev-secrets.js";
 import { buildServiceEnv, type Env, planAddresses } from "../../services/all-in-one/src/service-env.js";
 import { platformServices } from "../../services/all-in-one/src/services.js";
 import { waitForHealth } from "../../services/all-in-one/src/wait-for-health.js";
@@ -39,7 +39,6 @@ export interface RunningPlatform {
   urls: Record<BenchService, ServiceUrls>;
   /** Process id per service (the same pid for every service in all-in-one mode, keyed "all-in-one"). */
   processes: Map<string, number>;
-  serviceAuthSecret: string;
   /** Where --cpu-prof wrote its profiles (when profiling). */
   profileDir: string | undefined;
   /** Per process (as in `processes`): what it asked PostgreSQL (with `countQueries` only). */
@@ -121,9 +120,10 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
     rmSync(profileDir, { recursive: true, force: true });
     mkdirSync(profileDir, { recursive: true });
   }
-  const serviceAuthSecret = randomBytes(32).toString("base64url");
   const inherited: Env = { ...process.env };
-  for (const name of ["DATABASE_URL", "SERVICE_AUTH_SECRET", "PORT_OFFSET", "ATTESTO_DATA_DIR"]) delete inherited[name];
+  for (const name of ["DATABASE_URL", "SERVICE_IDENTITY_PUBLIC_KEYS", "PORT_OFFSET", "ATTESTO_DATA_DIR"]) {
+    delete inherited[name];
+  }
   for (const module of platformServices) {
     inherited[`${prefixOf(module.definition.name)}_DATABASE_SCHEMA`] = schemaOf(
       options.schemaPrefix,
@@ -176,7 +176,6 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         DATABASE_URL: await databaseUrlFor("all-in-one"),
         PORT_OFFSET: String(options.portOffset),
         ATTESTO_DATA_DIR: dataDir,
-        SERVICE_AUTH_SECRET: serviceAuthSecret,
         LOG_LEVEL: options.logLevel,
         BENCH_SERVICES: started.join(","),
       };
@@ -200,7 +199,6 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         topology: "all-in-one",
         urls,
         processes: new Map([["all-in-one", child.child.pid!]]),
-        serviceAuthSecret,
         profileDir,
         counters,
         stop,
@@ -223,7 +221,7 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         env,
         logLevel: options.logLevel,
         databaseUrl: await databaseUrlFor(name),
-        serviceAuthSecret,
+        serviceIdentityPublicKeys: identityPublicKeysOf(env),
       });
       const child = startChild(name, [...profileArgs(name), ...entryArgs(name)], serviceEnv);
       children.push(child);
@@ -237,7 +235,7 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
       );
       processes.set(name, child.child.pid!);
     }
-    return { topology: "separate processes", urls, processes, serviceAuthSecret, profileDir, counters, stop };
+    return { topology: "separate processes", urls, processes, profileDir, counters, stop };
   } catch (error) {
     await stop().catch(() => {});
     throw error;

@@ -1,4 +1,4 @@
-import { booleanFlag, loadConfig } from "@attesto/runtime";
+import { booleanFlag, loadConfig, parseServiceIdentityKey } from "@attesto/runtime";
 import { z } from "zod";
 
 /** The operator's environment variables (documented in operator/README.md). */
@@ -13,8 +13,14 @@ export const operatorConfigSchema = z.object({
   CREDENTIAL_ISSUER_INTERNAL_URL: z.url().default("http://localhost:9082"),
   /** Internal (Connect) URL of the verifier: VerifierPolicyService. */
   VERIFIER_INTERNAL_URL: z.url().default("http://localhost:9083"),
-  /** Shared secret of service-to-service credentials; the operator calls as "operator". */
-  SERVICE_AUTH_SECRET: z.string().min(32, "SERVICE_AUTH_SECRET must be at least 32 characters"),
+  /** The operator's own identity: its Ed25519 private JWK; the platform knows its public key as "operator". */
+  SERVICE_IDENTITY_KEY: z.string({ error: "SERVICE_IDENTITY_KEY is required" }).superRefine((value, ctx) => {
+    try {
+      parseServiceIdentityKey(value);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+    }
+  }),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** Watch one namespace; every namespace when unset. */
   WATCH_NAMESPACE: z.string().optional(),

@@ -1,8 +1,13 @@
 import { issuerConfigurationV1, keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner, type ServiceCredentialSigner } from "@attesto/runtime";
+import {
+  createRpcClient,
+  createServiceCredentialSigner,
+  type ServiceCredentialSigner,
+  type ServiceIdentity,
+} from "@attesto/runtime";
 import type { Platform } from "./reconcile/reconciler.js";
 
-export const OPERATOR_CALLER = "operator";
+export const OPERATOR_CALLER = "operator" satisfies ServiceIdentity;
 
 export interface PlatformUrls {
   trustRegistryUrl: string;
@@ -37,7 +42,9 @@ export function createPlatformClients(
 }
 
 /** The platform clients of the operator: the trust registry's and the verifier's internal APIs, as caller "operator". */
-export function createPlatform(options: PlatformUrls & { serviceAuthSecret: string; timeoutMs: number }): Platform {
-  const signer = createServiceCredentialSigner({ secret: options.serviceAuthSecret, caller: OPERATOR_CALLER });
+export function createPlatform(
+  options: PlatformUrls & { /** The operator's SERVICE_IDENTITY_KEY. */ identityKey: string; timeoutMs: number },
+): Platform {
+  const signer = createServiceCredentialSigner({ privateKey: options.identityKey, caller: OPERATOR_CALLER });
   return createPlatformClients({ ...options, signer });
 }

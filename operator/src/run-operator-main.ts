@@ -40,7 +40,7 @@ export async function runOperatorMain(env: Record<string, string | undefined>): 
       trustRegistryUrl: config.TRUST_REGISTRY_INTERNAL_URL,
       credentialIssuerUrl: config.CREDENTIAL_ISSUER_INTERNAL_URL,
       verifierUrl: config.VERIFIER_INTERNAL_URL,
-      serviceAuthSecret: config.SERVICE_AUTH_SECRET,
+      identityKey: config.SERVICE_IDENTITY_KEY,
       timeoutMs: config.RPC_TIMEOUT_MS,
     }),
     namespace: config.WATCH_NAMESPACE,

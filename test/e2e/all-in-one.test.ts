@@ -42,7 +42,7 @@ function launcherEnv(dataDir: string, database: "configured" | "embedded" = "con
     LOG_LEVEL: "warn",
   };
   delete env.DATABASE_URL;
-  delete env.SERVICE_AUTH_SECRET;
+  delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
   if (realDatabaseUrl && database === "configured") {
     env.DATABASE_URL = realDatabaseUrl;
     for (const { name } of services) env[`${prefixOf(name)}_DATABASE_SCHEMA`] = schemaOf(name);

@@ -1,6 +1,7 @@
 import { createPlatform, type RunningOperator, startOperator, type TenantStatus } from "@attesto/operator";
 import { keysV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime";
+import { TEST_SERVICE_IDENTITIES, testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x509 } from "../../services/trust-registry/test/custody/custody-test-kit.js";
 import {
@@ -53,7 +54,7 @@ beforeAll(async () => {
       trustRegistryUrl: platform.internalUrl("trust-registry"),
       credentialIssuerUrl: platform.internalUrl("credential-issuer"),
       verifierUrl: platform.internalUrl("verifier"),
-      serviceAuthSecret: platform.serviceAuthSecret,
+      identityKey: TEST_SERVICE_IDENTITIES.privateKeys.operator,
       timeoutMs: 10_000,
     }),
     identity: "operator-0",
@@ -139,11 +140,11 @@ describe("Issuer certificateRef on the real platform", () => {
     const custody = createRpcClient(keysV1.KeyCustodyService, {
       baseUrl: platform.internalUrl("trust-registry"),
       audience: "trust-registry",
-      signer: createServiceCredentialSigner({ secret: platform.serviceAuthSecret, caller: "credential-issuer" }),
+      signer: testCredentialSigner("credential-issuer"),
       timeoutMs: 5_000,
     });
     const current = await custody.getSigningCertificate({ tenant: TENANT });
     expect(current.x5c[0]).not.toBe(base64(chain.leaf));
-    expect(current.trustAnchor).toBe((await custody.getTrustAnchors({})).certificates[0]);
+    expect(current.trustAnchor).toBe((await platform.trustAnchors())[0]);
   });
 });

@@ -1,12 +1,7 @@
 import { OPERATOR_CALLER, type RunningOperator, startOperator, VERIFIER_POLICY_FINALIZER } from "@attesto/operator";
 import { verifierPolicyV1 } from "@attesto/proto";
-import {
-  createRpcClient,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  type InternalServer,
-  startInternalServer,
-} from "@attesto/runtime";
+import { createRpcClient, type InternalServer, startInternalServer } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifier as verifierModule } from "../../services/verifier/src/service.js";
 import { didLedgerIssuer, type TestIssuer } from "../../services/verifier/test/support/credentials.js";
@@ -16,7 +11,6 @@ import {
   readResult,
   startTestVerifier,
   type TestVerifier,
-  SERVICE_AUTH_SECRET as VERIFIER_SERVICE_AUTH_SECRET,
 } from "../../services/verifier/test/support/test-verifier.js";
 import { presentationFor, vpTokenOf } from "../../services/verifier/test/support/wallet.js";
 import { readExample, toStoredSecret } from "./support/examples.js";
@@ -112,7 +106,7 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     routes: (router) => verifierModule.definition.rpc!(router, verifier.context),
-    verifier: createServiceCredentialVerifier({ secret: VERIFIER_SERVICE_AUTH_SECRET, audience: "verifier" }),
+    verifier: testCredentialVerifier("verifier"),
     logger: verifier.app.log,
   });
 });
@@ -132,7 +126,7 @@ beforeEach(async () => {
       verifierPolicies: createRpcClient(verifierPolicyV1.VerifierPolicyService, {
         baseUrl: internal.url,
         audience: "verifier",
-        signer: createServiceCredentialSigner({ secret: VERIFIER_SERVICE_AUTH_SECRET, caller: OPERATOR_CALLER }),
+        signer: testCredentialSigner(OPERATOR_CALLER),
         timeoutMs: 5_000,
       }),
     },

@@ -2,13 +2,12 @@ import { schemaV1 } from "@attesto/proto";
 import {
   clientInterceptors,
   createRpcClient,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
   type InternalServer,
   startInternalServer,
   startTracing,
   type Tracing,
 } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
@@ -25,8 +24,6 @@ import { type OtlpReceiver, type ReceivedSpan, SpanKind, startOtlpReceiver } fro
  * through kysely + pg (the test database: real PostgreSQL or the embedded PGlite wire server),
  * so its query span must land under the RPC server span.
  */
-const secret = "telemetry-secret-telemetry-secret-0123";
-
 describe("trace context across internal RPC", () => {
   let receiver: OtlpReceiver;
   let tracing: Tracing;
@@ -44,7 +41,7 @@ describe("trace context across internal RPC", () => {
       version: "0.0.0",
       host: "127.0.0.1",
       port: 0,
-      verifier: createServiceCredentialVerifier({ secret, audience: "schema-registry" }),
+      verifier: testCredentialVerifier("schema-registry"),
       logger: pino({ level: "silent" }),
       routes: (router) =>
         router.service(schemaV1.SchemaService, {
@@ -57,7 +54,8 @@ describe("trace context across internal RPC", () => {
           },
         }),
     });
-    const signer = createServiceCredentialSigner({ secret, caller: "credential-issuer" });
+    // ListCredentialTypes is the trust registry's to call (caller policy).
+    const signer = testCredentialSigner("trust-registry");
     const target = { signer, audience: "schema-registry" };
     const clients = {
       "connect-http1.1": createRpcClient(schemaV1.SchemaService, { ...target, baseUrl: server.url, timeoutMs: 5000 }),

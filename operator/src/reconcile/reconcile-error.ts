@@ -38,8 +38,9 @@ export function fromPlatformError(error: unknown, what: string): ReconcileError 
       return blockedError("PlatformUnsupported", `${what} is not implemented by the platform`, error);
     case Code.Unauthenticated:
     case Code.PermissionDenied:
-      // Usually SERVICE_AUTH_SECRET differs between the operator and the trust registry: retry, an
-      // operator fixing the Secret should not have to touch every resource.
+      // Usually the platform does not know the operator's identity key (SERVICE_IDENTITY_KEY against
+      // SERVICE_IDENTITY_PUBLIC_KEYS): retry, an operator fixing the Secret should not have to touch
+      // every resource.
       return retryableError("PlatformUnauthorized", detail, error);
     case Code.NotFound:
       return retryableError("PlatformNotFound", detail, error);

@@ -34,7 +34,8 @@ export function watchConfigDir(options: {
   configDir: string;
   dataDir: string;
   addresses: readonly ServiceAddress[];
-  serviceAuthSecret: string;
+  /** The operator's identity key (the config directory is applied as the operator). */
+  operatorIdentityKey: string;
   logger: Logger;
 }): ConfigDirWatcher {
   const { logger } = options;
@@ -49,8 +50,8 @@ export function watchConfigDir(options: {
       scheduler: urlOf("scheduler"),
       "schema-registry": urlOf("schema-registry"),
     },
-    credentialSource: "SERVICE_AUTH_SECRET",
-    serviceAuthSecret: options.serviceAuthSecret,
+    credentialSource: "OPERATOR_SERVICE_IDENTITY_KEY",
+    identityKey: options.operatorIdentityKey,
     timeoutMs: 10_000,
   });
   const keysDir = join(options.dataDir, API_KEYS_DIR);

@@ -19,10 +19,9 @@ describe("loadLauncherConfig", () => {
       loadLauncherConfig({
         DATABASE_URL: "mysql://x",
         PORT_OFFSET: "60000",
-        SERVICE_AUTH_SECRET: "short",
         LOG_LEVEL: "loud",
       }),
-    ).toThrow(/DATABASE_URL: must be a postgres:\/\/ URL[\s\S]*PORT_OFFSET[\s\S]*SERVICE_AUTH_SECRET[\s\S]*LOG_LEVEL/);
+    ).toThrow(/DATABASE_URL: must be a postgres:\/\/ URL[\s\S]*PORT_OFFSET[\s\S]*LOG_LEVEL/);
   });
 
   it("treats empty variables as unset", () => {

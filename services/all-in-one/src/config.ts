@@ -32,8 +32,6 @@ export const launcherConfigSchema = z.object({
     .default(0),
   /** Interface every service listens on. Local by default; 0.0.0.0 exposes the platform to the network. */
   HOST: z.string().min(1).default("127.0.0.1"),
-  /** Service-to-service credential secret (>= 32 characters). Unset: a random one per process. */
-  SERVICE_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long start-up may wait for every /health to answer 200, in milliseconds. */
   STARTUP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),

@@ -1,8 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { envPrefixOf, parseServiceIdentityKey, SERVICE_IDENTITIES } from "@attesto/runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { developmentSecrets, SECRETS_FILE } from "./dev-secrets.js";
+
+const IDENTITY_KEYS = SERVICE_IDENTITIES.map((name) => `${envPrefixOf(name)}_SERVICE_IDENTITY_KEY`);
 
 describe("developmentSecrets", () => {
   const dirs: string[] = [];
@@ -26,7 +29,11 @@ describe("developmentSecrets", () => {
       "AUTH_SERVER_DPOP_NONCE_SECRET",
       "HOLDER_HOLDER_TOKEN_SECRET",
       "AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY",
+      ...IDENTITY_KEYS,
     ]);
+    expect(IDENTITY_KEYS).toContain("OPERATOR_SERVICE_IDENTITY_KEY");
+    for (const name of IDENTITY_KEYS) expect(() => parseServiceIdentityKey(first.values[name]!)).not.toThrow();
+    expect(new Set(IDENTITY_KEYS.map((name) => first.values[name])).size).toBe(IDENTITY_KEYS.length);
     expect(first.values.KEY_ENCRYPTION_KEYS).toMatch(/^dev1:[A-Za-z0-9_-]{43}$/);
     expect(first.values.TRUST_REGISTRY_LOGIN_TOKEN_SECRET).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(JSON.parse(first.values.AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY!)).toMatchObject({ kty: "EC", crv: "P-256" });
@@ -44,11 +51,17 @@ describe("developmentSecrets", () => {
       CREDENTIAL_ISSUER_NONCE_SECRET: "n",
       AUTH_SERVER_DPOP_NONCE_SECRET: "d",
       HOLDER_TOKEN_SECRET: "h",
+      ...Object.fromEntries(
+        IDENTITY_KEYS.filter((name) => name !== "LEDGER_SERVICE_IDENTITY_KEY").map((n) => [n, "k"]),
+      ),
+      // One identity key for every service is no identity: only <PREFIX>_SERVICE_IDENTITY_KEY counts.
+      SERVICE_IDENTITY_KEY: "shared",
     };
     const result = developmentSecrets(dir, env);
-    expect(Object.keys(result.values)).toEqual(["AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY"]);
+    expect(Object.keys(result.values)).toEqual(["AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY", "LEDGER_SERVICE_IDENTITY_KEY"]);
     expect(Object.keys(JSON.parse(readFileSync(join(dir, SECRETS_FILE), "utf8")))).toEqual([
       "AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY",
+      "LEDGER_SERVICE_IDENTITY_KEY",
     ]);
   });
 

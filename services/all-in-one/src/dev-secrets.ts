@@ -1,7 +1,13 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { envPrefixOf } from "@attesto/runtime";
+import {
+  ConfigError,
+  envPrefixOf,
+  generateServiceIdentityKey,
+  SERVICE_IDENTITIES,
+  serviceIdentityPublicKeys,
+} from "@attesto/runtime";
 import type { Env } from "./service-env.js";
 import { StartupError } from "./startup-error.js";
 
@@ -9,6 +15,8 @@ interface DevelopmentSecret {
   variable: string;
   /** The one service that reads it (it then reaches only that service), or every service. */
   service?: string;
+  /** Only `<PREFIX>_<VARIABLE>` sets it: one value for every service would be a mistake. */
+  perServiceOnly?: boolean;
   generate(): string;
 }
 
@@ -21,8 +29,6 @@ const randomSecret = () => randomBytes(32).toString("base64url");
  * When a service makes another secret mandatory, add it here (the e2e test fails until then).
  */
 const DEVELOPMENT_SECRETS: DevelopmentSecret[] = [
-  // Kept (not random per process) so that `attesto` finds the service credential here.
-  { variable: "SERVICE_AUTH_SECRET", generate: randomSecret },
   { variable: "KEY_ENCRYPTION_KEYS", generate: () => `dev1:${randomSecret()}` },
   { variable: "LOGIN_TOKEN_SECRET", service: "trust-registry", generate: randomSecret },
   { variable: "NONCE_SECRET", service: "credential-issuer", generate: randomSecret },
@@ -38,6 +44,13 @@ const DEVELOPMENT_SECRETS: DevelopmentSecret[] = [
       return JSON.stringify({ kty, crv, x, y, d });
     },
   },
+  // Each identity's own key, the operator's included (the `attesto` CLI and a local operator find it here).
+  ...SERVICE_IDENTITIES.map((service) => ({
+    variable: "SERVICE_IDENTITY_KEY",
+    service,
+    perServiceOnly: true,
+    generate: generateServiceIdentityKey,
+  })),
 ];
 
 export const SECRETS_FILE = "secrets.json";
@@ -67,7 +80,9 @@ function readSecrets(path: string): Record<string, string> {
  * mode 0600 on first use). Also names those generated just now.
  */
 export function developmentSecrets(dataDir: string, env: Env): { values: Record<string, string>; generated: string[] } {
-  const missing = DEVELOPMENT_SECRETS.filter((secret) => !env[secret.variable] && !env[envNameOf(secret)]);
+  const missing = DEVELOPMENT_SECRETS.filter(
+    (secret) => (secret.perServiceOnly || !env[secret.variable]) && !env[envNameOf(secret)],
+  );
   if (missing.length === 0) return { values: {}, generated: [] };
   const path = join(dataDir, SECRETS_FILE);
   const stored = readSecrets(path);
@@ -81,4 +96,22 @@ export function developmentSecrets(dataDir: string, env: Env): { values: Record<
     values: Object.fromEntries(missing.map((secret) => [envNameOf(secret), stored[envNameOf(secret)]!])),
     generated: generated.map(envNameOf),
   };
+}
+
+/**
+ * SERVICE_IDENTITY_PUBLIC_KEYS when the environment does not set it: the public half of every
+ * identity's `<PREFIX>_SERVICE_IDENTITY_KEY` (from the environment or the data folder).
+ */
+export function identityPublicKeysOf(env: Env): string {
+  const privateKeys: Record<string, string> = {};
+  for (const name of SERVICE_IDENTITIES) {
+    const variable = `${envPrefixOf(name)}_SERVICE_IDENTITY_KEY`;
+    privateKeys[name] = env[variable] ?? "";
+    try {
+      serviceIdentityPublicKeys({ [name]: privateKeys[name] });
+    } catch (error) {
+      throw new ConfigError(`Invalid configuration:\n  ${variable}: ${(error as Error).message}`);
+    }
+  }
+  return serviceIdentityPublicKeys(privateKeys);
 }

@@ -5,7 +5,9 @@ import {
   envPrefixOf,
   launchService,
   type RunningService,
+  SERVICE_IDENTITIES,
   type ServiceModule,
+  serviceIdentityPublicKeys,
   type Tracing,
 } from "@attesto/runtime";
 import type { Logger } from "pino";
@@ -14,7 +16,7 @@ import type { LauncherConfig } from "./config.js";
 import { type ConfigDirWatcher, watchConfigDir } from "./config-dir.js";
 import { openPlatformDatabase, type PlatformDatabase } from "./database.js";
 import { demoProviderTrust } from "./demo-provider-trust.js";
-import { developmentSecrets, SECRETS_FILE } from "./dev-secrets.js";
+import { developmentSecrets, identityPublicKeysOf, SECRETS_FILE } from "./dev-secrets.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 import { writePlatformFile } from "./platform-file.js";
 import { buildServiceEnv, type Env, PER_SERVICE_VARIABLES, planAddresses, type ServiceAddress } from "./service-env.js";
@@ -97,8 +99,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     );
   }
 
-  // Set, or kept in <dataDir>/secrets.json (development secrets).
-  const serviceAuthSecret = config.SERVICE_AUTH_SECRET ?? env.SERVICE_AUTH_SECRET!;
+  const publicKeys = env.SERVICE_IDENTITY_PUBLIC_KEYS ?? identityPublicKeysOf(env);
   const envOf = (databaseUrl: string) => (i: number) =>
     buildServiceEnv({
       address: addresses[i]!,
@@ -106,7 +107,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       env,
       logLevel: config.LOG_LEVEL,
       databaseUrl,
-      serviceAuthSecret,
+      serviceIdentityPublicKeys: publicKeys,
     });
   // Fail on a bad variable before spending seconds on the database.
   configure(modules, envOf(config.DATABASE_URL ?? "postgres://embedded.invalid/attesto"));
@@ -177,7 +178,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         configDir: resolve(cwd, config.ATTESTO_CONFIG_DIR),
         dataDir,
         addresses,
-        serviceAuthSecret,
+        operatorIdentityKey: env.OPERATOR_SERVICE_IDENTITY_KEY ?? "",
         logger,
       });
     }

@@ -56,7 +56,7 @@ describe("buildServiceEnv", () => {
       env,
       logLevel: "warn",
       databaseUrl: "postgres://db/attesto",
-      serviceAuthSecret: "s".repeat(32),
+      serviceIdentityPublicKeys: '{"keys":[]}',
     });
 
   it("layers process env, the service's overrides, then the launcher's own values", () => {
@@ -67,7 +67,10 @@ describe("buildServiceEnv", () => {
       SCHEMA_REGISTRY_PORT: "1234",
       AUTH_SERVER_LOG_LEVEL: "trace",
       DATABASE_URL: "postgres://ignored/overridden",
-      SCHEMA_REGISTRY_SERVICE_AUTH_SECRET: "ignored",
+      SCHEMA_REGISTRY_SERVICE_IDENTITY_KEY: "the schema registry's own key",
+      AUTH_SERVER_SERVICE_IDENTITY_KEY: "another service's key",
+      SERVICE_IDENTITY_KEY: "one key for every service: ignored",
+      SERVICE_IDENTITY_PUBLIC_KEYS: "ignored: the launcher decides",
     });
     expect(env).toMatchObject({
       KEY_ENCRYPTION_KEY: "inherited",
@@ -77,7 +80,8 @@ describe("buildServiceEnv", () => {
       PORT: "8086",
       INTERNAL_PORT: "9086",
       DATABASE_URL: "postgres://db/attesto",
-      SERVICE_AUTH_SECRET: "s".repeat(32),
+      SERVICE_IDENTITY_KEY: "the schema registry's own key",
+      SERVICE_IDENTITY_PUBLIC_KEYS: '{"keys":[]}',
       AUTH_SERVER_URL: "http://localhost:8081",
       AUTH_SERVER_INTERNAL_URL: "http://localhost:9081",
       SCHEMA_REGISTRY_URL: "http://localhost:8086",

@@ -24,7 +24,7 @@ export interface ServiceAddress {
  * Variables that describe one service. Inherited from the launcher's environment they would give
  * every service the same value (one schema, one URL), so only the `<PREFIX>_<VAR>` form applies.
  */
-export const PER_SERVICE_VARIABLES = ["PORT", "INTERNAL_PORT", "PUBLIC_URL", "DATABASE_SCHEMA"];
+export const PER_SERVICE_VARIABLES = ["PORT", "INTERNAL_PORT", "PUBLIC_URL", "DATABASE_SCHEMA", "SERVICE_IDENTITY_KEY"];
 
 /** `<PREFIX>_<VAR>` variables of one service, with the prefix removed: SCHEMA_REGISTRY_PUBLIC_URL -> PUBLIC_URL. */
 export function overridesOf(prefix: string, env: Env): Record<string, string> {
@@ -100,8 +100,9 @@ export function discoveryEnv(addresses: readonly ServiceAddress[]): Record<strin
  * One service's environment, later layers winning: the launcher's environment (without the
  * per-service variables), HOST and LOG_LEVEL, every service's URLs, OUTBOUND_ALLOW_HOSTS with the
  * platform's own loopback public origins added, the auth server's trust in the demo wallet provider
- * while every listener is on loopback, the service's own `<PREFIX>_<VAR>` overrides, and
- * finally what the launcher decides: ports, database, secret.
+ * while every listener is on loopback, the service's own `<PREFIX>_<VAR>` overrides (its
+ * SERVICE_IDENTITY_KEY among them), and finally what the launcher decides: ports, database, the
+ * public keys of every identity.
  */
 export function buildServiceEnv(options: {
   address: ServiceAddress;
@@ -109,7 +110,7 @@ export function buildServiceEnv(options: {
   env: Env;
   logLevel: string;
   databaseUrl: string;
-  serviceAuthSecret: string;
+  serviceIdentityPublicKeys: string;
 }): Env {
   const { address, env } = options;
   const inherited = Object.fromEntries(Object.entries(env).filter(([key]) => !PER_SERVICE_VARIABLES.includes(key)));
@@ -124,6 +125,6 @@ export function buildServiceEnv(options: {
     PORT: String(address.port),
     INTERNAL_PORT: String(address.internalPort),
     DATABASE_URL: options.databaseUrl,
-    SERVICE_AUTH_SECRET: options.serviceAuthSecret,
+    SERVICE_IDENTITY_PUBLIC_KEYS: options.serviceIdentityPublicKeys,
   };
 }

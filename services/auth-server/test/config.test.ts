@@ -1,6 +1,7 @@
 import { createPrivateKey } from "node:crypto";
 import { generateEd25519Jwk, generateP256Jwk } from "@attesto/protocol";
 import { ConfigError } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { describe, expect, it } from "vitest";
 import { loadAuthServerConfig } from "../src/config.js";
 
@@ -9,7 +10,7 @@ const { d: _providerD, ...walletProvider } = generateP256Jwk();
 /** The required settings, and one wallet provider (attestation is required by default). */
 const base: Record<string, string | undefined> = {
   DATABASE_URL: "postgres://localhost/test",
-  SERVICE_AUTH_SECRET: "s".repeat(32),
+  ...testIdentityEnv("auth-server"),
   ACCESS_TOKEN_SIGNING_KEY: JSON.stringify(key),
   DPOP_NONCE_SECRET: "d".repeat(32),
   CLIENT_ATTESTATION_TRUSTED_KEYS: JSON.stringify({ keys: [walletProvider] }),

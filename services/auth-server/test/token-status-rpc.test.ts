@@ -1,17 +1,13 @@
 import { tokenStatusV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { decodeJwt } from "jose";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAuthServerRpc } from "../src/rpc/register-auth-server-rpc.js";
 import { attestationHeaders, obtainAuthorizationCode, REDIRECT_URI } from "./support/authorization-code-flow.js";
-import { SERVICE_AUTH_SECRET, startTestAuthServer, type TestAuthServer } from "./support/test-auth-server.js";
+import { startTestAuthServer, type TestAuthServer } from "./support/test-auth-server.js";
 import { postToken } from "./support/token-requests.js";
 
 /**
@@ -29,14 +25,11 @@ describe("TokenStatusService.GetTokenStatus", () => {
       (router) => registerAuthServerRpc(router, { authorizationCodes: server.deps.authorizationCodes }),
       {
         router: {
-          interceptors: serverInterceptors(
-            createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "auth-server" }),
-            pino({ level: "silent" }),
-          ),
+          interceptors: serverInterceptors(testCredentialVerifier("auth-server"), pino({ level: "silent" })),
         },
         transport: {
           interceptors: clientInterceptors({
-            signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller: "credential-issuer" }),
+            signer: testCredentialSigner("credential-issuer"),
             audience: "auth-server",
           }),
         },
@@ -92,10 +85,7 @@ describe("TokenStatusService.GetTokenStatus", () => {
         (router) => registerAuthServerRpc(router, { authorizationCodes: server.deps.authorizationCodes }),
         {
           router: {
-            interceptors: serverInterceptors(
-              createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "auth-server" }),
-              pino({ level: "silent" }),
-            ),
+            interceptors: serverInterceptors(testCredentialVerifier("auth-server"), pino({ level: "silent" })),
           },
         },
       ),

@@ -1,10 +1,11 @@
 import { ConfigError } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { describe, expect, it } from "vitest";
 import { loadCredentialIssuerConfig } from "../src/config.js";
 
 const required = {
   DATABASE_URL: "postgres://localhost/test",
-  SERVICE_AUTH_SECRET: "s".repeat(32),
+  ...testIdentityEnv("credential-issuer"),
   NONCE_SECRET: "n".repeat(32),
   KEY_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 1).toString("base64url")}`,
 };

@@ -1,9 +1,10 @@
 import { createServer } from "node:net";
 import { tokenStatusV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime";
+import { testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessTokenStatus } from "../src/clients/token-status.client.js";
-import { SERVICE_AUTH_SECRET, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
+import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
   didKeyOf,
   ed25519Key,
@@ -99,7 +100,7 @@ describe("POST /credential: revoked access tokens", () => {
       createRpcClient(tokenStatusV1.TokenStatusService, {
         baseUrl: `http://127.0.0.1:${port}`,
         audience: "auth-server",
-        signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller: "credential-issuer" }),
+        signer: testCredentialSigner("credential-issuer"),
         timeoutMs: 2_000,
         retries: 0,
       }),

@@ -1,15 +1,12 @@
 import { issuerConfigurationV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import type { ServiceIdentity } from "@attesto/runtime";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { registerIssuerRpc } from "../src/app.js";
-import { SERVICE_AUTH_SECRET, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
+import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import { createOffer, didKeyOf, ed25519Key } from "./support/wallet.js";
 
 const { SigningMode } = issuerConfigurationV1;
@@ -20,17 +17,17 @@ type ConfigurationInit = Exclude<
 >;
 
 /** IssuerService as a given calling service reaches it (real service-credential check). */
-function issuerServiceAs(issuer: TestIssuer, caller: string): Client<typeof issuerConfigurationV1.IssuerService> {
+function issuerServiceAs(
+  issuer: TestIssuer,
+  caller: ServiceIdentity,
+): Client<typeof issuerConfigurationV1.IssuerService> {
   const transport = createRouterTransport((router) => registerIssuerRpc(router, issuer.deps), {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "credential-issuer" }),
-        { error() {} } as never,
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier("credential-issuer"), { error() {} } as never),
     },
     transport: {
       interceptors: clientInterceptors({
-        signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller }),
+        signer: testCredentialSigner(caller),
         audience: "credential-issuer",
       }),
     },
@@ -241,7 +238,7 @@ describe("IssuerService (internal RPC for the operator) and its enforcement", ()
     const authServer = issuerServiceAs(issuer, "auth-server");
     expect(await failureOf(authServer.applyIssuerConfiguration({ configuration: declaration() }))).toEqual({
       code: "PermissionDenied",
-      message: "ApplyIssuerConfiguration is for the operator only",
+      message: "attesto.issuance.v1.IssuerService/ApplyIssuerConfiguration may not be called by 'auth-server'",
     });
     expect(await failureOf(authServer.deleteIssuerConfiguration({ tenant: "acme" }))).toMatchObject({
       code: "PermissionDenied",

@@ -1,8 +1,9 @@
 import { ConfigError } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { describe, expect, it } from "vitest";
 import { loadLedgerConfig } from "../src/config.js";
 
-const base = { DATABASE_URL: "postgres://localhost/x", SERVICE_AUTH_SECRET: "s".repeat(32) };
+const base = { DATABASE_URL: "postgres://localhost/x", ...testIdentityEnv("ledger") };
 
 describe("ledger configuration", () => {
   it("defaults to a 1 s checkpoint interval, on-read checkpoints and a generated key", () => {

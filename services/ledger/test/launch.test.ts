@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ledgerV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner, launchService, type RunningService } from "@attesto/runtime";
+import { createRpcClient, launchService, type RunningService } from "@attesto/runtime";
+import { testCredentialSigner, testIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +18,7 @@ describe("the ledger on real ports", () => {
     const config = loadLedgerConfig({
       DATABASE_URL: testDatabaseUrl(),
       DATABASE_SCHEMA: schema,
-      SERVICE_AUTH_SECRET: SECRET,
+      ...testIdentityEnv("ledger"),
       HOST: "127.0.0.1",
       PORT: "0",
       INTERNAL_PORT: "0",
@@ -38,7 +39,7 @@ describe("the ledger on real ports", () => {
     const client = createRpcClient(ledgerV1.LedgerService, {
       baseUrl: running.internalUrl,
       audience: "ledger",
-      signer: createServiceCredentialSigner({ secret: SECRET, caller: "scheduler" }),
+      signer: testCredentialSigner("scheduler"),
       timeoutMs: 5000,
     });
     const { objectId, sequence } = await client.notarize({ digest: sha256Hex("launched") });

@@ -4,11 +4,10 @@ import {
   type App,
   clientInterceptors,
   createServiceContext,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
   type ServiceContext,
   serverInterceptors,
 } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
@@ -45,7 +44,7 @@ function startNode(database: TestDatabase<LedgerTables>, env: Record<string, str
   const config = loadLedgerConfig({
     DATABASE_URL: database.url,
     DATABASE_SCHEMA: database.schema,
-    SERVICE_AUTH_SECRET: SECRET,
+    ...testIdentityEnv("ledger"),
     LOG_LEVEL: "silent",
     PUBLIC_URL,
     ...env,
@@ -53,14 +52,11 @@ function startNode(database: TestDatabase<LedgerTables>, env: Record<string, str
   const context = createServiceContext(ledger.definition, config, database.db as Kysely<unknown>);
   const transport = createRouterTransport((router) => ledger.definition.rpc?.(router, context), {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: SECRET, audience: "ledger" }),
-        pino({ level: "silent" }),
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier("ledger"), pino({ level: "silent" })),
     },
     transport: {
       interceptors: clientInterceptors({
-        signer: createServiceCredentialSigner({ secret: SECRET, caller: "scheduler" }),
+        signer: testCredentialSigner("scheduler"),
         audience: "ledger",
         retries: 0,
       }),

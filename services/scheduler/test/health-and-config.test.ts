@@ -1,11 +1,12 @@
 import { createServiceContext } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase } from "@attesto/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.js";
 import { loadSchedulerConfig } from "../src/config.js";
 import { scheduler } from "../src/service.js";
 
-const BASE = { DATABASE_URL: "postgres://localhost/x", SERVICE_AUTH_SECRET: "s".repeat(32) };
+const BASE = { DATABASE_URL: "postgres://localhost/x", ...testIdentityEnv("scheduler") };
 
 describe("configuration", () => {
   it("has safe defaults: private webhook targets refused, bounded retries", () => {

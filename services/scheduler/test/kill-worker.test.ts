@@ -2,12 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ledger, loadLedgerConfig } from "@attesto/ledger";
 import { notaryV1 } from "@attesto/proto";
-import {
-  createServiceContext,
-  createServiceCredentialVerifier,
-  type InternalServer,
-  startInternalServer,
-} from "@attesto/runtime";
+import { createServiceContext, type InternalServer, startInternalServer } from "@attesto/runtime";
+import { testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { type Kysely, sql } from "kysely";
@@ -19,7 +15,7 @@ import { NotaryServiceRpc } from "../src/rpc/notary-service.rpc.js";
 import { scheduler } from "../src/service.js";
 import { migrations } from "../src/store/migrations/index.js";
 import type { SchedulerTables } from "../src/store/tables.js";
-import { inMemoryClient, newCredentialId, SERVICE_AUTH_SECRET, sha256Hex, waitFor } from "./support/test-scheduler.js";
+import { inMemoryClient, newCredentialId, sha256Hex, waitFor } from "./support/test-scheduler.js";
 
 const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const logger = pino({ level: "silent" });
@@ -30,7 +26,7 @@ async function startSlowLedger(holdMs: number) {
   const config = loadLedgerConfig({
     DATABASE_URL: database.url,
     DATABASE_SCHEMA: database.schema,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("ledger"),
     LOG_LEVEL: "silent",
   });
   const context = createServiceContext(ledger.definition, config, database.db as Kysely<unknown>);
@@ -77,7 +73,7 @@ async function startSlowLedger(holdMs: number) {
     host: "127.0.0.1",
     port: 0,
     routes,
-    verifier: createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "ledger" }),
+    verifier: testCredentialVerifier("ledger"),
     logger: logger as never,
   });
   return {
@@ -105,7 +101,7 @@ describe("a scheduler killed mid-job", () => {
       DATABASE_URL: database.url,
       DATABASE_SCHEMA: database.schema,
       JOB_QUEUE_SCHEMA: `${database.schema}_boss`,
-      SERVICE_AUTH_SECRET,
+      ...testIdentityEnv("scheduler"),
       HOST: "127.0.0.1",
       PORT: "0",
       INTERNAL_PORT: "0",

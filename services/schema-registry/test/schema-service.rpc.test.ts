@@ -1,15 +1,11 @@
 import { schemaV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaRegistry } from "../src/service.js";
-import { EXTRA_SEEDS_DIR, SERVICE_AUTH_SECRET, startTestRegistry, type TestRegistry } from "./test-registry.js";
+import { EXTRA_SEEDS_DIR, startTestRegistry, type TestRegistry } from "./test-registry.js";
 
 const { SchemaService } = schemaV1;
 const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterceptors>[1];
@@ -32,16 +28,13 @@ describe("SchemaService (internal RPC, in memory)", () => {
   /** The service as the internal port serves it: credential check and error mapping included. */
   const transportFor = (
     interceptors = clientInterceptors({
-      signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller: "credential-issuer" }),
+      signer: testCredentialSigner("credential-issuer"),
       audience: "schema-registry",
     }),
   ) =>
     createRouterTransport((router) => schemaRegistry.definition.rpc!(router, registry.context), {
       router: {
-        interceptors: serverInterceptors(
-          createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "schema-registry" }),
-          silentLogger,
-        ),
+        interceptors: serverInterceptors(testCredentialVerifier("schema-registry"), silentLogger),
       },
       transport: { interceptors },
     });

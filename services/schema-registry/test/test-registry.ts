@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { type App, createServiceContext, type ServiceContext } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../src/app.js";
 import { loadSchemaRegistryConfig, type SchemaRegistryConfig } from "../src/config.js";
@@ -7,7 +8,6 @@ import { schemaRegistry } from "../src/service.js";
 import { migrations } from "../src/store/migrations/index.js";
 
 export const PUBLIC_URL = "http://localhost:8086";
-export const SERVICE_AUTH_SECRET = "x".repeat(32);
 /** Extra seeds used by some suites: a draft type and a deprecated older diploma version. */
 export const EXTRA_SEEDS_DIR = fileURLToPath(new URL("./fixtures/extra-seeds/", import.meta.url));
 
@@ -23,7 +23,7 @@ export interface TestRegistry {
 export function contextFor(database: TestDatabase<unknown>, seedsDir?: string): ServiceContext<SchemaRegistryConfig> {
   const config = loadSchemaRegistryConfig({
     DATABASE_URL: database.url,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("schema-registry"),
     PUBLIC_URL,
     LOG_LEVEL: "silent",
     SCHEMA_SEEDS_DIR: seedsDir,

@@ -124,11 +124,11 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
     const issuer = tenantServiceAs(registry, "credential-issuer");
     expect(await failureOf(issuer.deleteTenant({ tenant: organization.tenant }))).toEqual({
       code: "PermissionDenied",
-      message: "DeleteTenant is for the operator only",
+      message: "attesto.tenant.v1.TenantService/DeleteTenant may not be called by 'credential-issuer'",
     });
     expect(await failureOf(issuer.revokeApiKeys({ tenant: organization.tenant }))).toEqual({
       code: "PermissionDenied",
-      message: "RevokeApiKeys is for the operator only",
+      message: "attesto.tenant.v1.TenantService/RevokeApiKeys may not be called by 'credential-issuer'",
     });
     expect((await operator.authenticateApiKey({ apiKey: organization.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
     expect((await failureOf(operator.deleteTenant({ tenant: "" }))).code).toBe("InvalidArgument");

@@ -1,12 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createEnvelopeSealer,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import type { ServiceIdentity } from "@attesto/runtime";
+import { clientInterceptors, createEnvelopeSealer, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { sql } from "kysely";
 import pino from "pino";
@@ -14,26 +10,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookSecretContext } from "../src/domain/set-webhooks.js";
 import { TenantServiceRpc } from "../src/rpc/tenant-service.rpc.js";
 import { registerOrganization } from "./support/organizations.js";
-import { SERVICE_AUTH_SECRET, startTestRegistry, type TestRegistry } from "./support/test-registry.js";
+import { startTestRegistry, type TestRegistry } from "./support/test-registry.js";
 
 const codeOf = (error: unknown) => ConnectError.from(error).code;
 const rawMessageOf = (error: unknown) => ConnectError.from(error).rawMessage;
 const GENERATED_SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 
 /** TenantService as `caller` reaches it: in memory, through the real credential interceptors. */
-function tenantServiceAs(registry: TestRegistry, caller: string): Client<typeof tenantV1.TenantService> {
+function tenantServiceAs(registry: TestRegistry, caller: ServiceIdentity): Client<typeof tenantV1.TenantService> {
   const transport = createRouterTransport(
     (router) => router.service(tenantV1.TenantService, new TenantServiceRpc(registry.domain)),
     {
       router: {
-        interceptors: serverInterceptors(
-          createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "trust-registry" }),
-          pino({ level: "silent" }),
-        ),
+        interceptors: serverInterceptors(testCredentialVerifier("trust-registry"), pino({ level: "silent" })),
       },
       transport: {
         interceptors: clientInterceptors({
-          signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller }),
+          signer: testCredentialSigner(caller),
           audience: "trust-registry",
           retries: 0,
         }),
@@ -178,14 +171,14 @@ describe("TenantService SetWebhooks / GetWebhooks", () => {
   it("answers the secret to the scheduler only, the endpoints also to the operator", async () => {
     const { tenant } = await registerOrganization(registry.app);
     await operator.setWebhooks({ tenant, webhooks: [{ url: "https://hooks.example.com/s", events: [] }] });
-    for (const caller of ["credential-issuer", "trust-registry"]) {
+    for (const caller of ["credential-issuer", "trust-registry"] as const) {
       const error = await tenantServiceAs(registry, caller)
         .getWebhooks({ tenant })
         .catch((e: unknown) => e);
       expect({ caller, code: codeOf(error), message: rawMessageOf(error) }).toEqual({
         caller,
         code: Code.PermissionDenied,
-        message: "GetWebhooks is for the scheduler and the operator only",
+        message: `attesto.tenant.v1.TenantService/GetWebhooks may not be called by '${caller}'`,
       });
     }
     const seenByOperator = await tenantServiceAs(registry, "operator").getWebhooks({ tenant });

@@ -1,10 +1,7 @@
 import { verifierPolicyV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import type { ServiceIdentity } from "@attesto/runtime";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifier as verifierModule } from "../src/service.js";
@@ -14,7 +11,6 @@ import {
   openSession,
   postPresentation,
   readResult,
-  SERVICE_AUTH_SECRET,
   startTestVerifier,
   type TestVerifier,
 } from "./support/test-verifier.js";
@@ -30,17 +26,14 @@ const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterc
 let verifier: TestVerifier;
 
 /** VerifierPolicyService as the internal port serves it (credential check, error mapping), called as `caller`. */
-function policyClient(caller = "operator"): Client<typeof VerifierPolicyService> {
+function policyClient(caller: ServiceIdentity = "operator"): Client<typeof VerifierPolicyService> {
   const transport = createRouterTransport((router) => verifierModule.definition.rpc!(router, verifier.context), {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "verifier" }),
-        silentLogger,
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier("verifier"), silentLogger),
     },
     transport: {
       interceptors: clientInterceptors({
-        signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller }),
+        signer: testCredentialSigner(caller),
         audience: "verifier",
       }),
     },
@@ -162,7 +155,7 @@ describe("VerifierPolicyService", () => {
     ).toBe("InvalidArgument");
     expect(await failureOf(policyClient("credential-issuer").applyPolicy({ policy: policy() }))).toEqual({
       code: "PermissionDenied",
-      message: "service 'credential-issuer' may not manage verifier policies",
+      message: "attesto.verifier.v1.VerifierPolicyService/ApplyPolicy may not be called by 'credential-issuer'",
     });
     expect((await failureOf(policyClient("holder").deletePolicy({ tenant: "acme", name: "x" }))).code).toBe(
       "PermissionDenied",

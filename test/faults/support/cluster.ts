@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "@attesto/store";
 import pg from "pg";
-import { developmentSecrets } from "../../../services/all-in-one/src/dev-secrets.js";
+import { developmentSecrets, identityPublicKeysOf } from "../../../services/all-in-one/src/dev-secrets.js";
 import { buildServiceEnv, planAddresses } from "../../../services/all-in-one/src/service-env.js";
 import {
   EXTRA_TEST_SECRETS,
@@ -176,7 +176,7 @@ export async function startCluster(options: {
     ports: { public: SERVICE_PORTS[name], internal: SERVICE_PORTS[name] + 1000 },
   }));
   const addresses = planAddresses(modules, { host: "127.0.0.1", portOffset: options.portOffset }, env);
-  const serviceAuthSecret = randomBytes(32).toString("base64url");
+  const serviceIdentityPublicKeys = identityPublicKeysOf(env);
   const envOf = (name: ServiceName) =>
     buildServiceEnv({
       address: addresses.find((a) => a.name === name)!,
@@ -184,7 +184,7 @@ export async function startCluster(options: {
       env,
       logLevel: process.env.FAULTS_LOG_LEVEL ?? "warn",
       databaseUrl: database.url,
-      serviceAuthSecret,
+      serviceIdentityPublicKeys,
     });
 
   const processes = new Map<ServiceName, ServiceProcess>();

@@ -120,7 +120,7 @@ export async function startTestPlatform(options: {
     DATABASE_URL: databaseUrl,
     ...options.env,
   };
-  delete env.SERVICE_AUTH_SECRET;
+  delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
   for (const name of SERVICE_NAMES) env[`${envPrefixOf(name)}_DATABASE_SCHEMA`] = schema[name];
   // The scheduler's job queue lives in a schema of its own: this run's too.
   const jobQueueSchema = `${options.label}_${run}_boss`;

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadLauncherConfig, type Platform, platformServices, startPlatform } from "@attesto/all-in-one";
 import { keysV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime";
+import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase } from "@attesto/store";
 import pino from "pino";
 
@@ -26,8 +27,6 @@ import pino from "pino";
  * the machine may already hold a port.
  */
 export interface InteropPlatform {
-  /** The SERVICE_AUTH_SECRET the services share: tests sign internal calls with it (e.g. as the operator). */
-  serviceAuthSecret: string;
   /** Public URL of a service, e.g. url("credential-issuer") = http://localhost:29382 at offset 21300. */
   url(service: ServiceName): string;
   internalUrl(service: ServiceName): string;
@@ -67,14 +66,14 @@ export async function startInteropPlatform(options: { portOffset: number; label:
   const realDatabaseUrl = process.env.DATABASE_URL || undefined;
   const run = randomBytes(4).toString("hex");
   const schemaOf = (service: string) => `interop_${options.label}_${run}_${service.replace(/-/g, "_")}`;
-  const serviceAuthSecret = randomBytes(32).toString("base64url");
 
   const env: Record<string, string | undefined> = {
     ...process.env,
     PORT_OFFSET: String(options.portOffset),
     ATTESTO_DATA_DIR: dataDir,
     LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? "error",
-    SERVICE_AUTH_SECRET: serviceAuthSecret,
+    // The test identities, so that tests (and an operator under test) can call the internal ports.
+    ...testServiceIdentityEnv(),
     DATABASE_URL: realDatabaseUrl,
   };
   if (realDatabaseUrl) for (const name of SERVICES) env[`${prefixOf(name)}_DATABASE_SCHEMA`] = schemaOf(name);
@@ -108,12 +107,11 @@ export async function startInteropPlatform(options: { portOffset: number; label:
   const custody = createRpcClient(keysV1.KeyCustodyService, {
     baseUrl: addressOf("trust-registry").internalUrl,
     audience: "trust-registry",
-    signer: createServiceCredentialSigner({ secret: serviceAuthSecret, caller: "verifier" }),
+    signer: testCredentialSigner("verifier"),
     timeoutMs: 5_000,
   });
 
   return {
-    serviceAuthSecret,
     url: (service) => addressOf(service).publicUrl,
     internalUrl: (service) => addressOf(service).internalUrl,
     async trustAnchors() {

@@ -16,9 +16,6 @@ export class InMemoryIssuerConfigurations {
   readonly calls: Array<{ method: string; caller: string; tenant: string }> = [];
   private readonly failures = new InjectedFailures();
 
-  /** `serviceAuthSecret`: the platform's SERVICE_AUTH_SECRET, which callers' credentials must be signed with. */
-  constructor(private readonly serviceAuthSecret: string) {}
-
   fail(method: string, code: Code, times = 1): void {
     this.failures.fail(method, code, times);
   }
@@ -59,7 +56,7 @@ export class InMemoryIssuerConfigurations {
             return { configuration };
           },
         }),
-      { secret: this.serviceAuthSecret, audience: "credential-issuer", signer },
+      { audience: "credential-issuer", signer },
     );
     return createClient(issuerConfigurationV1.IssuerService, transport);
   }

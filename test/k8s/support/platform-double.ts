@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { OPERATOR_CALLER, type Platform } from "@attesto/operator";
 import { keysV1, tenantV1 } from "@attesto/proto";
-import { callerKey, createServiceCredentialSigner, toConnectError } from "@attesto/runtime";
+import { callerKey, type ServiceIdentity, toConnectError } from "@attesto/runtime";
+import { testCredentialSigner } from "@attesto/runtime/testing";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ConnectRouter, createClient, type HandlerContext } from "@connectrpc/connect";
@@ -11,8 +12,6 @@ import { InMemoryIssuerConfigurations } from "./issuer-service-double.js";
 import { InjectedFailures, serviceCredentialTransport } from "./rpc-double.js";
 import { TEST_CREDENTIAL_ISSUER_URL, type TestCertificates } from "./test-certificates.js";
 import { InMemoryVerifierPolicies } from "./verifier-policy-double.js";
-
-export const SERVICE_AUTH_SECRET = "k8s-test-service-auth-secret-0123456789abcdef";
 
 interface TenantRecord {
   uuid: string;
@@ -33,7 +32,7 @@ const RESERVED = ["u-", "svc-", "admin-", "api-", "www-"];
 
 /**
  * The trust registry's TenantService and KeyCustodyService in memory, behind the real service
- * credential check (the caller must be "operator" with the shared secret). Records every call;
+ * credential check and caller policy (most methods are the operator's). Records every call;
  * `fail(method, code, times)` injects failures.
  */
 export class InMemoryTrustRegistry {
@@ -54,9 +53,9 @@ export class InMemoryTrustRegistry {
     { keyId: string; chain: string[]; x5c: string[]; trustAnchor: string; fingerprint: string; notAfter: Date }
   >();
   /** The credential issuer's IssuerService (the operator's Issuer edge). */
-  readonly issuer = new InMemoryIssuerConfigurations(SERVICE_AUTH_SECRET);
+  readonly issuer = new InMemoryIssuerConfigurations();
   /** The verifier's VerifierPolicyService (the operator's other platform edge). */
-  readonly verifier = new InMemoryVerifierPolicies(SERVICE_AUTH_SECRET);
+  readonly verifier = new InMemoryVerifierPolicies();
   private readonly failures = new InjectedFailures();
 
   fail(method: string, code: Code, times = 1): void {
@@ -229,9 +228,6 @@ export class InMemoryTrustRegistry {
       },
       importSigningCertificate: (request, context) => {
         this.enter("ImportSigningCertificate", request.tenant, context);
-        if (context.values.get(callerKey) !== OPERATOR_CALLER) {
-          throw new ConnectError("ImportSigningCertificate is for the operator only", Code.PermissionDenied);
-        }
         let checked: ReturnType<typeof checkImportedChain>;
         try {
           const names = issuerNamesOf(TEST_CREDENTIAL_ISSUER_URL, request.tenant);
@@ -253,22 +249,15 @@ export class InMemoryTrustRegistry {
       },
       clearSigningCertificate: (request, context) => {
         this.enter("ClearSigningCertificate", request.tenant, context);
-        if (context.values.get(callerKey) !== OPERATOR_CALLER) {
-          throw new ConnectError("ClearSigningCertificate is for the operator only", Code.PermissionDenied);
-        }
         return { cleared: this.importedCertificates.delete(request.tenant) };
       },
     });
   };
 
   /** Platform clients as the operator builds them (caller "operator"), over an in-memory transport. */
-  platform(options: { caller?: string; secret?: string } = {}): Platform {
-    const signer = createServiceCredentialSigner({
-      secret: options.secret ?? SERVICE_AUTH_SECRET,
-      caller: options.caller ?? OPERATOR_CALLER,
-    });
+  platform(options: { caller?: ServiceIdentity } = {}): Platform {
+    const signer = testCredentialSigner(options.caller ?? OPERATOR_CALLER);
     const transport = serviceCredentialTransport(this.routes, {
-      secret: SERVICE_AUTH_SECRET,
       audience: "trust-registry",
       signer,
     });

@@ -1,9 +1,5 @@
-import {
-  clientInterceptors,
-  createServiceCredentialVerifier,
-  type ServiceCredentialSigner,
-  serverInterceptors,
-} from "@attesto/runtime";
+import { clientInterceptors, type ServiceCredentialSigner, serverInterceptors } from "@attesto/runtime";
+import { testCredentialVerifier } from "@attesto/runtime/testing";
 import { Code, ConnectError, type ConnectRouter, createRouterTransport, type Transport } from "@connectrpc/connect";
 
 const silentLogger = {
@@ -39,19 +35,17 @@ export class InjectedFailures {
 }
 
 /**
- * An in-memory transport to `routes` behind the real service-credential check: the client signs
- * with `signer` for `audience`, the server verifies with the platform's `secret`.
+ * An in-memory transport to `routes` behind the real service-credential check and caller policy:
+ * the client signs with `signer` for `audience`, the server verifies against the public keys of
+ * the test identities and refuses callers the policy does not allow.
  */
 export function serviceCredentialTransport(
   routes: (router: ConnectRouter) => void,
-  options: { secret: string; audience: string; signer: ServiceCredentialSigner },
+  options: { audience: string; signer: ServiceCredentialSigner },
 ): Transport {
   return createRouterTransport(routes, {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: options.secret, audience: options.audience }),
-        silentLogger,
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier(options.audience), silentLogger),
     },
     transport: { interceptors: clientInterceptors({ signer: options.signer, audience: options.audience, retries: 0 }) },
   });

@@ -13,9 +13,6 @@ export class InMemoryVerifierPolicies {
   readonly calls: Array<{ method: string; caller: string; tenant: string; name: string }> = [];
   private readonly failures = new InjectedFailures();
 
-  /** `serviceAuthSecret`: the platform's SERVICE_AUTH_SECRET, which callers' credentials must be signed with. */
-  constructor(private readonly serviceAuthSecret: string) {}
-
   fail(method: string, code: Code, times = 1): void {
     this.failures.fail(method, code, times);
   }
@@ -46,7 +43,7 @@ export class InMemoryVerifierPolicies {
             return { deleted: this.policies.delete(`${request.tenant}/${request.name}`) };
           },
         }),
-      { secret: this.serviceAuthSecret, audience: "verifier", signer },
+      { audience: "verifier", signer },
     );
     return createClient(verifierPolicyV1.VerifierPolicyService, transport);
   }

@@ -47,7 +47,7 @@ export async function launchPlatform(options: {
     ...options.env,
   };
   delete env.DATABASE_URL;
-  delete env.SERVICE_AUTH_SECRET;
+  delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
   if (realDatabaseUrl) {
     env.DATABASE_URL = realDatabaseUrl;
     SERVICE_NAMES.forEach((name, i) => {

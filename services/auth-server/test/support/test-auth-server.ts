@@ -4,10 +4,10 @@ import {
   type App,
   clientInterceptors,
   createServiceContext,
-  createServiceCredentialVerifier,
   type ServiceContext,
   serverInterceptors,
 } from "@attesto/runtime";
+import { testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, openDatabase, type TestDatabase } from "@attesto/store";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import pino from "pino";
@@ -22,7 +22,6 @@ import { InMemoryGrantService } from "./in-memory-grant-service.js";
 export const AUTH_URL = "http://localhost:8081";
 export const TOKEN_URL = `${AUTH_URL}/v1/token`;
 export const ISSUER_URL = "http://localhost:8082";
-export const SERVICE_AUTH_SECRET = "s".repeat(32);
 export const DPOP_NONCE_SECRET = "d".repeat(32);
 /** Nothing listens here: calls fail as "unreachable". */
 export const CLOSED_PORT_URL = "http://127.0.0.1:1";
@@ -105,7 +104,7 @@ export function testConfig(
 ) {
   return loadAuthServerConfig({
     DATABASE_URL: databaseUrl,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("auth-server"),
     PUBLIC_URL: publicUrl,
     CREDENTIAL_ISSUER_URL: ISSUER_URL,
     ACCESS_TOKEN_SIGNING_KEY: JSON.stringify(signingKey),
@@ -147,10 +146,7 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
           issuanceV1.GrantService,
           createRouterTransport(grants.routes, {
             router: {
-              interceptors: serverInterceptors(
-                createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "credential-issuer" }),
-                logger,
-              ),
+              interceptors: serverInterceptors(testCredentialVerifier("credential-issuer"), logger),
             },
             transport: { interceptors: clientInterceptors({ signer: context.signer, audience: "credential-issuer" }) },
           }),

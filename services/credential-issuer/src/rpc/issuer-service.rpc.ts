@@ -1,7 +1,6 @@
 import { issuerConfigurationV1 } from "@attesto/proto";
-import { callerKey, forbidden } from "@attesto/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import {
   applyIssuerConfiguration,
   deleteIssuerConfiguration,
@@ -17,19 +16,12 @@ type ConfigurationInit = MessageInitShape<typeof issuerConfigurationV1.IssuerCon
 
 const { SigningMode } = issuerConfigurationV1;
 
-/** Services (by verified service-credential issuer) that may change issuer configurations. */
-const CONFIGURATION_WRITERS = new Set(["operator"]);
-
 const SIGNING_MODE_FROM_WIRE: Record<number, IssuerConfigurationInput["signingMode"]> = {
   [SigningMode.UNSPECIFIED]: "unspecified",
   [SigningMode.DID]: "did",
   [SigningMode.X509]: "x509",
 };
 const SIGNING_MODE_TO_WIRE = { did: SigningMode.DID, x509: SigningMode.X509 } as const;
-
-function requireWriter(context: HandlerContext, method: string): void {
-  if (!CONFIGURATION_WRITERS.has(context.values.get(callerKey))) throw forbidden(`${method} is for the operator only`);
-}
 
 function toInput(configuration: issuerConfigurationV1.IssuerConfiguration | undefined): IssuerConfigurationInput {
   return {
@@ -81,26 +73,19 @@ function toWire(configuration: IssuerConfiguration): ConfigurationInit {
 }
 
 /**
- * attesto.issuance.v1.IssuerService: tenants' issuer configurations, written by the operator.
- * Failures are AppErrors (400 -> INVALID_ARGUMENT naming the field, 404 -> NOT_FOUND, 403 -> PERMISSION_DENIED).
+ * attesto.issuance.v1.IssuerService: tenants' issuer configurations, written by the operator
+ * (who may call it: the runtime's caller policy). Failures are AppErrors (400 -> INVALID_ARGUMENT
+ * naming the field, 404 -> NOT_FOUND).
  */
 export class IssuerServiceRpc implements ServiceImpl<Service> {
   constructor(private readonly deps: IssuerDependencies) {}
 
-  async applyIssuerConfiguration(
-    request: issuerConfigurationV1.ApplyIssuerConfigurationRequest,
-    context: HandlerContext,
-  ) {
-    requireWriter(context, "ApplyIssuerConfiguration");
+  async applyIssuerConfiguration(request: issuerConfigurationV1.ApplyIssuerConfigurationRequest) {
     const applied = await applyIssuerConfiguration(this.deps, toInput(request.configuration));
     return { configuration: toWire(applied.configuration), changed: applied.changed };
   }
 
-  async deleteIssuerConfiguration(
-    request: issuerConfigurationV1.DeleteIssuerConfigurationRequest,
-    context: HandlerContext,
-  ) {
-    requireWriter(context, "DeleteIssuerConfiguration");
+  async deleteIssuerConfiguration(request: issuerConfigurationV1.DeleteIssuerConfigurationRequest) {
     return { deleted: await deleteIssuerConfiguration(this.deps, request.tenant) };
   }
 

@@ -4,11 +4,10 @@ import {
   type App,
   clientInterceptors,
   createServiceContext,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
   type ServiceContext,
   serverInterceptors,
 } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
@@ -23,7 +22,6 @@ import { createDoubles, type Doubles } from "./doubles.js";
 export const ISSUER_URL = "https://issuer.example";
 export const AS_URL = "https://as.example";
 export const ISSUER_ID = `${ISSUER_URL}/acme`;
-export const SERVICE_AUTH_SECRET = "s".repeat(32);
 
 export interface AccessTokenInput {
   tenant?: string;
@@ -59,7 +57,7 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
   const database = await createTestDatabase<unknown>({ prefix: "credential_issuer", migrations });
   const config = loadCredentialIssuerConfig({
     DATABASE_URL: database.url,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("credential-issuer"),
     PUBLIC_URL: ISSUER_URL,
     LOG_LEVEL: "silent",
     AUTH_SERVER_URL: AS_URL,
@@ -86,14 +84,11 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
 
   const rpcTransport = createRouterTransport((router) => registerIssuerRpc(router, deps), {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "credential-issuer" }),
-        { error() {} } as never,
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier("credential-issuer"), { error() {} } as never),
     },
     transport: {
       interceptors: clientInterceptors({
-        signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller: "auth-server" }),
+        signer: testCredentialSigner("auth-server"),
         audience: "credential-issuer",
       }),
     },

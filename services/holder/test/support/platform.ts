@@ -3,6 +3,7 @@ import { authServer } from "@attesto/auth-server";
 import { credentialIssuer } from "@attesto/credential-issuer";
 import { ledger } from "@attesto/ledger";
 import { type BaseConfig, launchService, type RunningService, type ServiceModule } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { scheduler } from "@attesto/scheduler";
 import { schemaRegistry } from "@attesto/schema-registry";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
@@ -140,7 +141,6 @@ function serviceEnv(
 export async function startPlatform(): Promise<Platform> {
   const { kty, crv, x, y, d } = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" });
   const secrets: Record<string, string> = {
-    SERVICE_AUTH_SECRET: secret(),
     KEY_ENCRYPTION_KEYS: `k1:${secret()}`,
     LOGIN_TOKEN_SECRET: secret(),
     NONCE_SECRET: secret(),
@@ -177,7 +177,7 @@ export async function startPlatform(): Promise<Platform> {
         PUBLIC_URL: addresses[name].url,
         // PLATFORM_LOG_LEVEL=error shows the services' failures when a flow test breaks.
         LOG_LEVEL: process.env.PLATFORM_LOG_LEVEL ?? "silent",
-        SERVICE_AUTH_SECRET: secrets.SERVICE_AUTH_SECRET!,
+        ...testIdentityEnv(name),
         // Test files run in parallel on one embedded database: internal calls get time to answer.
         RPC_TIMEOUT_MS: "30000",
         ...(name === "scheduler" ? { JOB_QUEUE_SCHEMA: `${database.schema}_boss` } : {}),

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type App, createOutboundGuard, createServiceContext, outboundGuardOptionsOf } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../../src/app.js";
 import { loadHolderConfig } from "../../src/config.js";
@@ -45,7 +46,7 @@ export async function startTestHolder(
   const config = loadHolderConfig({
     DATABASE_URL: database.url,
     DATABASE_SCHEMA: database.schema,
-    SERVICE_AUTH_SECRET: "s".repeat(32),
+    ...testIdentityEnv("holder"),
     PUBLIC_URL: HOLDER_URL,
     LOG_LEVEL: "silent",
     HOLDER_TOKEN_SECRET,

@@ -39,7 +39,9 @@ export function baseConfigShape(defaults: { port: number; internalPort: number; 
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** This service's own identity: its Ed25519 private JWK, signing its service credentials. */
-    SERVICE_IDENTITY_KEY: z.string({ error: "SERVICE_IDENTITY_KEY is required" }).check(validWith(parseServiceIdentityKey)),
+    SERVICE_IDENTITY_KEY: z
+      .string({ error: "SERVICE_IDENTITY_KEY is required" })
+      .check(validWith(parseServiceIdentityKey)),
     /** JWK Set of every identity's Ed25519 public key (`kid` = identity), checking callers' credentials. */
     SERVICE_IDENTITY_PUBLIC_KEYS: z
       .string({ error: "SERVICE_IDENTITY_PUBLIC_KEYS is required" })

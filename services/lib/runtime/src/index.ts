@@ -79,9 +79,9 @@ export {
   type ReadinessReport,
   registerReadinessRoute,
 } from "./readiness.js";
+export { allowedCallers, CALLER_POLICY, callerKey } from "./rpc/caller-policy.js";
 export { clientInterceptors, createRpcClient, type RpcClientOptions } from "./rpc/client.js";
 export { fromRpcError, rpcErrorCodeOf, toConnectError } from "./rpc/error-mapping.js";
-export { allowedCallers, CALLER_POLICY, callerKey } from "./rpc/caller-policy.js";
 export { type InternalServer, serverInterceptors, startInternalServer } from "./rpc/server.js";
 export {
   createServiceCredentialSigner,

@@ -1,5 +1,6 @@
 import { createServiceCredentialSigner, createServiceCredentialVerifier } from "./rpc/service-credential.js";
-import { generateServiceIdentities, type ServiceIdentity } from "./rpc/service-identity.js";
+import { generateServiceIdentities, SERVICE_IDENTITIES, type ServiceIdentity } from "./rpc/service-identity.js";
+import { envPrefixOf } from "./service-module.js";
 
 /**
  * Service identities for tests (`@attesto/runtime/testing`): one key pair per identity, made once
@@ -20,3 +21,15 @@ export const testIdentityEnv = (service: ServiceIdentity) => ({
   SERVICE_IDENTITY_KEY: TEST_SERVICE_IDENTITIES.privateKeys[service],
   SERVICE_IDENTITY_PUBLIC_KEYS: TEST_SERVICE_IDENTITIES.publicKeys,
 });
+
+/**
+ * `<PREFIX>_SERVICE_IDENTITY_KEY` of every test identity, for the all-in-one launcher: its
+ * services then speak as the test identities, and a test can call them as any identity.
+ */
+export const testServiceIdentityEnv = (): Record<string, string> =>
+  Object.fromEntries(
+    SERVICE_IDENTITIES.map((name) => [
+      `${envPrefixOf(name)}_SERVICE_IDENTITY_KEY`,
+      TEST_SERVICE_IDENTITIES.privateKeys[name],
+    ]),
+  );

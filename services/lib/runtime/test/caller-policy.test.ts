@@ -25,7 +25,9 @@ const METHODS = SERVICES.flatMap((service) =>
 describe("caller policy table", () => {
   it("names every method of every generated service, and nothing else", () => {
     expect(SERVICES.length).toBeGreaterThanOrEqual(10);
-    const missing = METHODS.filter(({ service, method }) => CALLER_POLICY[service.typeName]?.[method.name] === undefined);
+    const missing = METHODS.filter(
+      ({ service, method }) => CALLER_POLICY[service.typeName]?.[method.name] === undefined,
+    );
     expect(missing.map((m) => m.name)).toEqual([]);
     const known = new Set(METHODS.map((m) => m.name));
     const stale = Object.entries(CALLER_POLICY).flatMap(([service, methods]) =>

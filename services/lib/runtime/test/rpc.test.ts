@@ -107,7 +107,11 @@ describe("client retries", () => {
           interceptors: serverInterceptors(testCredentialVerifier("ledger"), logger),
         },
         transport: {
-          interceptors: clientInterceptors({ signer: testCredentialSigner("scheduler"), audience: "ledger", retries: 2 }),
+          interceptors: clientInterceptors({
+            signer: testCredentialSigner("scheduler"),
+            audience: "ledger",
+            retries: 2,
+          }),
         },
       }),
     );

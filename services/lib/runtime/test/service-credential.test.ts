@@ -156,9 +156,9 @@ describe("service identities", () => {
 
   it("refuses malformed key material with a message naming the fault", () => {
     expect(() => parseServiceIdentityPublicKeys("{}")).toThrow(/JWK Set/);
-    expect(() => parseServiceIdentityPublicKeys(JSON.stringify({ keys: [JSON.parse(identities.privateKeys.holder)] }))).toThrow(
-      /private key|kid/,
-    );
+    expect(() =>
+      parseServiceIdentityPublicKeys(JSON.stringify({ keys: [JSON.parse(identities.privateKeys.holder)] })),
+    ).toThrow(/private key|kid/);
     const withPrivate = { keys: [{ ...JSON.parse(identities.privateKeys.holder), kid: "holder" }] };
     expect(() => parseServiceIdentityPublicKeys(JSON.stringify(withPrivate))).toThrow(/private key/);
     const unknownKid = { keys: [{ ...parseServiceIdentityPublicKeys(publicKeys).keys[0], kid: "mallory" }] };

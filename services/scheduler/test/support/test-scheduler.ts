@@ -1,14 +1,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { ledger, loadLedgerConfig } from "@attesto/ledger";
 import { ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceContext,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  type ServiceContext,
-  serverInterceptors,
-} from "@attesto/runtime";
+import type { ServiceIdentity } from "@attesto/runtime";
+import { clientInterceptors, createServiceContext, type ServiceContext, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type Database, openDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";
 import {
@@ -31,27 +26,23 @@ import { scheduler } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import type { SchedulerTables } from "../../src/store/tables.js";
 
-export const SERVICE_AUTH_SECRET = "scheduler-test-secret-scheduler-test";
 const logger = pino({ level: "silent" });
 
 /** A Connect client of `service` served in memory by `routes`, through the real credential interceptors. */
 export function inMemoryClient<S extends DescService>(
   service: S,
   routes: (router: ConnectRouter) => void,
-  options: { caller: string; callee: string; extra?: Interceptor[] },
+  options: { caller: ServiceIdentity; callee: string; extra?: Interceptor[] },
 ): Client<S> {
   const transport = createRouterTransport(routes, {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: options.callee }),
-        logger,
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier(options.callee), logger),
     },
     transport: {
       interceptors: [
         ...(options.extra ?? []),
         ...clientInterceptors({
-          signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller: options.caller }),
+          signer: testCredentialSigner(options.caller),
           audience: options.callee,
           retries: 0,
         }),
@@ -79,7 +70,7 @@ export async function startTestLedger(): Promise<TestLedger> {
   const config = loadLedgerConfig({
     DATABASE_URL: database.url,
     DATABASE_SCHEMA: database.schema,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("ledger"),
     LOG_LEVEL: "silent",
     PUBLIC_URL: "http://localhost:8088",
   });
@@ -183,7 +174,7 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
     DATABASE_URL: database.url,
     DATABASE_SCHEMA: database.schema,
     JOB_QUEUE_SCHEMA: `${database.schema}_boss`,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("scheduler"),
     LOG_LEVEL: "silent",
     ...FAST_ENV,
     ...env,

@@ -1,18 +1,11 @@
 import { keysV1 } from "@attesto/proto";
-import { badRequest, callerKey, forbidden } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ConnectRouter, HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import type { KeyAlgorithm, KeyCustody } from "./key-custody.js";
 
 type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
-
-/** Services (by verified service-credential issuer) allowed to replace a tenant's signing certificate. */
-const CERTIFICATE_IMPORTERS = new Set(["operator"]);
-
-function assertOperator(context: HandlerContext, rpc: string) {
-  if (!CERTIFICATE_IMPORTERS.has(context.values.get(callerKey))) throw forbidden(`${rpc} is for the operator only`);
-}
 
 function algorithmFromWire(alg: keysV1.KeyAlgorithm): KeyAlgorithm {
   switch (alg) {
@@ -44,6 +37,7 @@ function parsePrivateJwk(json: string): Record<string, unknown> {
 /**
  * attesto.keys.v1.KeyCustodyService over a KeyCustody: wire enums and JSON strings in and out.
  * Domain errors (AppError) pass through; the server's interceptor maps them to Connect codes.
+ * Who may call each method is the runtime's caller policy (CALLER_POLICY), not this class.
  */
 export class KeyCustodyServiceRpc implements ServiceImpl<typeof keysV1.KeyCustodyService> {
   constructor(private readonly custody: KeyCustody) {}
@@ -88,9 +82,7 @@ export class KeyCustodyServiceRpc implements ServiceImpl<typeof keysV1.KeyCustod
 
   async importSigningCertificate(
     request: keysV1.ImportSigningCertificateRequest,
-    context: HandlerContext,
   ): Reply<typeof keysV1.ImportSigningCertificateResponseSchema> {
-    assertOperator(context, "ImportSigningCertificate");
     const imported = await this.custody.importSigningCertificate(request.tenant, request.chain, request.privateKeyPem);
     return {
       keyId: imported.keyId,
@@ -103,9 +95,7 @@ export class KeyCustodyServiceRpc implements ServiceImpl<typeof keysV1.KeyCustod
 
   async clearSigningCertificate(
     request: keysV1.ClearSigningCertificateRequest,
-    context: HandlerContext,
   ): Reply<typeof keysV1.ClearSigningCertificateResponseSchema> {
-    assertOperator(context, "ClearSigningCertificate");
     return { cleared: await this.custody.clearSigningCertificate(request.tenant) };
   }
 

@@ -1,5 +1,5 @@
 import { tenantV1 } from "@attesto/proto";
-import { badRequest, callerKey, forbidden, notFound } from "@attesto/runtime";
+import { badRequest, callerKey, notFound } from "@attesto/runtime";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { z } from "zod";
@@ -16,12 +16,8 @@ import { zOrganizationEmail, zOrganizationName, zTenantIdentifier } from "../dom
 
 type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
 
-/** Services (by verified service-credential issuer) allowed to read webhook secrets. */
-const WEBHOOK_READERS = new Set(["scheduler"]);
-/** Services allowed to revoke keys and deactivate tenants. */
-const TENANT_REMOVERS = new Set(["operator"]);
-/** Services allowed to approve tenants that applied under `approval` admission. */
-const TENANT_APPROVERS = new Set(["operator"]);
+/** The one caller GetWebhooks answers the signing secret to (it signs the deliveries). */
+const WEBHOOK_SECRET_READER = "scheduler";
 
 const ROLE_TO_WIRE = { issuer: tenantV1.Role.ISSUER, verifier: tenantV1.Role.VERIFIER } as const;
 
@@ -82,11 +78,7 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
     return { tenant: toTenantMessage(reconciled.account), apiKey: reconciled.apiKey ?? "" };
   }
 
-  async approveTenant(
-    request: tenantV1.ApproveTenantRequest,
-    context: HandlerContext,
-  ): Reply<typeof tenantV1.ApproveTenantResponseSchema> {
-    if (!TENANT_APPROVERS.has(context.values.get(callerKey))) throw forbidden("ApproveTenant is for the operator only");
+  async approveTenant(request: tenantV1.ApproveTenantRequest): Reply<typeof tenantV1.ApproveTenantResponseSchema> {
     const result = await approveTenant(this.domain, field(zTenantIdentifier, request.tenant));
     return { tenant: toTenantMessage(result.account), approved: result.approved };
   }
@@ -108,11 +100,9 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
     request: tenantV1.GetWebhooksRequest,
     context: HandlerContext,
   ): Reply<typeof tenantV1.GetWebhooksResponseSchema> {
-    // The signing secret goes only to the service that signs webhooks; the operator sees the endpoints.
+    // Who may call is the caller policy's (scheduler, operator); the signing secret goes only to
+    // the service that signs webhooks, the operator sees the endpoints.
     const caller = context.values.get(callerKey);
-    if (!WEBHOOK_READERS.has(caller) && !TENANT_REMOVERS.has(caller)) {
-      throw forbidden("GetWebhooks is for the scheduler and the operator only");
-    }
     const { webhooks, secret } = await getWebhooks(
       {
         ...this.domain,
@@ -120,22 +110,14 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
       },
       request.tenant,
     );
-    return { webhooks, secret: WEBHOOK_READERS.has(caller) ? secret : "" };
+    return { webhooks, secret: caller === WEBHOOK_SECRET_READER ? secret : "" };
   }
 
-  async revokeApiKeys(
-    request: tenantV1.RevokeApiKeysRequest,
-    context: HandlerContext,
-  ): Reply<typeof tenantV1.RevokeApiKeysResponseSchema> {
-    if (!TENANT_REMOVERS.has(context.values.get(callerKey))) throw forbidden("RevokeApiKeys is for the operator only");
+  async revokeApiKeys(request: tenantV1.RevokeApiKeysRequest): Reply<typeof tenantV1.RevokeApiKeysResponseSchema> {
     return { revoked: await revokeApiKeys(this.domain, field(zTenantIdentifier, request.tenant)) };
   }
 
-  async deleteTenant(
-    request: tenantV1.DeleteTenantRequest,
-    context: HandlerContext,
-  ): Reply<typeof tenantV1.DeleteTenantResponseSchema> {
-    if (!TENANT_REMOVERS.has(context.values.get(callerKey))) throw forbidden("DeleteTenant is for the operator only");
+  async deleteTenant(request: tenantV1.DeleteTenantRequest): Reply<typeof tenantV1.DeleteTenantResponseSchema> {
     const result = await deleteTenant(this.domain, field(zTenantIdentifier, request.tenant));
     return { found: result.found, deactivated: result.deactivated, revokedApiKeys: result.revokedApiKeys };
   }

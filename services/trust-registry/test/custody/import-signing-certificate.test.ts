@@ -1,11 +1,8 @@
 import { createHash } from "node:crypto";
 import { keysV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import type { ServiceIdentity } from "@attesto/runtime";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import type { TestDatabase } from "@attesto/store";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -36,17 +33,14 @@ let chain: TenantChain;
 const kek = newKek("kek-1");
 
 /** KeyCustodyService behind the real service-credential check, called as `caller`. */
-function clientAs(caller: string) {
+function clientAs(caller: ServiceIdentity) {
   const transport = createRouterTransport((router) => registerKeyCustodyRpc(router, custody), {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: SECRET, audience: "trust-registry" }),
-        silentLogger,
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier("trust-registry"), silentLogger),
     },
     transport: {
       interceptors: clientInterceptors({
-        signer: createServiceCredentialSigner({ secret: SECRET, caller }),
+        signer: testCredentialSigner(caller),
         audience: "trust-registry",
         retries: 0,
       }),
@@ -180,7 +174,7 @@ describe("ImportSigningCertificate", () => {
     const request = { tenant: "acme", chain: [chain.leaf], privateKeyPem: chain.leafKeyPem };
     expect(await failureOf(issuer().importSigningCertificate(request))).toEqual({
       code: Code.PermissionDenied,
-      message: "ImportSigningCertificate is for the operator only",
+      message: "attesto.keys.v1.KeyCustodyService/ImportSigningCertificate may not be called by 'credential-issuer'",
     });
     expect((await failureOf(issuer().clearSigningCertificate({ tenant: "acme" }))).code).toBe(Code.PermissionDenied);
   });

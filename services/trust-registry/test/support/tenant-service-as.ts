@@ -1,31 +1,21 @@
 import { tenantV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceCredentialSigner,
-  createServiceCredentialVerifier,
-  serverInterceptors,
-} from "@attesto/runtime";
+import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import pino from "pino";
 import { TenantServiceRpc } from "../../src/rpc/tenant-service.rpc.js";
-import { SERVICE_AUTH_SECRET, type TestRegistry } from "./test-registry.js";
+import type { TestRegistry } from "./test-registry.js";
 
-/** TenantService as a given calling service reaches it (real service-credential check). */
-export function tenantServiceAs(registry: TestRegistry, caller: string): Client<typeof tenantV1.TenantService> {
+/** TenantService as a given calling service reaches it (real service-credential check and caller policy). */
+export function tenantServiceAs(registry: TestRegistry, caller: ServiceIdentity): Client<typeof tenantV1.TenantService> {
   const transport = createRouterTransport(
     (router) => router.service(tenantV1.TenantService, new TenantServiceRpc(registry.domain)),
     {
       router: {
-        interceptors: serverInterceptors(
-          createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: "trust-registry" }),
-          pino({ level: "silent" }),
-        ),
+        interceptors: serverInterceptors(testCredentialVerifier("trust-registry"), pino({ level: "silent" })),
       },
       transport: {
-        interceptors: clientInterceptors({
-          signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller }),
-          audience: "trust-registry",
-        }),
+        interceptors: clientInterceptors({ signer: testCredentialSigner(caller), audience: "trust-registry" }),
       },
     },
   );

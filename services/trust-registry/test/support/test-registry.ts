@@ -4,10 +4,10 @@ import {
   type App,
   clientInterceptors,
   createServiceContext,
-  createServiceCredentialVerifier,
   type ServiceContext,
   serverInterceptors,
 } from "@attesto/runtime";
+import { testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type Database, openDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -28,7 +28,6 @@ import { InMemorySchemaRegistry } from "./in-memory-schema-registry.js";
 
 export const PUBLIC_URL = "http://localhost:8085";
 export const CREDENTIAL_ISSUER_URL = "https://issuer.example.com/base";
-export const SERVICE_AUTH_SECRET = "s".repeat(32);
 export const LOGIN_TOKEN_SECRET = "l".repeat(32);
 /** Nothing listens here: calls fail as "unreachable". */
 export const CLOSED_PORT_URL = "http://127.0.0.1:1";
@@ -68,10 +67,7 @@ function inMemoryClient<S extends DescService>(
 ): Client<S> {
   const transport = createRouterTransport(routes, {
     router: {
-      interceptors: serverInterceptors(
-        createServiceCredentialVerifier({ secret: SERVICE_AUTH_SECRET, audience: callee }),
-        logger,
-      ),
+      interceptors: serverInterceptors(testCredentialVerifier(callee), logger),
     },
     transport: { interceptors: clientInterceptors({ signer: context.signer, audience: callee }) },
   });
@@ -81,7 +77,7 @@ function inMemoryClient<S extends DescService>(
 export function testConfig(url: string, env: Record<string, string> = {}): TrustRegistryConfig {
   return loadTrustRegistryConfig({
     DATABASE_URL: url,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("trust-registry"),
     LOGIN_TOKEN_SECRET,
     KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64url")}`,
     PUBLIC_URL,

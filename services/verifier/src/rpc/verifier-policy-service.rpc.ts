@@ -1,8 +1,8 @@
 import { verifierPolicyV1 } from "@attesto/proto";
-import { badRequest, callerKey, forbidden, notFound } from "@attesto/runtime";
+import { badRequest, notFound } from "@attesto/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import type { VerifierDependencies } from "../domain/dependencies.js";
 import { applyVerifierPolicy, zPolicyName, zPolicyTenant } from "../domain/policy/apply-verifier-policy.js";
 import type { VerifierPolicy } from "../domain/policy/verifier-policy.js";
@@ -10,9 +10,6 @@ import type { VerificationMode } from "../domain/verification-session.js";
 
 type Service = typeof verifierPolicyV1.VerifierPolicyService;
 type PolicyMessage = MessageInitShape<typeof verifierPolicyV1.VerifierPolicySchema>;
-
-/** Services (by verified service-credential issuer) that may manage verifier policies. */
-const POLICY_MANAGERS = new Set(["operator"]);
 
 const MODE_FROM_WIRE: Record<verifierPolicyV1.VerificationMode, VerificationMode | undefined> = {
   [verifierPolicyV1.VerificationMode.UNSPECIFIED]: undefined,
@@ -42,11 +39,6 @@ function toMessage(policy: VerifierPolicy): PolicyMessage {
   };
 }
 
-function assertManager(context: HandlerContext): void {
-  const caller = context.values.get(callerKey);
-  if (!POLICY_MANAGERS.has(caller)) throw forbidden(`service '${caller}' may not manage verifier policies`);
-}
-
 /** Tenant and name of Delete/GetPolicy, with ApplyPolicy's rules (400 naming the field). */
 function policyKey(request: { tenant: string; name: string }): { tenant: string; name: string } {
   const tenant = zPolicyTenant.safeParse(request.tenant);
@@ -60,8 +52,7 @@ function policyKey(request: { tenant: string; name: string }): { tenant: string;
 export class VerifierPolicyServiceRpc implements ServiceImpl<Service> {
   constructor(private readonly deps: VerifierDependencies) {}
 
-  async applyPolicy(request: verifierPolicyV1.ApplyPolicyRequest, context: HandlerContext) {
-    assertManager(context);
+  async applyPolicy(request: verifierPolicyV1.ApplyPolicyRequest) {
     const policy = request.policy;
     if (!policy) throw badRequest("policy is required");
     const mode = MODE_FROM_WIRE[policy.verificationMode];
@@ -81,14 +72,12 @@ export class VerifierPolicyServiceRpc implements ServiceImpl<Service> {
     return { policy: toMessage(applied.policy), changed: applied.changed };
   }
 
-  async deletePolicy(request: verifierPolicyV1.DeletePolicyRequest, context: HandlerContext) {
-    assertManager(context);
+  async deletePolicy(request: verifierPolicyV1.DeletePolicyRequest) {
     const { tenant, name } = policyKey(request);
     return { deleted: await this.deps.policies.delete(tenant, name) };
   }
 
-  async getPolicy(request: verifierPolicyV1.GetPolicyRequest, context: HandlerContext) {
-    assertManager(context);
+  async getPolicy(request: verifierPolicyV1.GetPolicyRequest) {
     const { tenant, name } = policyKey(request);
     const policy = await this.deps.policies.find(tenant, name);
     if (!policy) throw notFound("verifier policy not found");

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
 import { didKeyFromPublicJwk, generateEd25519Jwk } from "@attesto/protocol";
 import { type App, createServiceContext, type ServiceContext } from "@attesto/runtime";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
@@ -16,7 +17,6 @@ import { migrations } from "../../src/store/migrations/index.js";
 import { API_KEYS, PlatformEdges } from "./edges.js";
 
 export const PUBLIC_URL = "http://verifier.attesto.test";
-export const SERVICE_AUTH_SECRET = "s".repeat(32);
 export const KEY_ENCRYPTION_KEYS = `test1:${randomBytes(32).toString("base64url")}`;
 
 /** A clock tests can move forward (session expiry, KB-JWT age). */
@@ -50,7 +50,7 @@ export async function startTestVerifier(
   const database = await createTestDatabase<unknown>({ prefix: "verifier", migrations });
   const config = loadVerifierConfig({
     DATABASE_URL: database.url,
-    SERVICE_AUTH_SECRET,
+    ...testIdentityEnv("verifier"),
     PUBLIC_URL: options.publicUrl ?? PUBLIC_URL,
     LOG_LEVEL: "silent",
     KEY_ENCRYPTION_KEYS,

@@ -64,10 +64,11 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     AuthenticateApiKey: ["credential-issuer", "verifier"],
     GetTenant: ["credential-issuer", "operator"],
     ApplyTenant: ["operator"],
+    ApproveTenant: ["operator"],
     ReplaceApiKey: ["operator"],
     SetWebhooks: ["operator"],
-    // The answer carries the webhook signing secret: only the service that signs webhooks.
-    GetWebhooks: ["scheduler"],
+    // The signing secret is answered to the scheduler only (it signs the deliveries); the operator sees the endpoints.
+    GetWebhooks: ["scheduler", "operator"],
     RevokeApiKeys: ["operator"],
     DeleteTenant: ["operator"],
   },

@@ -33,7 +33,10 @@ export interface ServiceCredentialClock {
 }
 
 export function createServiceCredentialSigner(
-  options: { /** The caller's SERVICE_IDENTITY_KEY (Ed25519 private JWK). */ privateKey: string; caller: string } & ServiceCredentialClock,
+  options: {
+    /** The caller's SERVICE_IDENTITY_KEY (Ed25519 private JWK). */ privateKey: string;
+    caller: string;
+  } & ServiceCredentialClock,
 ): ServiceCredentialSigner {
   const key = parseServiceIdentityKey(options.privateKey);
   const clock = options.now ?? Date.now;

@@ -42,7 +42,9 @@ export function parseServiceIdentityKey(text: string): KeyObject {
   }
   const fields = jwk as Record<string, unknown>;
   if (!isEd25519(fields) || typeof fields.d !== "string" || typeof fields.x !== "string") {
-    throw new Error('the service identity key must be an Ed25519 private JWK ({"kty":"OKP","crv":"Ed25519","x":…,"d":…})');
+    throw new Error(
+      'the service identity key must be an Ed25519 private JWK ({"kty":"OKP","crv":"Ed25519","x":…,"d":…})',
+    );
   }
   try {
     return createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: fields.x, d: fields.d }, format: "jwk" });
