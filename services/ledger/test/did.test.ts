@@ -19,7 +19,7 @@ describe("LedgerService DIDs", () => {
 
   it("creates a did:ledger DID whose document lists the key, and anchors it in the log", async () => {
     const jwk = newPublicJwk();
-    const created = await ledger.client.createDid({ publicJwkJson: JSON.stringify({ ...jwk, kid: "k", use: "sig" }) });
+    const created = await ledger.dids.createDid({ publicJwkJson: JSON.stringify({ ...jwk, kid: "k", use: "sig" }) });
     expect(created.did).toMatch(/^did:ledger:[1-9A-HJ-NP-Za-km-z]{21,22}$/);
     expect(created.keyId).toBe(`${created.did}#key-1`);
     expect(JSON.parse(created.didDocumentJson)).toEqual({
@@ -38,37 +38,37 @@ describe("LedgerService DIDs", () => {
   });
 
   it("resolves a DID to the document it was created with", async () => {
-    const created = await ledger.client.createDid({ publicJwkJson: JSON.stringify(newPublicJwk()) });
-    const resolved = await ledger.client.resolveDid({ did: created.did });
+    const created = await ledger.dids.createDid({ publicJwkJson: JSON.stringify(newPublicJwk()) });
+    const resolved = await ledger.dids.resolveDid({ did: created.did });
     expect(JSON.parse(resolved.didDocumentJson)).toEqual(JSON.parse(created.didDocumentJson));
     expect(resolved.deactivated).toBe(false);
   });
 
   it("gives every DID its own id", async () => {
     const jwk = JSON.stringify(newPublicJwk());
-    const dids = await Promise.all([1, 2, 3].map(() => ledger.client.createDid({ publicJwkJson: jwk })));
+    const dids = await Promise.all([1, 2, 3].map(() => ledger.dids.createDid({ publicJwkJson: jwk })));
     expect(new Set(dids.map((d) => d.did)).size).toBe(3);
   });
 
   it("deactivates a DID once: it stays resolvable, flagged, and repeating is a no-op", async () => {
-    const created = await ledger.client.createDid({ publicJwkJson: JSON.stringify(newPublicJwk()) });
+    const created = await ledger.dids.createDid({ publicJwkJson: JSON.stringify(newPublicJwk()) });
     const sizeBefore = await ledger.dependencies.repositories.entries.size();
-    await ledger.client.deactivateDid({ did: created.did });
+    await ledger.dids.deactivateDid({ did: created.did });
     await Promise.all([
-      ledger.client.deactivateDid({ did: created.did }),
-      ledger.client.deactivateDid({ did: created.did }),
+      ledger.dids.deactivateDid({ did: created.did }),
+      ledger.dids.deactivateDid({ did: created.did }),
     ]);
     expect(await ledger.dependencies.repositories.entries.size()).toBe(sizeBefore + 1);
     const [entry] = await ledger.dependencies.repositories.entries.list({ from: sizeBefore, limit: 1 });
     expect(entry).toMatchObject({ kind: "did.deactivate", payload: { did: created.did } });
-    const resolved = await ledger.client.resolveDid({ did: created.did });
+    const resolved = await ledger.dids.resolveDid({ did: created.did });
     expect(resolved.deactivated).toBe(true);
     expect(JSON.parse(resolved.didDocumentJson).id).toBe(created.did);
   });
 
   it("answers NotFound for an unknown did:ledger DID, to resolve and to deactivate", async () => {
     const unknown = "did:ledger:2Bc7sXYKWRnqHd9AdEMZyn";
-    for (const call of [ledger.client.resolveDid({ did: unknown }), ledger.client.deactivateDid({ did: unknown })]) {
+    for (const call of [ledger.dids.resolveDid({ did: unknown }), ledger.dids.deactivateDid({ did: unknown })]) {
       const error = await call.catch((e: unknown) => e);
       expect(codeOf(error)).toBe(Code.NotFound);
       expect(messageOf(error)).toBe("DID not found");
@@ -84,11 +84,11 @@ describe("LedgerService DIDs", () => {
       ["did:ledger:2Bc7", "did is not a valid did:ledger DID"],
     ];
     for (const [did, message] of cases) {
-      const error = await ledger.client.resolveDid({ did }).catch((e: unknown) => e);
+      const error = await ledger.dids.resolveDid({ did }).catch((e: unknown) => e);
       expect(codeOf(error), did).toBe(Code.InvalidArgument);
       expect(messageOf(error), did).toBe(message);
     }
-    const deactivate = await ledger.client.deactivateDid({ did: "did:key:z6Mk" }).catch((e: unknown) => e);
+    const deactivate = await ledger.dids.deactivateDid({ did: "did:key:z6Mk" }).catch((e: unknown) => e);
     expect(codeOf(deactivate)).toBe(Code.InvalidArgument);
   });
 
@@ -108,7 +108,7 @@ describe("LedgerService DIDs", () => {
     ];
     const sizeBefore = await ledger.dependencies.repositories.entries.size();
     for (const [publicJwkJson, message] of cases) {
-      const error = await ledger.client.createDid({ publicJwkJson }).catch((e: unknown) => e);
+      const error = await ledger.dids.createDid({ publicJwkJson }).catch((e: unknown) => e);
       expect(codeOf(error), publicJwkJson).toBe(Code.InvalidArgument);
       expect(messageOf(error), publicJwkJson).toBe(message);
       expect(messageOf(error)).not.toContain(privateJwk.d);

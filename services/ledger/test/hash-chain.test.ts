@@ -18,11 +18,11 @@ describe("the append-only hash-chained log", () => {
   const allEntries = () => ledger.dependencies.repositories.entries.list({ from: 0, limit: 10_000 });
 
   it("stores entries whose chain recomputes from their content, across every kind", async () => {
-    const { did } = await ledger.client.createDid({
+    const { did } = await ledger.dids.createDid({
       publicJwkJson: JSON.stringify(ed25519PublicJwk(generateEd25519Jwk())),
     });
     await ledger.client.notarize({ digest: sha256Hex("one") });
-    await ledger.client.deactivateDid({ did });
+    await ledger.dids.deactivateDid({ did });
     await ledger.client.notarize({ digest: sha256Hex("two") });
     const entries = await allEntries();
     expect(entries.map((e) => e.kind)).toEqual(["did.create", "notarization", "did.deactivate", "notarization"]);
@@ -35,7 +35,7 @@ describe("the append-only hash-chained log", () => {
     const jwk = JSON.stringify(ed25519PublicJwk(generateEd25519Jwk()));
     const results = await Promise.all([
       ...Array.from({ length: 20 }, (_, i) => ledger.client.notarize({ digest: sha256Hex(`parallel ${i}`) })),
-      ...Array.from({ length: 3 }, () => ledger.client.createDid({ publicJwkJson: jwk })),
+      ...Array.from({ length: 3 }, () => ledger.dids.createDid({ publicJwkJson: jwk })),
     ]);
     const sequences = results.map((r) => Number(r.sequence)).sort((a, b) => a - b);
     expect(sequences).toEqual(Array.from({ length: 23 }, (_, i) => before + i));

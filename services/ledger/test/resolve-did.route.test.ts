@@ -15,7 +15,7 @@ describe("GET /1.0/identifiers/:did", () => {
 
   it("resolves a DID the way the DIF universal resolver does", async () => {
     const publicKeyJwk = ed25519PublicJwk(generateEd25519Jwk());
-    const { did, keyId } = await ledger.client.createDid({ publicJwkJson: JSON.stringify(publicKeyJwk) });
+    const { did, keyId } = await ledger.dids.createDid({ publicJwkJson: JSON.stringify(publicKeyJwk) });
     const res = await ledger.app.inject({ method: "GET", url: `/1.0/identifiers/${did}` });
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toBe(
@@ -37,10 +37,10 @@ describe("GET /1.0/identifiers/:did", () => {
   });
 
   it("flags a deactivated DID in its metadata", async () => {
-    const { did } = await ledger.client.createDid({
+    const { did } = await ledger.dids.createDid({
       publicJwkJson: JSON.stringify(ed25519PublicJwk(generateEd25519Jwk())),
     });
-    await ledger.client.deactivateDid({ did });
+    await ledger.dids.deactivateDid({ did });
     const res = await ledger.app.inject({ method: "GET", url: `/1.0/identifiers/${did}` });
     expect(res.statusCode).toBe(200);
     const body = res.json();

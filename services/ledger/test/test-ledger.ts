@@ -5,6 +5,7 @@ import {
   clientInterceptors,
   createServiceContext,
   type ServiceContext,
+  type ServiceIdentity,
   serverInterceptors,
 } from "@attesto/runtime";
 import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
@@ -27,8 +28,13 @@ export interface LedgerNode {
   config: LedgerConfig;
   context: ServiceContext<LedgerConfig>;
   dependencies: LedgerDependencies;
-  /** Through the same credential and error-mapping interceptors as the real internal port. */
+  /**
+   * Through the same credential, caller-policy and error-mapping interceptors as the real internal
+   * port: `client` as the scheduler (Notarize, GetRecord, GetCheckpoint), `dids` as the trust
+   * registry (CreateDid, ResolveDid, DeactivateDid).
+   */
   client: Client<typeof ledgerV1.LedgerService>;
+  dids: Client<typeof ledgerV1.LedgerService>;
 }
 
 export interface TestLedger extends LedgerNode {
@@ -50,23 +56,24 @@ function startNode(database: TestDatabase<LedgerTables>, env: Record<string, str
     ...env,
   });
   const context = createServiceContext(ledger.definition, config, database.db as Kysely<unknown>);
-  const transport = createRouterTransport((router) => ledger.definition.rpc?.(router, context), {
-    router: {
-      interceptors: serverInterceptors(testCredentialVerifier("ledger"), pino({ level: "silent" })),
-    },
-    transport: {
-      interceptors: clientInterceptors({
-        signer: testCredentialSigner("scheduler"),
-        audience: "ledger",
-        retries: 0,
+  const clientAs = (caller: ServiceIdentity) =>
+    createClient(
+      ledgerV1.LedgerService,
+      createRouterTransport((router) => ledger.definition.rpc?.(router, context), {
+        router: {
+          interceptors: serverInterceptors(testCredentialVerifier("ledger"), pino({ level: "silent" })),
+        },
+        transport: {
+          interceptors: clientInterceptors({ signer: testCredentialSigner(caller), audience: "ledger", retries: 0 }),
+        },
       }),
-    },
-  });
+    );
   return {
     config,
     context,
     dependencies: ledgerDependencies(context),
-    client: createClient(ledgerV1.LedgerService, transport),
+    client: clientAs("scheduler"),
+    dids: clientAs("trust-registry"),
   };
 }
 

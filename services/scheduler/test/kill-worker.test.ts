@@ -145,6 +145,11 @@ describe("a scheduler killed mid-job", () => {
       (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),
       { caller: "credential-issuer", callee: "scheduler" },
     );
+    const admin = inMemoryClient(
+      notaryV1.NotaryService,
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),
+      { caller: "operator", callee: "scheduler" },
+    );
     const reference = await notary.enqueueNotarization({
       tenant: "acme",
       credentialId: newCredentialId(),
@@ -156,13 +161,13 @@ describe("a scheduler killed mid-job", () => {
     // The ledger has written the batch root; the worker is waiting for the answer. kill -9.
     first.kill("SIGKILL");
     await exited(first);
-    const midway = await notary.getNotarization({ objectId: reference.objectId });
+    const midway = await admin.getNotarization({ objectId: reference.objectId });
     expect(midway.notarization?.state).toBe(notaryV1.NotarizationState.PENDING);
 
     const second = startChild();
     const anchored = await waitFor(
       async () => {
-        const { notarization } = await notary.getNotarization({ objectId: reference.objectId });
+        const { notarization } = await admin.getNotarization({ objectId: reference.objectId });
         return notarization?.state === notaryV1.NotarizationState.ANCHORED && notarization;
       },
       45_000,

@@ -26,7 +26,7 @@ describe("ledger outage: retries with backoff, dead letter, operator retry", () 
     await receiver?.close();
   });
 
-  const stateOf = async (objectId: string) => (await scheduler.notary.getNotarization({ objectId })).notarization!;
+  const stateOf = async (objectId: string) => (await scheduler.admin.getNotarization({ objectId })).notarization!;
   const eventsOf = (type: string) =>
     receiver.received.map((r) => JSON.parse(r.body)).filter((event) => event.type === type);
 
@@ -59,20 +59,20 @@ describe("ledger outage: retries with backoff, dead letter, operator retry", () 
     expect(dead.attempts).toBe(3);
     expect(dead.lastError).toBe("ledger unavailable: connect ECONNREFUSED 127.0.0.1:9088");
     expect((await stateOf(b.objectId)).state).toBe(NotarizationState.DEAD);
-    const listed = await scheduler.notary.listNotarizations({ tenant, state: NotarizationState.DEAD });
+    const listed = await scheduler.admin.listNotarizations({ tenant, state: NotarizationState.DEAD });
     expect(listed.notarizations.map((n) => n.objectId).sort()).toEqual([a.objectId, b.objectId].sort());
 
     // The operator CLI lists them (through the same RPCs).
     const lines: string[] = [];
     const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(`ERR ${line}`) };
-    expect(await runDeadLetters(["list", "--tenant", tenant], scheduler.notary, io)).toBe(0);
+    expect(await runDeadLetters(["list", "--tenant", tenant], scheduler.admin, io)).toBe(0);
     expect(lines.filter((line) => line.startsWith("notarization\t")).sort()).toEqual(
       [a, b]
         .map((r) => r.objectId)
         .sort()
         .map((id) => expect.stringMatching(new RegExp(`^notarization\t${id}\t${tenant}\t.+\t3\tledger unavailable`))),
     );
-    expect(await runDeadLetters(["bogus"], scheduler.notary, io)).toBe(2);
+    expect(await runDeadLetters(["bogus"], scheduler.admin, io)).toBe(2);
 
     // One credential.notarization_failed per credential, delivered to the tenant.
     await waitFor(async () => eventsOf("credential.notarization_failed").length === 2, 15_000, "failure events");
@@ -96,7 +96,7 @@ describe("ledger outage: retries with backoff, dead letter, operator retry", () 
     });
     await waitFor(async () => (await stateOf(probe.objectId)).state === NotarizationState.ANCHORED);
     expect((await stateOf(a.objectId)).state).toBe(NotarizationState.DEAD);
-    const retried = await scheduler.notary.retryDeadJobs({ objectIds: [a.objectId] });
+    const retried = await scheduler.admin.retryDeadJobs({ objectIds: [a.objectId] });
     expect(retried).toMatchObject({ batches: 1, notarizations: 2 });
 
     const anchoredA = await waitFor(async () => {
@@ -114,6 +114,6 @@ describe("ledger outage: retries with backoff, dead letter, operator retry", () 
       WHERE kind = 'notarization' AND payload->>'digest' = ${anchoredA.batch!.root}
     `.execute(scheduler.ledger.database.db);
     expect(entries.rows[0]?.n).toBe(1);
-    expect(await scheduler.notary.retryDeadJobs({})).toMatchObject({ batches: 0, webhookDeliveries: 0 });
+    expect(await scheduler.admin.retryDeadJobs({})).toMatchObject({ batches: 0, webhookDeliveries: 0 });
   });
 });

@@ -35,7 +35,7 @@ describe("NotaryService: enqueue, batching and anchoring", () => {
   const anchored = (objectId: string) =>
     waitFor(
       async () => {
-        const { notarization } = await scheduler.notary.getNotarization({ objectId });
+        const { notarization } = await scheduler.admin.getNotarization({ objectId });
         return notarization?.state === NotarizationState.ANCHORED && notarization;
       },
       20_000,
@@ -51,7 +51,7 @@ describe("NotaryService: enqueue, batching and anchoring", () => {
     expect(first.state).toBe(NotarizationState.PENDING);
     const again = await enqueue(credentialId, digest, "acme");
     expect(again.objectId).toBe(first.objectId);
-    expect((await scheduler.notary.getReference({ credentialId })).objectId).toBe(first.objectId);
+    expect((await scheduler.admin.getReference({ credentialId })).objectId).toBe(first.objectId);
 
     for (const [tenant, otherDigest] of [
       ["acme", sha256Hex("another jwt")],
@@ -86,13 +86,13 @@ describe("NotaryService: enqueue, batching and anchoring", () => {
       const error = await scheduler.notary.enqueueNotarization(request).catch((e: unknown) => e);
       expect({ code: codeOf(error), message: messageOf(error) }).toEqual({ code: Code.InvalidArgument, message });
     }
-    const missing = await scheduler.notary
+    const missing = await scheduler.admin
       .getNotarization({ objectId: "0b7e3f8e-8d0c-4a57-9b0e-5c1f0f6f2a11" })
       .catch((e: unknown) => e);
     expect(codeOf(missing)).toBe(Code.NotFound);
-    const notUuid = await scheduler.notary.getNotarization({ objectId: "nope" }).catch((e: unknown) => e);
+    const notUuid = await scheduler.admin.getNotarization({ objectId: "nope" }).catch((e: unknown) => e);
     expect(messageOf(notUuid)).toBe("object_id must be a UUID");
-    const unknownReference = await scheduler.notary.getReference({ credentialId: "nope" }).catch((e: unknown) => e);
+    const unknownReference = await scheduler.admin.getReference({ credentialId: "nope" }).catch((e: unknown) => e);
     expect(codeOf(unknownReference)).toBe(Code.NotFound);
   });
 

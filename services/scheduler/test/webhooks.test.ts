@@ -49,7 +49,7 @@ describe("webhooks", () => {
     return { tenant, secret, reference };
   }
   const requestsTo = (path: string) => receiver.received.filter((r) => r.headers.host && r.body && r.path === path);
-  const deliveriesOf = async (tenant: string) => (await scheduler.notary.listWebhookDeliveries({ tenant })).deliveries;
+  const deliveriesOf = async (tenant: string) => (await scheduler.admin.listWebhookDeliveries({ tenant })).deliveries;
 
   it("signs credential.notarized so that a receiver verifies it with its own HMAC code", async () => {
     const { tenant, secret, reference } = await notarizeFor("/signed");
@@ -65,7 +65,7 @@ describe("webhooks", () => {
     expect(verifiedByReceiver("whsec_wrong", request!.body, signature)).toBe(false);
     expect(verifiedByReceiver(secret, request!.body.replace("ledger", "LEDGER"), signature)).toBe(false);
 
-    const { notarization } = await scheduler.notary.getNotarization({ objectId: reference.objectId });
+    const { notarization } = await scheduler.admin.getNotarization({ objectId: reference.objectId });
     expect(event).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type: "credential.notarized",
@@ -173,10 +173,10 @@ describe("webhooks", () => {
     expect(dead!.attempts).toBe(3);
     expect(dead!.lastStatusCode).toBe(503);
     expect(
-      (await scheduler.notary.listWebhookDeliveries({ state: DeliveryState.DEAD })).deliveries.map((d) => d.deliveryId),
+      (await scheduler.admin.listWebhookDeliveries({ state: DeliveryState.DEAD })).deliveries.map((d) => d.deliveryId),
     ).toContain(dead!.deliveryId);
 
-    const retried = await scheduler.notary.retryDeadJobs({ deliveryIds: [dead!.deliveryId] });
+    const retried = await scheduler.admin.retryDeadJobs({ deliveryIds: [dead!.deliveryId] });
     expect(retried).toMatchObject({ batches: 0, webhookDeliveries: 1 });
     const [delivered] = await waitFor(async () => {
       const list = await deliveriesOf(tenant);
@@ -283,7 +283,7 @@ describe("webhook targets", () => {
     const { tenant } = scheduler.tenants.register(urls);
     await scheduler.notary.enqueueNotarization({ tenant, credentialId: newCredentialId(), digest: sha256Hex("p") });
     const deliveries = await waitFor(async () => {
-      const list = (await scheduler.notary.listWebhookDeliveries({ tenant })).deliveries;
+      const list = (await scheduler.admin.listWebhookDeliveries({ tenant })).deliveries;
       return list.length === urls.length && list.every((d) => d.state === DeliveryState.DEAD) && list;
     });
     for (const delivery of deliveries) {

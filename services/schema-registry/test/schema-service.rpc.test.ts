@@ -24,6 +24,8 @@ async function failureOf(call: Promise<unknown>) {
 describe("SchemaService (internal RPC, in memory)", () => {
   let registry: TestRegistry;
   let client: Client<typeof SchemaService>;
+  /** ListCredentialTypes is the trust registry's (caller policy); GetCredentialType the issuer's. */
+  let catalog: Client<typeof SchemaService>;
 
   /** The service as the internal port serves it: credential check and error mapping included. */
   const transportFor = (
@@ -43,6 +45,10 @@ describe("SchemaService (internal RPC, in memory)", () => {
     registry = await startTestRegistry();
     await registry.seed(EXTRA_SEEDS_DIR);
     client = createClient(SchemaService, transportFor());
+    catalog = createClient(
+      SchemaService,
+      transportFor(clientInterceptors({ signer: testCredentialSigner("trust-registry"), audience: "schema-registry" })),
+    );
   });
   afterAll(async () => {
     await registry.close();
@@ -138,7 +144,7 @@ describe("SchemaService (internal RPC, in memory)", () => {
   });
 
   it("lists credential types, optionally by status", async () => {
-    const all = await client.listCredentialTypes({});
+    const all = await catalog.listCredentialTypes({});
     expect(all.credentialTypes.map((t) => `${t.type}/${t.version}:${t.status}`)).toEqual([
       "driving-licence/v1:active",
       "employee-badge/v1:active",
@@ -147,7 +153,7 @@ describe("SchemaService (internal RPC, in memory)", () => {
       "university-diploma/v0:deprecated",
       "university-diploma/v1:active",
     ]);
-    const active = await client.listCredentialTypes({ status: "active" });
+    const active = await catalog.listCredentialTypes({ status: "active" });
     expect(active.credentialTypes.map((t) => t.vct)).toEqual([
       "http://localhost:8086/schemas/driving-licence/v1",
       "http://localhost:8086/schemas/employee-badge/v1",
@@ -155,14 +161,14 @@ describe("SchemaService (internal RPC, in memory)", () => {
       "http://localhost:8086/schemas/university-diploma/v1",
     ]);
     expect(active.credentialTypes[0]?.metadata).toEqual(await documentOf("driving-licence", "v1"));
-    const deprecated = await client.listCredentialTypes({ status: "deprecated" });
+    const deprecated = await catalog.listCredentialTypes({ status: "deprecated" });
     expect(deprecated.credentialTypes.map((t) => t.vct)).toEqual([
       "http://localhost:8086/schemas/university-diploma/v0",
     ]);
   });
 
   it("answers InvalidArgument for an unknown status filter", async () => {
-    expect(await failureOf(client.listCredentialTypes({ status: "retired" }))).toEqual({
+    expect(await failureOf(catalog.listCredentialTypes({ status: "retired" }))).toEqual({
       code: "InvalidArgument",
       message: "status must be one of active, deprecated, draft",
     });

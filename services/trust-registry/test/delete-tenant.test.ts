@@ -20,9 +20,12 @@ const failureOf = async (call: Promise<unknown>) => {
 describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
   let registry: TestRegistry;
   let operator: Client<typeof tenantV1.TenantService>;
+  /** The credential issuer: the one that authenticates API keys (with the verifier). */
+  let issuer: Client<typeof tenantV1.TenantService>;
   beforeAll(async () => {
     registry = await startTestRegistry();
     operator = tenantServiceAs(registry, "operator");
+    issuer = tenantServiceAs(registry, "credential-issuer");
   });
   afterAll(async () => {
     await registry?.close();
@@ -35,7 +38,7 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
     const deleted = await operator.deleteTenant({ tenant: organization.tenant.toUpperCase() });
     expect(deleted).toMatchObject({ found: true, deactivated: true, revokedApiKeys: 1 });
 
-    expect((await operator.authenticateApiKey({ apiKey: organization.apiKey })).outcome).toBe(ApiKeyOutcome.INVALID);
+    expect((await issuer.authenticateApiKey({ apiKey: organization.apiKey })).outcome).toBe(ApiKeyOutcome.INVALID);
     expect(await failureOf(operator.getTenant({ tenant: organization.tenant }))).toEqual({
       code: "NotFound",
       message: "Tenant not found",
@@ -93,8 +96,8 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
     expect(reactivated.apiKey).toMatch(/^attesto_production_[0-9a-f]{48}$/);
     expect(reactivated.apiKey).not.toBe(created.apiKey);
     expect(reactivated.tenant).toMatchObject({ accountUuid: created.tenant?.accountUuid, name: "Ops Org 2" });
-    expect((await operator.authenticateApiKey({ apiKey: created.apiKey })).outcome).toBe(ApiKeyOutcome.INVALID);
-    expect((await operator.authenticateApiKey({ apiKey: reactivated.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
+    expect((await issuer.authenticateApiKey({ apiKey: created.apiKey })).outcome).toBe(ApiKeyOutcome.INVALID);
+    expect((await issuer.authenticateApiKey({ apiKey: reactivated.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
     // Active again: a further apply reveals nothing.
     expect((await operator.applyTenant({ tenant, name: "Ops Org 2", isIssuer: true, isVerifier: false })).apiKey).toBe(
       "",
@@ -107,12 +110,12 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
     expect(await operator.revokeApiKeys({ tenant: organization.tenant })).toMatchObject({ revoked: 1 });
     expect(await operator.revokeApiKeys({ tenant: organization.tenant })).toMatchObject({ revoked: 0 });
     for (const apiKey of [organization.apiKey, replaced.apiKey]) {
-      expect((await operator.authenticateApiKey({ apiKey })).outcome).toBe(ApiKeyOutcome.INVALID);
+      expect((await issuer.authenticateApiKey({ apiKey })).outcome).toBe(ApiKeyOutcome.INVALID);
     }
     // The tenant itself is still there and can get a key again.
     expect((await operator.getTenant({ tenant: organization.tenant })).tenant?.tenant).toBe(organization.tenant);
     const fresh = await operator.replaceApiKey({ tenant: organization.tenant });
-    expect((await operator.authenticateApiKey({ apiKey: fresh.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
+    expect((await issuer.authenticateApiKey({ apiKey: fresh.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
     expect(await failureOf(operator.revokeApiKeys({ tenant: uniqueTenant("none") }))).toEqual({
       code: "NotFound",
       message: "Tenant not found",
@@ -121,7 +124,6 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
 
   it("refuses other callers and invalid tenant identifiers", async () => {
     const organization = await registerOrganization(registry.app);
-    const issuer = tenantServiceAs(registry, "credential-issuer");
     expect(await failureOf(issuer.deleteTenant({ tenant: organization.tenant }))).toEqual({
       code: "PermissionDenied",
       message: "attesto.tenant.v1.TenantService/DeleteTenant may not be called by 'credential-issuer'",
@@ -130,7 +132,7 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
       code: "PermissionDenied",
       message: "attesto.tenant.v1.TenantService/RevokeApiKeys may not be called by 'credential-issuer'",
     });
-    expect((await operator.authenticateApiKey({ apiKey: organization.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
+    expect((await issuer.authenticateApiKey({ apiKey: organization.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
     expect((await failureOf(operator.deleteTenant({ tenant: "" }))).code).toBe("InvalidArgument");
     expect((await failureOf(operator.deleteTenant({ tenant: "not a tenant" }))).code).toBe("InvalidArgument");
   });

@@ -96,7 +96,11 @@ describe("tenant isolation", () => {
   });
 
   it("an API key resolves to its own tenant only", async () => {
-    expect((await registry.tenantService.authenticateApiKey({ apiKey: a.apiKey })).tenant?.tenant).toBe(a.tenant);
-    expect((await registry.tenantService.authenticateApiKey({ apiKey: b.apiKey })).tenant?.tenant).toBe(b.tenant);
+    expect(
+      (await registry.tenantServiceAs("credential-issuer").authenticateApiKey({ apiKey: a.apiKey })).tenant?.tenant,
+    ).toBe(a.tenant);
+    expect(
+      (await registry.tenantServiceAs("credential-issuer").authenticateApiKey({ apiKey: b.apiKey })).tenant?.tenant,
+    ).toBe(b.tenant);
   });
 });

@@ -22,7 +22,7 @@ describe("TenantService", () => {
     await registry?.close();
   });
 
-  const authenticate = (apiKey: string) => registry.tenantService.authenticateApiKey({ apiKey });
+  const authenticate = (apiKey: string) => registry.tenantServiceAs("credential-issuer").authenticateApiKey({ apiKey });
 
   describe("AuthenticateApiKey", () => {
     it("answers VALID with the account, tenant, name, roles and status", async () => {
@@ -217,10 +217,12 @@ describe("attesto apikey rotate", () => {
     expect(result.code).toBe(0);
     expect(result.out).toEqual([expect.stringMatching(API_KEY)]);
     const newKey = result.out[0]!;
-    expect((await registry.tenantService.authenticateApiKey({ apiKey: organization.apiKey })).outcome).toBe(
-      ApiKeyOutcome.INVALID,
+    expect(
+      (await registry.tenantServiceAs("credential-issuer").authenticateApiKey({ apiKey: organization.apiKey })).outcome,
+    ).toBe(ApiKeyOutcome.INVALID);
+    expect((await registry.tenantServiceAs("credential-issuer").authenticateApiKey({ apiKey: newKey })).outcome).toBe(
+      ApiKeyOutcome.VALID,
     );
-    expect((await registry.tenantService.authenticateApiKey({ apiKey: newKey })).outcome).toBe(ApiKeyOutcome.VALID);
   });
 
   it("fails for an unknown tenant", async () => {

@@ -5,6 +5,7 @@ import {
   clientInterceptors,
   createServiceContext,
   type ServiceContext,
+  type ServiceIdentity,
   serverInterceptors,
 } from "@attesto/runtime";
 import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
@@ -82,17 +83,16 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
   const deps = createIssuerDeps(context, { accessTokenJwks: { keys: [asJwk] }, now: () => clock.now });
   const app = await buildApp(context, deps);
 
-  const rpcTransport = createRouterTransport((router) => registerIssuerRpc(router, deps), {
-    router: {
-      interceptors: serverInterceptors(testCredentialVerifier("credential-issuer"), { error() {} } as never),
-    },
-    transport: {
-      interceptors: clientInterceptors({
-        signer: testCredentialSigner("auth-server"),
-        audience: "credential-issuer",
-      }),
-    },
-  });
+  // The internal port as each caller reaches it: the auth server redeems grants, the verifier asks for status.
+  const rpcTransportAs = (caller: ServiceIdentity) =>
+    createRouterTransport((router) => registerIssuerRpc(router, deps), {
+      router: {
+        interceptors: serverInterceptors(testCredentialVerifier("credential-issuer"), { error() {} } as never),
+      },
+      transport: {
+        interceptors: clientInterceptors({ signer: testCredentialSigner(caller), audience: "credential-issuer" }),
+      },
+    });
 
   return {
     database,
@@ -100,8 +100,8 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
     deps,
     app,
     doubles,
-    grants: createClient(issuanceV1.GrantService, rpcTransport),
-    status: createClient(credentialStatusV1.CredentialStatusService, rpcTransport),
+    grants: createClient(issuanceV1.GrantService, rpcTransportAs("auth-server")),
+    status: createClient(credentialStatusV1.CredentialStatusService, rpcTransportAs("verifier")),
     clock,
     async accessToken(input) {
       const now = Math.floor(clock.now.getTime() / 1000);

@@ -1,8 +1,13 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { ledger, loadLedgerConfig } from "@attesto/ledger";
 import { ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
-import type { ServiceIdentity } from "@attesto/runtime";
-import { clientInterceptors, createServiceContext, type ServiceContext, serverInterceptors } from "@attesto/runtime";
+import {
+  clientInterceptors,
+  createServiceContext,
+  type ServiceContext,
+  type ServiceIdentity,
+  serverInterceptors,
+} from "@attesto/runtime";
 import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type Database, openDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";
@@ -135,7 +140,10 @@ export interface TestScheduler {
   runtime: SchedulerRuntime;
   ledger: TestLedger;
   tenants: FakeTenantWebhooks;
+  /** NotaryService as the credential issuer calls it (EnqueueNotarization). */
   notary: Client<typeof notaryV1.NotaryService>;
+  /** NotaryService as the operator calls it (reads, dead letters, delivery log). */
+  admin: Client<typeof notaryV1.NotaryService>;
   errors: unknown[];
   /** What the scheduler logged at warn (failed webhook deliveries). */
   warnings: Array<{ fields: Record<string, unknown>; message: string }>;
@@ -196,11 +204,14 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
     },
     (error) => errors.push(error),
   );
-  const notary = inMemoryClient(
-    notaryV1.NotaryService,
-    (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),
-    { caller: "credential-issuer", callee: "scheduler" },
-  );
+  const notaryAs = (caller: ServiceIdentity) =>
+    inMemoryClient(
+      notaryV1.NotaryService,
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),
+      { caller, callee: "scheduler" },
+    );
+  const notary = notaryAs("credential-issuer");
+  const admin = notaryAs("operator");
   let stop: (() => Promise<void>) | undefined;
   const stopWorkers = async () => {
     await stop?.();
@@ -214,6 +225,7 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
     ledger: testLedger,
     tenants,
     notary,
+    admin,
     errors,
     warnings,
     async start() {

@@ -5,9 +5,11 @@ import {
   clientInterceptors,
   createServiceContext,
   type ServiceContext,
+  type ServiceCredentialSigner,
+  type ServiceIdentity,
   serverInterceptors,
 } from "@attesto/runtime";
-import { testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
+import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type Database, openDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -51,8 +53,10 @@ export interface TestRegistry {
   custody: KeyCustody;
   ledger: InMemoryLedger;
   schemaRegistry: InMemorySchemaRegistry;
-  /** TenantService as the issuer and verifier reach it (in memory, with service credentials). */
+  /** TenantService as the operator reaches it (in memory, with service credentials and caller policy). */
   tenantService: Client<typeof tenantV1.TenantService>;
+  /** TenantService as `caller` reaches it, e.g. the credential issuer for AuthenticateApiKey. */
+  tenantServiceAs(caller: ServiceIdentity): Client<typeof tenantV1.TenantService>;
   close(): Promise<void>;
 }
 
@@ -62,14 +66,14 @@ const logger = pino({ level: "silent" });
 function inMemoryClient<S extends DescService>(
   service: S,
   routes: (router: ConnectRouter) => void,
-  context: ServiceContext<TrustRegistryConfig>,
+  signer: ServiceCredentialSigner,
   callee: string,
 ): Client<S> {
   const transport = createRouterTransport(routes, {
     router: {
       interceptors: serverInterceptors(testCredentialVerifier(callee), logger),
     },
-    transport: { interceptors: clientInterceptors({ signer: context.signer, audience: callee }) },
+    transport: { interceptors: clientInterceptors({ signer, audience: callee }) },
   });
   return createClient(service, transport);
 }
@@ -109,22 +113,24 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
     schemaTypes:
       options.schemaRegistry === "down"
         ? context.rpcClient(schemaV1.SchemaService, { baseUrl: CLOSED_PORT_URL, audience: "schema-registry" })
-        : inMemoryClient(schemaV1.SchemaService, schemaRegistry.routes, context, "schema-registry"),
+        : inMemoryClient(schemaV1.SchemaService, schemaRegistry.routes, context.signer, "schema-registry"),
     ledger:
       options.ledger === "down"
         ? context.rpcClient(ledgerV1.LedgerService, { baseUrl: CLOSED_PORT_URL, audience: "ledger" })
-        : inMemoryClient(ledgerV1.LedgerService, ledger.routes, context, "ledger"),
+        : inMemoryClient(ledgerV1.LedgerService, ledger.routes, context.signer, "ledger"),
     custody,
     ...(options.clock ? { clock: options.clock } : {}),
   };
   const app = await buildApp(context, deps);
   const domain = createDomain(context, deps);
-  const tenantService = inMemoryClient(
-    tenantV1.TenantService,
-    (router) => router.service(tenantV1.TenantService, new TenantServiceRpc(domain)),
-    context,
-    "trust-registry",
-  );
+  const tenantServiceAs = (caller: ServiceIdentity) =>
+    inMemoryClient(
+      tenantV1.TenantService,
+      (router) => router.service(tenantV1.TenantService, new TenantServiceRpc(domain)),
+      testCredentialSigner(caller),
+      "trust-registry",
+    );
+  const tenantService = tenantServiceAs("operator");
   return {
     app,
     database,
@@ -137,6 +143,7 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
     ledger,
     schemaRegistry,
     tenantService,
+    tenantServiceAs,
     async close() {
       await app.close();
       await serviceDatabase.close();
