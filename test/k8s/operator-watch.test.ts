@@ -128,7 +128,7 @@ describe("Tenant through the watch path", () => {
     ]);
     const apiKey = secretValue("acme-university-api-key", "api-key");
     expect(record?.apiKeys).toEqual([apiKey]);
-    const authenticated = await registry.platform().tenants.authenticateApiKey({ apiKey });
+    const authenticated = await registry.platform({ caller: "verifier" }).tenants.authenticateApiKey({ apiKey });
     expect(authenticated.outcome).toBe(tenantV1.ApiKeyOutcome.VALID);
 
     // Webhooks with the secret read from the referenced Secret; every call made as "operator".
@@ -226,7 +226,7 @@ describe("Tenant through the watch path", () => {
     await waitFor(() => tenant() === undefined, "Tenant gone");
     expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
     expect(registry.tenants.get("acme-university")).toMatchObject({ deactivated: true, webhooks: [] });
-    const authenticated = await registry.platform().tenants.authenticateApiKey({ apiKey });
+    const authenticated = await registry.platform({ caller: "verifier" }).tenants.authenticateApiKey({ apiKey });
     expect(authenticated.outcome).toBe(tenantV1.ApiKeyOutcome.INVALID);
     expect(server.get("", "secrets", NS, "acme-university-api-key")).toBeUndefined();
     const removal = server.requests.filter((r) => r.contentType === "application/json-patch+json").at(-1);

@@ -19,11 +19,12 @@ const tenant = (name: string, roles: tenantV1.Role[]) => ({
   status: "APPROVED",
 });
 
-/** A trust registry double: three keys with known outcomes. */
-function trustRegistry(router: ConnectRouter, calls: { count: number }) {
+/** A trust registry double: three keys with known outcomes; `revoked` keys answer INVALID. */
+function trustRegistry(router: ConnectRouter, calls: { count: number; revoked: Set<string> }) {
   router.service(tenantV1.TenantService, {
     authenticateApiKey(req) {
       calls.count++;
+      if (calls.revoked.has(req.apiKey)) return { outcome: tenantV1.ApiKeyOutcome.INVALID };
       switch (req.apiKey) {
         case "key-issuer":
           return { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: tenant("acme", [tenantV1.Role.ISSUER]) };
@@ -38,7 +39,7 @@ function trustRegistry(router: ConnectRouter, calls: { count: number }) {
 
 describe("requireApiKey", () => {
   let app: App;
-  const calls = { count: 0 };
+  const calls = { count: 0, revoked: new Set<string>() };
   beforeAll(async () => {
     const tenants = createClient(
       tenantV1.TenantService,
@@ -75,11 +76,15 @@ describe("requireApiKey", () => {
     expect([forbidden.statusCode, forbidden.json()]).toEqual([403, { error: "forbidden", message: "Forbidden" }]);
   });
 
-  it("caches accepted keys briefly", async () => {
+  it("refuses a key the moment the trust registry revokes it: no accepted key is remembered", async () => {
     const before = calls.count;
-    await post("/offers", "key-issuer");
-    await post("/offers", "key-issuer");
-    expect(calls.count).toBe(before);
+    expect((await post("/offers", "key-issuer")).statusCode).toBe(200);
+    expect((await post("/offers", "key-issuer")).statusCode).toBe(200);
+    expect(calls.count).toBe(before + 2);
+    calls.revoked.add("key-issuer");
+    const refused = await post("/offers", "key-issuer");
+    expect([refused.statusCode, refused.json()]).toEqual([401, { error: "unauthorized", message: "Invalid API Key" }]);
+    calls.revoked.delete("key-issuer");
   });
 
   it("answers 503 when the trust registry is unreachable", async () => {

@@ -1,8 +1,6 @@
-import { createHash } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
 import type { Client } from "@connectrpc/connect";
 import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import { createLoadingCache } from "../cache/loading-cache.js";
 import { AppError, forbidden, unauthorized } from "../errors.js";
 import { fromRpcError } from "../rpc/error-mapping.js";
 
@@ -29,43 +27,33 @@ export interface ApiKeyAuthenticator {
   authenticate(apiKey: string): Promise<AuthenticatedTenant>;
 }
 
-const DEFAULT_CACHE_TTL_MS = 5_000;
-const MAX_CACHE_ENTRIES = 10_000;
-
 /**
  * Authenticates API keys through TenantService.AuthenticateApiKey, answering with the exact
- * interface messages. Accepted keys are cached briefly (by SHA-256, never the key itself) so a hot
- * path costs no round trip; a replaced key stops working within `cacheTtlMs`.
+ * interface messages. Every request asks the trust registry, whose database is the one place a
+ * key is revoked or replaced: no service keeps accepting a key after it was revoked, on any
+ * replica (an earlier in-process cache kept accepting it for up to 5 s). The lookup is one
+ * multiplexed internal call and one indexed query by the key's SHA-256.
  */
-export function createApiKeyAuthenticator(
-  tenants: TenantClient,
-  options: { cacheTtlMs?: number } = {},
-): ApiKeyAuthenticator {
-  const cache = createLoadingCache<AuthenticatedTenant>({
-    max: MAX_CACHE_ENTRIES,
-    ttlMs: options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS,
-  });
-  const load = async (apiKey: string): Promise<AuthenticatedTenant> => {
-    let response: tenantV1.AuthenticateApiKeyResponse;
-    try {
-      response = await tenants.authenticateApiKey({ apiKey });
-    } catch (error) {
-      throw fromRpcError(error, "Trust registry");
-    }
-    if (response.outcome === tenantV1.ApiKeyOutcome.NOT_APPROVED) throw unauthorized("Account is not approved");
-    if (response.outcome !== tenantV1.ApiKeyOutcome.VALID || !response.tenant) throw unauthorized("Invalid API Key");
-    const t = response.tenant;
-    return {
-      accountUuid: t.accountUuid,
-      tenant: t.tenant,
-      name: t.name,
-      isIssuer: t.roles.includes(tenantV1.Role.ISSUER),
-      isVerifier: t.roles.includes(tenantV1.Role.VERIFIER),
-    };
-  };
+export function createApiKeyAuthenticator(tenants: TenantClient): ApiKeyAuthenticator {
   return {
-    // Only accepted keys stay cached (a refused load is not kept); keyed by the key's SHA-256.
-    authenticate: (apiKey) => cache.get(createHash("sha256").update(apiKey).digest("base64url"), () => load(apiKey)),
+    async authenticate(apiKey) {
+      let response: tenantV1.AuthenticateApiKeyResponse;
+      try {
+        response = await tenants.authenticateApiKey({ apiKey });
+      } catch (error) {
+        throw fromRpcError(error, "Trust registry");
+      }
+      if (response.outcome === tenantV1.ApiKeyOutcome.NOT_APPROVED) throw unauthorized("Account is not approved");
+      if (response.outcome !== tenantV1.ApiKeyOutcome.VALID || !response.tenant) throw unauthorized("Invalid API Key");
+      const t = response.tenant;
+      return {
+        accountUuid: t.accountUuid,
+        tenant: t.tenant,
+        name: t.name,
+        isIssuer: t.roles.includes(tenantV1.Role.ISSUER),
+        isVerifier: t.roles.includes(tenantV1.Role.VERIFIER),
+      };
+    },
   };
 }
 
