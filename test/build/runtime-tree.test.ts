@@ -5,6 +5,7 @@ import { builtinModules } from "node:module";
 import net from "node:net";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { testIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,7 +115,7 @@ describe("the runtime file tree (npm run build, as the Dockerfile builds it)", (
           INTERNAL_PORT: String(internalPort),
           DATABASE_URL: testDatabaseUrl(),
           DATABASE_SCHEMA: schema,
-          SERVICE_AUTH_SECRET: randomBytes(32).toString("hex"),
+          ...testIdentityEnv("schema-registry"),
           LOG_LEVEL: "info",
         },
         stdio: ["ignore", "pipe", "pipe"],

@@ -5,9 +5,7 @@ import {
   envPrefixOf,
   launchService,
   type RunningService,
-  SERVICE_IDENTITIES,
   type ServiceModule,
-  serviceIdentityPublicKeys,
   type Tracing,
 } from "@attesto/runtime";
 import type { Logger } from "pino";

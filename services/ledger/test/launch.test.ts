@@ -9,8 +9,6 @@ import { loadLedgerConfig } from "../src/config.js";
 import { ledger } from "../src/service.js";
 import { sha256Hex } from "./test-ledger.js";
 
-const SECRET = "ledger-launch-secret-ledger-launch-secret";
-
 describe("the ledger on real ports", () => {
   const schema = `ledger_launch_${randomBytes(4).toString("hex")}`;
   let running: RunningService;

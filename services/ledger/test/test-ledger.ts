@@ -21,7 +21,6 @@ import { migrations } from "../src/store/migrations/index.js";
 import type { LedgerTables } from "../src/store/tables.js";
 
 export const PUBLIC_URL = "http://localhost:8088";
-const SECRET = "ledger-test-secret-ledger-test-secret";
 
 /** One ledger process: its context, shared dependencies and an in-memory LedgerService client. */
 export interface LedgerNode {

@@ -1,7 +1,7 @@
 import { verifierPolicyV1 } from "@attesto/proto";
 import type { ServiceIdentity } from "@attesto/runtime";
 import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
-import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
+import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifier as verifierModule } from "../src/service.js";

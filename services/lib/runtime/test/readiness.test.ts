@@ -14,6 +14,7 @@ import {
   type RunningService,
   type ServiceDefinition,
 } from "../src/index.js";
+import { testIdentityEnv } from "../src/testing.js";
 
 /**
  * `GET /ready` of a service launched for real: its database reached through a TCP relay the test
@@ -104,7 +105,7 @@ describe("GET /ready", () => {
       z.object({ ...baseConfigShape({ port, internalPort: 0, databaseSchema: schema }), PEER_URL: z.url() }),
       {
         DATABASE_URL: viaRelay.toString(),
-        SERVICE_AUTH_SECRET: "readiness-test-secret-readiness-test-secret",
+        ...testIdentityEnv("schema-registry"),
         HOST: "127.0.0.1",
         LOG_LEVEL: "silent",
         READINESS_TIMEOUT_MS: "300",

@@ -12,7 +12,6 @@ import { type KeyCustody, registerKeyCustodyRpc } from "../../src/custody/index.
 import { custodyDatabase, custodyOn, issuerOf, newKek, verifyWithCertificate, x509 } from "./custody-test-kit.js";
 import { base64, createTenantChain, type TenantChain } from "./tenant-chain-kit.js";
 
-const SECRET = "custody-import-test-secret-0123456789abcdef";
 const DAY = 86_400_000;
 const silentLogger = {
   error() {},
