@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { createPrivateKey, createPublicKey } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
@@ -42,7 +44,7 @@ function documentedSets(): string[] {
 }
 
 /** The README's `kubectl create secret generic attesto-platform-secrets` command: key -> shell expression. */
-function documentedSecret(): { name: string; literals: Map<string, string>; set: string } {
+function documentedSecret(): { name: string; literals: Map<string, string>; files: Map<string, string>; set: string } {
   const command = joinContinued(readme)
     .split("\n")
     .find((line) => line.includes("create secret generic attesto-platform-secrets"));
@@ -52,7 +54,25 @@ function documentedSecret(): { name: string; literals: Map<string, string>; set:
   );
   const set = /--set (secrets\.existingSecret=attesto-platform-secrets)/.exec(readme)?.[1];
   if (!set) throw new Error("chart README: the existing-Secret alternative names no secrets.existingSecret");
-  return { name: "attesto-platform-secrets", literals, set };
+  return { name: "attesto-platform-secrets", literals, files: documentedFiles(command), set };
+}
+
+/**
+ * `--from-file=<folder>` of the Secret command: the folder the README's service-identities command
+ * fills (one file per identity key and the public key set), made here by running that command.
+ */
+function documentedFiles(command: string): Map<string, string> {
+  const folder = /--from-file=(\S+)/.exec(command)?.[1];
+  if (!folder) return new Map();
+  const generator = new RegExp(`npx tsx (services/lib/runtime/src/cli/service-identities\\.ts) ${folder}\\n`).exec(
+    readme,
+  );
+  if (!generator) throw new Error(`chart README: nothing fills ${folder} for --from-file`);
+  const dir = join(mkdtempSync(join(tmpdir(), "attesto-identities-")), folder);
+  execFileSync(process.execPath, ["--import", "tsx", join(root, generator[1]!), dir], { cwd: root, stdio: "pipe" });
+  const files = new Map(readdirSync(dir).map((key) => [key, readFileSync(join(dir, key), "utf8")]));
+  rmSync(dirname(dir), { recursive: true, force: true });
+  return files;
 }
 
 function render(sets: string[]): RenderedObject[] {
@@ -142,37 +162,68 @@ describe.skipIf(!helm)("the chart installed as its README documents", () => {
   });
 
   it("the chart generates exactly the keys the README lists, and different ones on each install", () => {
-    const { literals } = documentedSecret();
+    const { literals, files } = documentedSecret();
     const first = renderedSecrets(render(documentedSets())).get("attesto-secrets")!;
     const second = renderedSecrets(render(documentedSets())).get("attesto-secrets")!;
-    expect([...first.keys()].sort()).toEqual([...literals.keys()].sort());
+    expect([...first.keys()].sort()).toEqual([...literals.keys(), ...files.keys()].sort());
     for (const key of first.keys()) expect(first.get(key), key).not.toBe(second.get(key));
   });
 
+  it("generates a distinct Ed25519 identity key per service and the operator, and the public key set names exactly them", () => {
+    const objects = render([...documentedSets(), "operator.enabled=true"]);
+    const secret = renderedSecrets(objects).get("attesto-secrets")!;
+    const publicKeys = JSON.parse(secret.get("SERVICE_IDENTITY_PUBLIC_KEYS")!) as {
+      keys: Array<{ kid: string; x: string }>;
+    };
+    const identities = [...platformServices.map((s) => s.definition.name), "operator"].sort();
+    expect(publicKeys.keys.map((k) => k.kid).sort()).toEqual(identities);
+    for (const { kid, x } of publicKeys.keys) {
+      const jwk = JSON.parse(secret.get(`${kid.toUpperCase().replace(/-/g, "_")}_SERVICE_IDENTITY_KEY`)!);
+      const derived = createPublicKey(createPrivateKey({ key: jwk, format: "jwk" })).export({ format: "jwk" });
+      expect({ kid, x: derived.x }).toEqual({ kid, x });
+    }
+    expect(new Set(publicKeys.keys.map((k) => k.x)).size).toBe(identities.length);
+    // Each pod reads its own identity key and no other.
+    for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
+      for (const container of containersOf(deployment)) {
+        const refs = (container.env ?? []).map((e) => e.valueFrom?.secretKeyRef?.key ?? "");
+        const own = `${container.name.toUpperCase().replace(/-/g, "_")}_SERVICE_IDENTITY_KEY`;
+        expect(
+          refs.filter((key) => key.endsWith("_SERVICE_IDENTITY_KEY")),
+          container.name,
+        ).toEqual([own]);
+      }
+    }
+  });
+
   it("with the documented Secret of one's own, every secretKeyRef resolves and every service would start", () => {
-    const { name, literals, set } = documentedSecret();
+    const { name, literals, files, set } = documentedSecret();
     const objects = render([...documentedSets(), set, "operator.enabled=true"]);
     const secrets = renderedSecrets(objects);
     expect(secrets.has(name)).toBe(false);
     // The Secret the user creates, with the values the README's commands produce.
-    secrets.set(name, new Map([...literals].map(([key, expression]) => [key, evaluate(expression)])));
+    const evaluated = [...literals].map(([key, expression]): [string, string] => [key, evaluate(expression)]);
+    secrets.set(name, new Map([...evaluated, ...files]));
     expectEveryContainerConfigures(objects, secrets);
     // Nothing else is read from it: every key referenced is documented (or optional).
     for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
       for (const variable of containersOf(deployment).flatMap((c) => c.env ?? [])) {
         const ref = variable.valueFrom?.secretKeyRef;
-        if (ref?.name === name && !ref.optional) expect([...literals.keys()]).toContain(ref.key);
+        if (ref?.name === name && !ref.optional) expect([...literals.keys(), ...files.keys()]).toContain(ref.key);
       }
     }
   });
 
   it("a missing key of one's own Secret is caught", () => {
-    const { name, literals, set } = documentedSecret();
+    const { name, literals, files, set } = documentedSecret();
     const objects = render([...documentedSets(), set]);
     const secrets = renderedSecrets(objects);
-    const partial = new Map(
-      [...literals].filter(([key]) => key !== "HOLDER_TOKEN_SECRET").map(([k, e]) => [k, evaluate(e)]),
-    );
+    const partial = new Map([
+      ...[...literals]
+        .filter(([key]) => key !== "HOLDER_TOKEN_SECRET")
+        .map(([k, e]): [string, string] => [k, evaluate(e)]),
+      ...files,
+    ]);
     secrets.set(name, partial);
     expect(() => expectEveryContainerConfigures(objects, secrets)).toThrow(/HOLDER_TOKEN_SECRET refers to/);
   });

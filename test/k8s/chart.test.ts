@@ -164,7 +164,8 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
       TRUST_REGISTRY_INTERNAL_URL: "http://attesto-trust-registry:9085",
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel-collector.observability.svc:4318/v1/traces",
       DATABASE_URL: { name: "attesto-database", key: "DATABASE_URL" },
-      SERVICE_AUTH_SECRET: { name: "attesto-platform-secrets", key: "SERVICE_AUTH_SECRET" },
+      SERVICE_IDENTITY_KEY: { name: "attesto-platform-secrets", key: "CREDENTIAL_ISSUER_SERVICE_IDENTITY_KEY" },
+      SERVICE_IDENTITY_PUBLIC_KEYS: { name: "attesto-platform-secrets", key: "SERVICE_IDENTITY_PUBLIC_KEYS" },
       KEY_ENCRYPTION_KEYS: { name: "attesto-platform-secrets", key: "KEY_ENCRYPTION_KEYS" },
       CREDENTIAL_TTL_SECONDS: "86400",
     });
@@ -181,7 +182,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
           .sort(),
       ).toEqual(["attesto-database", "attesto-secrets"]);
       const deployments = JSON.stringify(byKind(inline, "Deployment"));
-      expect(deployments).not.toContain("ci-service-auth-secret");
+      expect(deployments).not.toContain("ci-identity-");
       expect(deployments).not.toContain("postgres://");
     }
     const inlineSecret = named(rendered.get("ci/inline-secrets-values.yaml")!, "Secret", "attesto-secrets")!;
@@ -191,6 +192,16 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
         "base64",
       ).toString(),
     ).toBe("ci-nonce-secret-0123456789abcdef0123");
+    // Given identity keys are kept as given, and the public key set is made from them.
+    const data = (inlineSecret as unknown as { data: Record<string, string> }).data;
+    const decoded = (key: string) => Buffer.from(data[key]!, "base64").toString();
+    expect(JSON.parse(decoded("OPERATOR_SERVICE_IDENTITY_KEY")).d).toBe("ci-identity-operator");
+    expect(JSON.parse(decoded("SERVICE_IDENTITY_PUBLIC_KEYS")).keys).toContainEqual({
+      kty: "OKP",
+      crv: "Ed25519",
+      kid: "operator",
+      x: "ci-x-operator",
+    });
   });
 
   it("gives wallets https URLs on public host names, and the issuer the auth server's keys in-cluster", () => {
@@ -384,6 +395,11 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
         "every one of: secrets.accessTokenSigningKey, secrets.dpopNonceSecret, secrets.holderTokenSecret",
       ],
       [["ci/inline-secrets-values.yaml"], ["secrets.nonceSecret="], "or every one of: secrets.nonceSecret"],
+      [
+        ["ci/inline-secrets-values.yaml"],
+        ["secrets.serviceIdentityKeys.holder="],
+        "or every one of: secrets.serviceIdentityKeys.holder",
+      ],
       [minimal, ["ingress.domain="], "set ingress.domain, or give at least one enabled service an ingress host"],
       [
         minimal,
@@ -443,7 +459,8 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     it("rejects unknown and malformed values through values.schema.json", () => {
       expect(renderError(minimal, ["replicaCount=3"])).toMatch(/additional properties 'replicaCount' not allowed/i);
       expect(renderError(minimal, ["services.authServer.replicas=0"])).toMatch(/replicas/);
-      expect(renderError(minimal, ["secrets.serviceAuthSecret=short"])).toMatch(/serviceAuthSecret/);
+      expect(renderError(minimal, ["secrets.serviceIdentityKeys.holder=short"])).toMatch(/serviceIdentityKeys/);
+      expect(renderError(minimal, ["secrets.serviceIdentityKeys.mallory=x"])).toMatch(/mallory/);
       expect(renderError(minimal, ["image.pullPolicy=Sometimes"])).toMatch(/pullPolicy/);
       expect(renderError(minimal, ["tenantAdmission=anyone"])).toMatch(/tenantAdmission/);
     });

@@ -162,7 +162,6 @@ generates it on first install when that value is empty (kept across upgrades, se
 Optional keys (`optional: true`) are neither required nor generated: the service copes without.
 */}}
 {{- define "attesto.secretKeys" -}}
-SERVICE_AUTH_SECRET: {value: serviceAuthSecret, generate: random}
 KEY_ENCRYPTION_KEYS: {value: keyEncryptionKeys, generate: kek}
 ACCESS_TOKEN_SIGNING_KEY: {value: accessTokenSigningKey, generate: p256}
 DPOP_NONCE_SECRET: {value: dpopNonceSecret, generate: random}
@@ -170,6 +169,39 @@ NONCE_SECRET: {value: nonceSecret, generate: random}
 LOGIN_TOKEN_SECRET: {value: loginTokenSecret, generate: random}
 HOLDER_TOKEN_SECRET: {value: holderTokenSecret, generate: random}
 LEDGER_SIGNING_KEY: {value: ledgerSigningKey, optional: true}
+{{- end -}}
+
+{{/*
+Each identity's own key in the platform Secret (docs/internal-rpc-permissions.md): the key's name ->
+its entry under secrets.serviceIdentityKeys and the identity (the `kid` of its public key). Each pod
+reads only its own; SERVICE_IDENTITY_PUBLIC_KEYS, in the same Secret, lists every public key.
+*/}}
+{{- define "attesto.identityKeys" -}}
+AUTH_SERVER_SERVICE_IDENTITY_KEY: {value: authServer, identity: auth-server}
+CREDENTIAL_ISSUER_SERVICE_IDENTITY_KEY: {value: credentialIssuer, identity: credential-issuer}
+VERIFIER_SERVICE_IDENTITY_KEY: {value: verifier, identity: verifier}
+HOLDER_SERVICE_IDENTITY_KEY: {value: holder, identity: holder}
+TRUST_REGISTRY_SERVICE_IDENTITY_KEY: {value: trustRegistry, identity: trust-registry}
+SCHEMA_REGISTRY_SERVICE_IDENTITY_KEY: {value: schemaRegistry, identity: schema-registry}
+SCHEDULER_SERVICE_IDENTITY_KEY: {value: scheduler, identity: scheduler}
+LEDGER_SERVICE_IDENTITY_KEY: {value: ledger, identity: ledger}
+OPERATOR_SERVICE_IDENTITY_KEY: {value: operator, identity: operator}
+{{- end -}}
+
+{{/*
+A new identity key: an Ed25519 private JWK ({"kty":"OKP","crv":"Ed25519","x","d"}). Helm makes the
+key as PKCS#8 PEM, whose last 32 bytes are the seed (`d`); the public key (`x`) is read from a
+throw-away self-signed certificate of that key, as the 32 bytes after the Ed25519
+SubjectPublicKeyInfo prefix 302a300506032b6570032100 (base64 MCowBQYDK2VwAyEA).
+*/}}
+{{- define "attesto.generateIdentityKey" -}}
+{{- $pem := genPrivateKey "ed25519" -}}
+{{- $pkcs8 := $pem | replace "-----BEGIN PRIVATE KEY-----" "" | replace "-----END PRIVATE KEY-----" "" | nospace | b64dec -}}
+{{- $cert := genSelfSignedCertWithKey "attesto-identity" nil nil 1 $pem -}}
+{{- $certDer := $cert.Cert | replace "-----BEGIN CERTIFICATE-----" "" | replace "-----END CERTIFICATE-----" "" | nospace | b64dec -}}
+{{- $x := index (splitList (b64dec "MCowBQYDK2VwAyEA") $certDer) 1 | trunc 32 -}}
+{{- $b64url := dict "x" ($x | b64enc | replace "+" "-" | replace "/" "_" | trimSuffix "=") "d" (substr 16 48 $pkcs8 | b64enc | replace "+" "-" | replace "/" "_" | trimSuffix "=") -}}
+{{- dict "kty" "OKP" "crv" "Ed25519" "x" $b64url.x "d" $b64url.d | toJson -}}
 {{- end -}}
 
 {{/* A fresh value for a secret key: (dict "generate" "random"|"kek"|"p256"). */}}
