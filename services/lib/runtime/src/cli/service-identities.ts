@@ -13,7 +13,10 @@ import { envPrefixOf } from "../service-module.js";
  */
 const { privateKeys, publicKeys } = generateServiceIdentities();
 const entries: Array<[string, string]> = [
-  ...SERVICE_IDENTITIES.map((name): [string, string] => [`${envPrefixOf(name)}_SERVICE_IDENTITY_KEY`, privateKeys[name]]),
+  ...SERVICE_IDENTITIES.map((name): [string, string] => [
+    `${envPrefixOf(name)}_SERVICE_IDENTITY_KEY`,
+    privateKeys[name],
+  ]),
   ["SERVICE_IDENTITY_PUBLIC_KEYS", publicKeys],
 ];
 const folder = process.argv[2];
