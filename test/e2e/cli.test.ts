@@ -68,7 +68,7 @@ describe("attesto CLI against npm start", () => {
 
   const attestoWith = async (extraEnv: NodeJS.ProcessEnv, args: string[]) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ATTESTO_DATA_DIR: dataDir, ...extraEnv };
-    delete env.SERVICE_AUTH_SECRET;
+    delete env.SERVICE_IDENTITY_KEY;
     try {
       const { stdout, stderr } = await run(process.execPath, [join(repoRoot, "cli/bin/attesto.js"), ...args], {
         cwd: root,
@@ -94,7 +94,7 @@ describe("attesto CLI against npm start", () => {
       LOG_LEVEL: "warn",
     };
     delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
-    delete env.SERVICE_AUTH_SECRET;
+    delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
     launcher = await startLauncher({ env, readyTimeoutMs: 110_000 });
   });
 
@@ -127,7 +127,11 @@ describe("attesto CLI against npm start", () => {
     const tenants = createRpcClient(tenantV1.TenantService, {
       baseUrl: platform.services["trust-registry"]!.internalUrl,
       audience: "trust-registry",
-      signer: createServiceCredentialSigner({ secret: secrets.SERVICE_AUTH_SECRET!, caller: "operator" }),
+      // The credential issuer's identity: it is the one that authenticates API keys (caller policy).
+      signer: createServiceCredentialSigner({
+        privateKey: secrets.CREDENTIAL_ISSUER_SERVICE_IDENTITY_KEY!,
+        caller: "credential-issuer",
+      }),
       timeoutMs: 5_000,
     });
     expect((await tenants.authenticateApiKey({ apiKey })).outcome).toBe(tenantV1.ApiKeyOutcome.VALID);

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantV1 } from "@attesto/proto";
 import { didKeyFromPublicJwk, ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
-import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime";
+import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase } from "@attesto/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LauncherProcess, startLauncher } from "../e2e/support/launcher.js";
@@ -49,7 +50,8 @@ import { SERVICE_NAMES, SERVICE_PORTS, urlsFor } from "./support/platform.js";
  */
 const PORT_OFFSET = 22_090;
 const urls = urlsFor(PORT_OFFSET);
-const SERVICE_AUTH_SECRET = randomBytes(32).toString("base64url");
+/** Every identity's private key (`<PREFIX>_SERVICE_IDENTITY_KEY`): the test speaks as the operator. */
+const IDENTITY_KEYS = testServiceIdentityEnv();
 const HOSTILE_REQUEST_ID = '<script>alert(1)</script>" injected=1';
 
 const run = randomBytes(4).toString("hex");
@@ -87,7 +89,7 @@ describe("no secrets in logs (every flow at LOG_LEVEL=debug)", () => {
       PORT_OFFSET: String(PORT_OFFSET),
       ATTESTO_DATA_DIR: dataDir,
       LOG_LEVEL: "debug",
-      SERVICE_AUTH_SECRET,
+      ...IDENTITY_KEYS,
       // The webhook receiver of this test is an internal address the operator allows explicitly.
       OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiverPort}`,
       SCHEDULER_NOTARY_BATCH_INTERVAL_MS: "200",
@@ -100,7 +102,7 @@ describe("no secrets in logs (every flow at LOG_LEVEL=debug)", () => {
       env.SCHEDULER_JOB_QUEUE_SCHEMA = schemaOf("boss");
     }
     launcher = await startLauncher({ env, readyTimeoutMs: 150_000, maxOutputChars: 200_000_000 });
-    remember("SERVICE_AUTH_SECRET", SERVICE_AUTH_SECRET);
+    for (const [variable, jwk] of Object.entries(IDENTITY_KEYS)) remember(variable, JSON.parse(jwk).d);
   }, 180_000);
 
   afterAll(async () => {
@@ -132,7 +134,7 @@ describe("no secrets in logs (every flow at LOG_LEVEL=debug)", () => {
     const registry = createRpcClient(tenantV1.TenantService, {
       baseUrl: `http://localhost:${9085 + PORT_OFFSET}`,
       audience: "trust-registry",
-      signer: createServiceCredentialSigner({ secret: SERVICE_AUTH_SECRET, caller: "operator" }),
+      signer: testCredentialSigner("operator"),
       timeoutMs: 10_000,
     });
     const receiverPort = (receiver.address() as AddressInfo).port;

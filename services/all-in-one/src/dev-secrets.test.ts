@@ -22,7 +22,6 @@ describe("developmentSecrets", () => {
     const dir = join(tempDir(), "data");
     const first = developmentSecrets(dir, {});
     expect(first.generated).toEqual([
-      "SERVICE_AUTH_SECRET",
       "KEY_ENCRYPTION_KEYS",
       "TRUST_REGISTRY_LOGIN_TOKEN_SECRET",
       "CREDENTIAL_ISSUER_NONCE_SECRET",
@@ -45,7 +44,6 @@ describe("developmentSecrets", () => {
   it("leaves alone what the environment sets, for every service or for the one that reads it", () => {
     const dir = tempDir();
     const env = {
-      SERVICE_AUTH_SECRET: "s",
       KEY_ENCRYPTION_KEYS: "k",
       LOGIN_TOKEN_SECRET: "l",
       CREDENTIAL_ISSUER_NONCE_SECRET: "n",
