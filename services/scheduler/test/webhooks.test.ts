@@ -202,7 +202,9 @@ describe("webhooks", () => {
     expect(await asVerifier.publishVerificationEvent(request)).toMatchObject({ created: true });
     expect(await asVerifier.publishVerificationEvent(request)).toMatchObject({ created: false });
     const refused = await scheduler.notary.publishVerificationEvent(request).catch((e: unknown) => e);
-    expect(String(refused)).toContain("PublishVerificationEvent is for the verifier only");
+    expect(String(refused)).toContain(
+      "attesto.notary.v1.NotaryService/PublishVerificationEvent may not be called by 'credential-issuer'",
+    );
     const badResult = await asVerifier
       .publishVerificationEvent({ ...request, sessionId: "session-2", resultJson: "[1]" })
       .catch((e: unknown) => e);

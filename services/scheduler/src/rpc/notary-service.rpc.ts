@@ -1,8 +1,7 @@
 import { notaryV1 } from "@attesto/proto";
-import { callerKey, forbidden } from "@attesto/runtime";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { enqueueNotarization } from "../domain/enqueue-notarization.js";
 import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "../domain/model.js";
 import type { NotaryDependencies } from "../domain/ports.js";
@@ -155,11 +154,7 @@ export class NotaryServiceRpc implements ServiceImpl<typeof notaryV1.NotaryServi
 
   async publishVerificationEvent(
     request: notaryV1.PublishVerificationEventRequest,
-    context: HandlerContext,
   ): Reply<typeof notaryV1.PublishVerificationEventResponseSchema> {
-    // Only the verifier knows a session's outcome: no other service may speak for it.
-    if (context.values.get(callerKey) !== "verifier")
-      throw forbidden("PublishVerificationEvent is for the verifier only");
     const created = await publishVerificationEvent(this.deps, {
       tenant: request.tenant,
       sessionId: request.sessionId,

@@ -55,6 +55,8 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     ListNotarizations: ["operator"],
     RetryDeadJobs: ["operator"],
     ListWebhookDeliveries: ["operator"],
+    // Only the verifier knows a session's outcome: no other service may speak for it.
+    PublishVerificationEvent: ["verifier"],
   },
   "attesto.schema.v1.SchemaService": {
     GetCredentialType: ["credential-issuer"],
