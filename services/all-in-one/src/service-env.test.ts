@@ -106,7 +106,7 @@ describe("buildServiceEnv", () => {
         env,
         logLevel: "warn",
         databaseUrl: "postgres://db/attesto",
-        serviceAuthSecret: "s".repeat(32),
+        serviceIdentityPublicKeys: '{"keys":[]}',
       });
     };
     expect(buildFor(0, {}).CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER).toBe("true");

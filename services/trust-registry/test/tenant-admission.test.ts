@@ -20,7 +20,7 @@ const failureOf = async (call: Promise<unknown>) => {
 
 /** What an API-key endpoint of the issuer or verifier answers for this key (the runtime's authenticator). */
 async function apiKeyAnswer(registry: TestRegistry, apiKey: string) {
-  const authenticator = createApiKeyAuthenticator(tenantServiceAs(registry, "credential-issuer"), { cacheTtlMs: 0 });
+  const authenticator = createApiKeyAuthenticator(tenantServiceAs(registry, "credential-issuer"));
   try {
     const tenant = await authenticator.authenticate(apiKey);
     return { status: 200, tenant: tenant.tenant };
@@ -67,7 +67,9 @@ describe("tenant admission: TENANT_ADMISSION=approval", () => {
     const { uuid, status, api_key: apiKey } = response.json();
     expect(status).toBe("PENDING");
     expect(await apiKeyAnswer(registry, apiKey)).toEqual({ status: 401, message: "Account is not approved" });
-    expect((await registry.tenantService.authenticateApiKey({ apiKey })).outcome).toBe(ApiKeyOutcome.NOT_APPROVED);
+    expect((await registry.tenantServiceAs("credential-issuer").authenticateApiKey({ apiKey })).outcome).toBe(
+      ApiKeyOutcome.NOT_APPROVED,
+    );
     // The organization may log in, but may not act (DID operations) while pending.
     const token = await accessTokenOf(registry.app, { uuid, tenant: body.tenant, apiKey, password: PASSWORD });
     const did = await registry.app.inject({
@@ -88,11 +90,11 @@ describe("tenant admission: TENANT_ADMISSION=approval", () => {
 
   it("ApproveTenant is the operator's alone, and NOT_FOUND for an unknown tenant", async () => {
     const organization = await registerOrganization(registry.app);
-    for (const caller of ["credential-issuer", "verifier", "holder", "scheduler", "auth-server"]) {
+    for (const caller of ["credential-issuer", "verifier", "holder", "scheduler", "auth-server"] as const) {
       expect(await failureOf(tenantServiceAs(registry, caller).approveTenant({ tenant: organization.tenant }))).toEqual(
         {
           code: "PermissionDenied",
-          message: "ApproveTenant is for the operator only",
+          message: `attesto.tenant.v1.TenantService/ApproveTenant may not be called by '${caller}'`,
         },
       );
     }

@@ -7,7 +7,10 @@ import { TenantServiceRpc } from "../../src/rpc/tenant-service.rpc.js";
 import type { TestRegistry } from "./test-registry.js";
 
 /** TenantService as a given calling service reaches it (real service-credential check and caller policy). */
-export function tenantServiceAs(registry: TestRegistry, caller: ServiceIdentity): Client<typeof tenantV1.TenantService> {
+export function tenantServiceAs(
+  registry: TestRegistry,
+  caller: ServiceIdentity,
+): Client<typeof tenantV1.TenantService> {
   const transport = createRouterTransport(
     (router) => router.service(tenantV1.TenantService, new TenantServiceRpc(registry.domain)),
     {
