@@ -73,6 +73,8 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     GetWebhooks: ["scheduler", "operator"],
     RevokeApiKeys: ["operator"],
     DeleteTenant: ["operator"],
+    // The issuers the platform registered, for the verifier's issuer_trust check.
+    ListRegisteredIssuers: ["verifier"],
   },
   "attesto.verifier.v1.VerifierPolicyService": {
     ApplyPolicy: ["operator"],
