@@ -6,6 +6,7 @@ import { runDeadLetters } from "./commands/dead-letters.js";
 import { runGet } from "./commands/get.js";
 import { type CommandIo, UsageError } from "./commands/io.js";
 import { revealTo } from "./commands/reveal.js";
+import { runTenantsApprove } from "./commands/tenants.js";
 import { runWebhooksList, runWebhooksSet } from "./commands/webhooks.js";
 import {
   assertReachable,
@@ -28,6 +29,7 @@ export const USAGE = `usage: attesto <command> [options]
   webhooks list <tenant>
   webhooks set <tenant> --url URL [--events a,b] [--url URL ...] [--secret-file FILE]
   apikey rotate <tenant> [--api-key-dir DIR]         revoke the tenant's API keys and issue a new one
+  tenants approve <tenant>                           admit a tenant pending approval (TENANT_ADMISSION=approval)
   dead-letters list [--tenant T]
   dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
 
@@ -136,6 +138,13 @@ async function dispatch(argv: string[], env: Env, io: CommandIo): Promise<number
       if (verb !== "rotate" || positionals.length !== 1) throw new UsageError("apikey rotate needs <tenant>");
       const connection = await connected(values, ["trust-registry"]);
       return runApiKeyRotate({ tenant: positionals[0]!, apiKeyDir: values["api-key-dir"] }, connection.tenants, io);
+    }
+    case "tenants": {
+      const [verb, ...args] = rest;
+      const { values, positionals } = parse(args, {});
+      if (verb !== "approve" || positionals.length !== 1) throw new UsageError("tenants approve needs <tenant>");
+      const connection = await connected(values, ["trust-registry"]);
+      return runTenantsApprove({ tenant: positionals[0]! }, connection.tenants, io);
     }
     case "dead-letters": {
       // Its own argument grammar (repeatable ids); only the global options are taken out here.

@@ -10,7 +10,7 @@ import { type LauncherProcess, repoRoot, startLauncher } from "./support/launche
 
 /**
  * The `attesto` CLI against a real `npm start` (child processes both): apply, get, delete, webhooks,
- * apikey and dead-letters through the internal APIs, found with no configuration in the data folder;
+ * apikey, tenants approve and dead-letters through the internal APIs, found with no configuration in the data folder;
  * ATTESTO_CONFIG_DIR applied at start-up and on change. Ports: the default ports (root README, "Services and ports") + 21000.
  */
 const PORT_OFFSET = 21_000;
@@ -91,6 +91,8 @@ describe("attesto CLI against npm start", () => {
       PORT_OFFSET: String(PORT_OFFSET),
       ATTESTO_DATA_DIR: dataDir,
       ATTESTO_CONFIG_DIR: configDir,
+      // Self-service tenants wait for `attesto tenants approve`; declared ones are approved by apply.
+      TRUST_REGISTRY_TENANT_ADMISSION: "approval",
       LOG_LEVEL: "warn",
     };
     delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
@@ -180,6 +182,42 @@ describe("attesto CLI against npm start", () => {
     expect(rotated.code).toBe(0);
     expect(readFileSync(join(keysDir, "acme-university.key"), "utf8")).not.toBe(before);
     expect(await attesto("dead-letters", "list")).toMatchObject({ code: 0, stdout: "" });
+  });
+
+  it("tenants approve admits a tenant that applied while admission needs approval", async () => {
+    const tenantId = "pending-college";
+    const applied = await fetch(`http://127.0.0.1:${8085 + PORT_OFFSET}/v1/apply`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Pending College",
+        tenant: tenantId,
+        password: "Correct-Horse-9-Battery",
+      }),
+    });
+    expect(applied.status).toBe(201);
+    const { api_key: apiKey, status } = (await applied.json()) as { api_key: string; status: string };
+    expect(status).toBe("PENDING");
+    const offer = () =>
+      fetch(`http://127.0.0.1:${8082 + PORT_OFFSET}/v1/offers`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": apiKey },
+        body: "{}",
+      });
+    const refused = await offer();
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain("Account is not approved");
+
+    expect(await attesto("tenants", "approve", tenantId)).toMatchObject({
+      code: 0,
+      stdout: `tenant ${tenantId} approved\n`,
+    });
+    expect((await offer()).status).toBe(400); // past the API key: the empty body is what is refused now
+    expect(await attesto("tenants", "approve", tenantId)).toMatchObject({
+      code: 0,
+      stdout: `tenant ${tenantId} was already approved\n`,
+    });
+    expect((await attesto("tenants", "approve", "no-such-tenant")).code).toBe(1);
   });
 
   it("delete removes the Issuer and VerifierPolicy before the Tenant", async () => {
