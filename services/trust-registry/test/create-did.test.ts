@@ -28,7 +28,7 @@ describe("POST /v1/did", () => {
       ...(options.payload === undefined ? {} : { payload: options.payload }),
     });
 
-  it("creates a did:ledger DID and returns the §2.7 organization DID once", async () => {
+  it("creates a did:ledger DID and returns the organization DID once", async () => {
     const response = await createDid({ payload: {} });
     expect(response.statusCode).toBe(201);
     expect(response.headers["cache-control"]).toBe("no-store");

@@ -177,7 +177,7 @@ describe("TenantService", () => {
       }
     });
 
-    it("applies the §2.1 rules", async () => {
+    it("applies the apply field rules", async () => {
       for (const [request, message] of [
         [
           { tenant: "svc-internal", name: "X" },

@@ -30,7 +30,7 @@ describe("POST /v1/verifier/authorization-request", () => {
       payload: payload as Record<string, unknown>,
     });
 
-  describe("authentication (§5.1)", () => {
+  describe("authentication", () => {
     it("answers the API key errors before looking at the body", async () => {
       const missing = await create({}, null);
       expect([missing.statusCode, missing.json()]).toEqual([

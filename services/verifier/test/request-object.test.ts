@@ -36,7 +36,7 @@ describe("GET /v1/verifier/request/:requestUriId", () => {
     return { identity, created, path };
   }
 
-  it("serves a JWS typed oauth-authz-req+jwt, signed with the verifier key, with exactly the §2.8 claims", async () => {
+  it("serves a JWS typed oauth-authz-req+jwt, signed with the verifier key, with exactly the request object claims", async () => {
     const { identity, created, path } = await create({
       client_metadata: { client_name: "Acme", policy_uri: "https://acme.example/privacy" },
     });

@@ -10,7 +10,7 @@ describe("GET /v1/verifier/result/:sessionId", () => {
   });
   afterAll(() => verifier.close());
 
-  it("needs an API key (§5.1)", async () => {
+  it("needs an API key", async () => {
     const session = await openSession(verifier.app);
     const missing = await verifier.app.inject({ method: "GET", url: `/v1/verifier/result/${session.sessionId}` });
     expect([missing.statusCode, missing.json()]).toEqual([

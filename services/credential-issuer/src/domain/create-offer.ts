@@ -49,7 +49,7 @@ type SigningRequest = { mode: "did"; issuerDid: string; issuerPrivateKey: string
 
 export const sha256Hex = (value: string) => createHash("sha256").update(value).digest("hex");
 
-/** Spec §9.4: transaction codes are not offered yet. */
+/** transaction codes are not offered yet. */
 function rejectTransactionCode(input: CreateOfferInput): void {
   if (input.requireTransactionCode) {
     throw badRequest("require_transaction_code: true is not supported yet; omit it or set it to false");

@@ -5,7 +5,7 @@ import type { HolderDependencies } from "../domain/dependencies.js";
 
 const users = new WeakMap<FastifyRequest, string>();
 
-/** Spec §5.2: 401 `invalid_token` for a missing, malformed, forged or expired login token. */
+/** 401 `invalid_token` for a missing, malformed, forged or expired login token. */
 const invalidToken = (message: string, cause?: unknown) =>
   new AppError(401, "invalid_token", message, {
     cause,

@@ -4,7 +4,7 @@ import { createLogIn } from "../domain/accounts/log-in.js";
 import { registerUser } from "../domain/accounts/register-user.js";
 import type { HolderDependencies } from "../domain/dependencies.js";
 
-/** Spec §2.3 and §8. */
+/** The interface rules for login tokens and limits (see the README). */
 export const PASSWORD_MIN_LENGTH = 8;
 /** Bounds the argon2 input; far beyond any real password. */
 export const PASSWORD_MAX_LENGTH = 1024;

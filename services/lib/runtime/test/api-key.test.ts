@@ -57,7 +57,7 @@ describe("requireApiKey", () => {
   const post = (url: string, key?: string) =>
     app.inject({ method: "POST", url, headers: key === undefined ? {} : { "x-api-key": key } });
 
-  it("answers the §5.1 errors exactly", async () => {
+  it("answers the API-key errors exactly", async () => {
     expect((await post("/offers")).json()).toEqual({ error: "unauthorized", message: "API Key is required" });
     expect((await post("/offers", "")).statusCode).toBe(401);
     const invalid = await post("/offers", "nope");

@@ -43,7 +43,7 @@ export async function enqueueNotarization(deps: NotaryDependencies, input: Enque
   const { tenant, credentialId, digest, offerId } = parseEnqueueInput(input);
   const existing = await deps.store.findNotarizationByCredential(credentialId);
   if (existing) return sameRequestOrConflict(existing, tenant, digest);
-  // Spec §7: with notarize_on_ledger the caller answers 503 when the ledger is unreachable.
+  // with notarize_on_ledger the caller answers 503 when the ledger is unreachable.
   if (input.requireLedgerReachable) await deps.ledger.probe();
   const salt = newSalt();
   const objectId = randomUUID();

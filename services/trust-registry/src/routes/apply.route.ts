@@ -11,7 +11,7 @@ import {
   zTenantIdentifier,
 } from "../domain/z-tenant-fields.js";
 
-/** Spec §8: 100 requests per minute per client IP, counted before validation (every request counts). */
+/** 100 requests per minute per client IP, counted before validation (every request counts). */
 export const APPLY_RATE_LIMIT = { name: "apply", max: 100, windowSeconds: 60 } as const;
 
 const zApplyBody = z.object(

@@ -22,7 +22,7 @@ const zCreateDidBody = z.preprocess(
   ),
 );
 
-/** Spec §2.7 organization DID. */
+/** The organization DID (trust registry README, "POST /v1/did"). */
 const zCreatedDid = z.object({
   did: z.string(),
   key_id: z.string(),

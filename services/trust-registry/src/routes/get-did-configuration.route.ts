@@ -6,7 +6,7 @@ import type { TrustRegistryDomain } from "../domain/dependencies.js";
 
 const zParams = z.object({ tenant: z.string().min(1).max(200, "tenant must be at most 200 characters") });
 
-/** Spec §2.10 DID Configuration Resource. */
+/** The DID Configuration Resource (DIF Well Known DID Configuration). */
 const zDidConfiguration = z.object({
   "@context": z.literal(DID_CONFIGURATION_CONTEXT),
   linked_dids: z.array(z.string()),

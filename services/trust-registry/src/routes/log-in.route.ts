@@ -6,7 +6,7 @@ import { createLogIn } from "../domain/log-in.js";
 import { zAccountUuid, zOrganizationPassword } from "../domain/z-tenant-fields.js";
 
 /**
- * Spec §8: 5 attempts per 60 s per UUID, counted before validation and before the password is
+ * 5 attempts per 60 s per UUID, counted before validation and before the password is
  * checked, so a 6th attempt is refused even with the right password.
  */
 export const LOGIN_RATE_LIMIT = { name: "login", max: 5, windowSeconds: 60 } as const;

@@ -31,7 +31,7 @@ function toTenantMessage(account: TenantAccount): MessageInitShape<typeof tenant
   };
 }
 
-/** Parses one field with its §2.1 rule; a violation is InvalidArgument with the rule's message. */
+/** Parses one field with its field rule (trust registry README, "POST /v1/apply"); a violation is InvalidArgument with the rule's message. */
 function field<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw badRequest(result.error.issues[0]?.message ?? "invalid field");

@@ -18,7 +18,7 @@ import { selectCredentialConfigurations } from "./select-credential-configuratio
 
 /** RFC 9126 §2.2: the request_uri prefix. */
 export const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request-uri:";
-/** Spec §8: a request_uri lives 60 s. */
+/** a request_uri lives 60 s. */
 export const REQUEST_URI_LIFETIME_SECONDS = 60;
 
 export interface ParRequest {

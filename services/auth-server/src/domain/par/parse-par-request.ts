@@ -2,7 +2,7 @@ import { isS256CodeChallenge, PKCE_S256 } from "@attesto/protocol";
 import { InvalidRequest } from "@attesto/runtime";
 import { optionalParameter, requiredParameter, type TokenParameters } from "../token/token-parameters.js";
 
-/** Spec §8: PAR `state` is at most 4096 characters. */
+/** PAR `state` is at most 4096 characters. */
 export const MAX_STATE_LENGTH = 4096;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;

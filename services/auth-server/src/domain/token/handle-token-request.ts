@@ -16,7 +16,7 @@ export interface TokenRequest {
   clientAttestation?: ClientAttestationHeaders;
 }
 
-/** Spec §2.5: `token_type` DPoP when the request carried a DPoP proof, else Bearer. No c_nonce (OID4VCI 1.0). */
+/** `token_type` DPoP when the request carried a DPoP proof, else Bearer. No c_nonce (OID4VCI 1.0). */
 export interface TokenResponseBody {
   access_token: string;
   token_type: "DPoP" | "Bearer";

@@ -3,7 +3,7 @@ import { z } from "zod";
 /** RFC 9068 `typ` of JWT access tokens. */
 export const ACCESS_TOKEN_TYP = "at+jwt";
 export const ACCESS_TOKEN_ALG = "ES256";
-/** Spec §8: access tokens live 3600 s (the `expires_in` of the token response). */
+/** access tokens live 3600 s (the `expires_in` of the token response). */
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 3600;
 
 /** The claims of an Attesto access token as they travel (snake_case, RFC 9068 + Attesto grant claims). */

@@ -13,11 +13,11 @@ import {
   zDpopJwtPayload,
 } from "./z-dpop.js";
 
-/** Spec §8: a proof's `iat` may be at most 300 s old ... */
+/** a proof's `iat` may be at most 300 s old ... */
 export const DPOP_PROOF_MAX_AGE_SECONDS = 300;
 /** ... and at most 60 s in the future (clock skew). */
 export const DPOP_PROOF_MAX_FUTURE_SKEW_SECONDS = 60;
-/** Spec §8: a `jti` is remembered (refused on reuse) for 300 s. */
+/** a `jti` is remembered (refused on reuse) for 300 s. */
 export const DPOP_JTI_LIFETIME_SECONDS = 300;
 /** Replay-store namespace of proof `jti`s; values are `<jkt>:<jti>`. */
 export const DPOP_JTI_NAMESPACE = "dpop-jti";
