@@ -11,9 +11,9 @@ import { type LauncherProcess, repoRoot, startLauncher } from "./support/launche
 /**
  * The `attesto` CLI against a real `npm start` (child processes both): apply, get, delete, webhooks,
  * apikey, tenants approve and dead-letters through the internal APIs, found with no configuration in the data folder;
- * ATTESTO_CONFIG_DIR applied at start-up and on change. Ports: the default ports (root README, "Services and ports") + 21000.
+ * ATTESTO_CONFIG_DIR applied at start-up and on change. Ports: the default ports (root README, "Services and ports") + 20600.
  */
-const PORT_OFFSET = 21_000;
+const PORT_OFFSET = 20_600;
 const run = promisify(execFile);
 
 const tenantYaml = (name: string, tenantId: string) => `apiVersion: attesto.dev/v1alpha1

@@ -13,7 +13,7 @@ import { startTestPlatform, type TestPlatform } from "./support/platform.js";
  * internal port from a closed one. The platform's own public services stay reachable (the
  * all-in-one's allowance), so a real offer still resolves.
  */
-const PORT_OFFSET = 22_080;
+const PORT_OFFSET = 22_170;
 /** Public ports of the all-in-one are allowed; its internal (Connect) ports never are. */
 const TRUST_REGISTRY_INTERNAL_PORT = 9085 + PORT_OFFSET;
 
