@@ -65,7 +65,7 @@ app.kubernetes.io/component: {{ .component }}
 {{/*
 The services: name -> values key, the host name under ingress.domain (`host`), whether wallets and
 relying parties see its public URL (`walletFacing`: it must then be https on a public host name), ports
-(DESIGN.md), which other services' internal and public URLs they are given, and which platform secrets
+(root README, "Services and ports"), which other services' internal and public URLs they are given, and which platform secrets
 they read (keys of attesto.secretKeys; an optional key may be absent from the Secret).
 */}}
 {{- define "attesto.catalog" -}}
