@@ -1,11 +1,13 @@
 import "reflect-metadata";
-import { createHash, createPrivateKey, randomBytes, sign, webcrypto } from "node:crypto";
+import { randomBytes, webcrypto } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { didKeyFromPublicJwk, ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
 import * as x509 from "@peculiar/x509";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The verifier tests' JWS signer and hasher (the same crypto an attacker would use).
+import { jwsSigner, type PrivateJwk, sha256 } from "../../services/verifier/test/support/credentials.js";
 import {
   applyTenant,
   BADGE_CLAIMS,
@@ -33,8 +35,6 @@ const PORT_OFFSET = 22_150;
 
 x509.cryptoProvider.set(webcrypto as ReturnType<typeof x509.cryptoProvider.get>);
 
-type PrivateJwk = { kty: string; crv: string; x: string; y?: string; d: string };
-
 interface CheckResult {
   check: string;
   status: string;
@@ -46,22 +46,6 @@ interface Result {
   status: string;
   check_results: CheckResult[];
   presentation_metadata?: { claims: Record<string, unknown>; credential_metadata: Array<{ issuer: string }> };
-}
-
-const sha256 = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : Buffer.from(data))
-      .digest(),
-  );
-
-function jwsSigner(jwk: PrivateJwk) {
-  const key = createPrivateKey({ key: jwk as never, format: "jwk" });
-  return async (input: string) =>
-    (jwk.kty === "OKP"
-      ? sign(null, Buffer.from(input), key)
-      : sign("sha256", Buffer.from(input), { key, dsaEncoding: "ieee-p1363" })
-    ).toString("base64url");
 }
 
 /** An SD-JWT VC as an attacker makes it: any iss, any header, signed with the attacker's key, bound to `holder`. */

@@ -13,13 +13,14 @@ import type { PlatformEdges } from "./edges.js";
 
 x509.cryptoProvider.set(webcrypto as ReturnType<typeof x509.cryptoProvider.get>);
 
-type PrivateJwk = { kty: string; crv: string; x: string; y?: string; d: string };
+export type PrivateJwk = { kty: string; crv: string; x: string; y?: string; d: string };
 
 export const PID_VCT = "https://schemas.attesto.test/schemas/person-identification-data/v1";
 
 export const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 
-const sha256 = (data: string | ArrayBuffer) =>
+/** SHA-256 as @sd-jwt's hasher wants it. */
+export const sha256 = (data: string | ArrayBuffer) =>
   new Uint8Array(
     createHash("sha256")
       .update(typeof data === "string" ? data : Buffer.from(data))
