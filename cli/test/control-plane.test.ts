@@ -153,7 +153,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
     })();
     expect(error).toBeInstanceOf(ManifestValidationError);
     expect((error as ManifestValidationError).problems).toEqual([
-      `${file}#1: spec.tenantId: tenantId may contain only lowercase letters, digits, hyphens and underscores`,
+      `${file}#1: spec.tenantId: tenantId may contain only letters a-z, digits, hyphens and underscores`,
       `${file}#2: spec: certificateRef requires signingMode X509`,
       `${file}#3: apiVersion must be attesto.dev/v1alpha1 for Tenant`,
       `${file}#4: kind must be one of Tenant, Issuer, VerifierPolicy, Secret`,

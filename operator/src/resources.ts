@@ -1,3 +1,4 @@
+import { zTenantIdNamed } from "@attesto/runtime";
 import { z } from "zod";
 
 /**
@@ -17,17 +18,8 @@ export const RESOURCE_KINDS = {
 
 export type ResourceKind = keyof typeof RESOURCE_KINDS;
 
-/** Same rules as `POST /v1/apply` (trust registry, z-tenant-fields.ts). */
-export const RESERVED_TENANT_PREFIXES = ["u-", "svc-", "admin-", "api-", "www-"] as const;
-
-export const zTenantId = z
-  .string()
-  .min(1, "tenantId must not be empty")
-  .max(100, "tenantId must be at most 100 characters")
-  .regex(/^[a-z0-9_-]+$/, "tenantId may contain only lowercase letters, digits, hyphens and underscores")
-  .refine((id) => !RESERVED_TENANT_PREFIXES.some((prefix) => id.startsWith(prefix)), {
-    message: `tenantId must not start with a reserved prefix (${RESERVED_TENANT_PREFIXES.join(", ")})`,
-  });
+/** The platform's tenant identifier rules (@attesto/runtime's tenant-id, as `POST /v1/apply` checks them). */
+export const zTenantId = zTenantIdNamed("tenantId");
 
 const zSecretKeyRef = (defaultKey: string) =>
   z.object({ name: z.string().min(1), key: z.string().min(1).default(defaultKey) });

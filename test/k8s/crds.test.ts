@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { zIssuerSpec, zTenantSpec, zVerifierPolicySpec } from "@attesto/operator";
+import {
+  isTenantId,
+  RESERVED_TENANT_PREFIXES,
+  TENANT_ID_MAX_LENGTH,
+  TENANT_ID_PATTERN,
+  tenantIdProblem,
+} from "@attesto/runtime";
 import { type CelInput, parse as parseCel, run } from "@bufbuild/cel";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
@@ -104,11 +111,23 @@ describe("CRDs (crds/, the source of truth)", () => {
     expect(() => parseCel("self.(")).toThrow();
   });
 
-  it("Tenant.spec.tenantId: the /v1/apply rules, reserved prefixes by CEL, immutable", () => {
-    const pattern = new RegExp(schemaOf("Tenant").properties!.spec!.properties!.tenantId!.pattern as string);
+  it("Tenant.spec.tenantId: the platform's tenant id rules (@attesto/runtime tenant-id), reserved prefixes by CEL, immutable", () => {
+    const tenantId = schemaOf("Tenant").properties!.spec!.properties!.tenantId!;
+    expect(tenantId.pattern).toBe(TENANT_ID_PATTERN.source);
+    expect(tenantId.maxLength).toBe(TENANT_ID_MAX_LENGTH);
+    expect(tenantId.minLength).toBe(1);
+    expect(tenantId["x-kubernetes-validations"]?.[0]?.message).toBe(tenantIdProblem("u-acme", "tenantId"));
+    const pattern = new RegExp(tenantId.pattern as string);
+    const crdAccepts = (id: string) =>
+      validateAgainstCrd("Tenant", { spec: { organizationName: "A", tenantId: id } }).length === 0 &&
+      cel("Tenant", ".spec.tenantId", 0, id);
+    const ids = ["acme", "a", "acme_university-2", "uacme", "x".repeat(100), "x".repeat(101), "", "ACME", "Acme"];
+    for (const id of [...ids, "a b", "acme.org", "écoles", ...RESERVED_TENANT_PREFIXES.map((p) => `${p}acme`)]) {
+      expect(crdAccepts(id), id).toBe(isTenantId(id));
+    }
     expect(pattern.test("acme_university-2")).toBe(true);
     expect(pattern.test("Acme")).toBe(false);
-    for (const prefix of ["u-", "svc-", "admin-", "api-", "www-"]) {
+    for (const prefix of RESERVED_TENANT_PREFIXES) {
       expect(cel("Tenant", ".spec.tenantId", 0, `${prefix}acme`)).toBe(false);
     }
     expect(cel("Tenant", ".spec.tenantId", 0, "uacme")).toBe(true);

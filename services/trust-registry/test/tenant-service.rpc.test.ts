@@ -183,7 +183,7 @@ describe("TenantService", () => {
           { tenant: "svc-internal", name: "X" },
           "tenant must not start with a reserved prefix (u-, svc-, admin-, api-, www-)",
         ],
-        [{ tenant: "bad tenant", name: "X" }, "tenant may contain only letters, digits, hyphens and underscores"],
+        [{ tenant: "bad tenant", name: "X" }, "tenant may contain only letters a-z, digits, hyphens and underscores"],
         [{ tenant: uniqueTenant(), name: "" }, "name must not be empty"],
         [{ tenant: uniqueTenant(), name: "X", email: "nope" }, "email must be a valid email address"],
       ] as const) {

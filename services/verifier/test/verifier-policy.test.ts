@@ -131,7 +131,7 @@ describe("VerifierPolicyService", () => {
   });
 
   it.each([
-    [{ tenant: "" }, "tenant is required"],
+    [{ tenant: "" }, "tenant must not be empty"],
     [{ tenant: "ACME" }, "tenant may contain only"],
     [{ name: "Bad Name" }, "name may contain only"],
     [{ trustedIssuerDids: ["https://not-a-did"] }, "trusted_issuer_dids must hold DIDs"],

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from "@attesto/runtime";
+import { badRequest, isTenantId, notFound } from "@attesto/runtime";
 import { z } from "zod";
 import type { CredentialDisplay } from "./create-issuer-metadata.js";
 import { OFFER_TTL_SECONDS } from "./create-offer.js";
@@ -9,7 +9,6 @@ import {
   type IssuerConfiguration,
   type OfferedConfiguration,
 } from "./issuer-configuration.js";
-import { TENANT_PATTERN } from "./issuer-identifier.js";
 
 /** An issuer configuration as the operator sends it (proto fields; empty string or 0 = unset). */
 export interface IssuerConfigurationInput {
@@ -63,7 +62,7 @@ const zDisplay = z
   });
 
 const zInput = z.object({
-  tenant: z.string().regex(TENANT_PATTERN, "must be a tenant identifier"),
+  tenant: z.string().refine(isTenantId, "must be a tenant identifier"),
   issuerName: z.string().max(320, "must be at most 320 characters"),
   credentialConfigurations: z
     .array(
@@ -174,7 +173,7 @@ export async function applyIssuerConfiguration(
 }
 
 function checkTenant(tenant: string): string {
-  if (!TENANT_PATTERN.test(tenant)) throw badRequest("tenant: must be a tenant identifier");
+  if (!isTenantId(tenant)) throw badRequest("tenant: must be a tenant identifier");
   return tenant;
 }
 

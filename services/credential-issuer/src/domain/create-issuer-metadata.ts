@@ -1,7 +1,7 @@
 import { SIGNATURE_ALGORITHMS } from "@attesto/protocol";
-import { notFound } from "@attesto/runtime";
+import { isTenantId, notFound } from "@attesto/runtime";
 import type { IssuerDependencies } from "./dependencies.js";
-import { credentialEndpointOf, issuerIdentifierOf, TENANT_PATTERN } from "./issuer-identifier.js";
+import { credentialEndpointOf, issuerIdentifierOf } from "./issuer-identifier.js";
 import type { CredentialConfiguration, IssuerTenant, JsonObject } from "./ports.js";
 
 /** How credentials are bound to holders: a DID (`kid` in the proof) or a bare key (`jwk`). */
@@ -127,7 +127,7 @@ async function configurationMetadata(
 
 /** A tenant that may be addressed by URL, or 404. */
 export async function findIssuerTenant(deps: IssuerDependencies, tenant: string): Promise<IssuerTenant> {
-  const found = TENANT_PATTERN.test(tenant) ? await deps.tenants.find(tenant) : undefined;
+  const found = isTenantId(tenant) ? await deps.tenants.find(tenant) : undefined;
   if (!found) throw notFound(`Tenant '${tenant}' not found`);
   return found;
 }

@@ -99,4 +99,12 @@ export {
   serviceIdentityPublicKeys,
 } from "./rpc/service-identity.js";
 export { createServiceApp, envPrefixOf, perService, runServiceMain, type ServiceModule } from "./service-module.js";
+export {
+  isTenantId,
+  RESERVED_TENANT_PREFIXES,
+  TENANT_ID_MAX_LENGTH,
+  TENANT_ID_PATTERN,
+  tenantIdProblem,
+  zTenantIdNamed,
+} from "./tenant-id.js";
 export { startTracing, type Tracing } from "./tracing.js";

@@ -1,3 +1,4 @@
+import { tenantIdProblem } from "@attesto/runtime";
 import { z } from "zod";
 
 /**
@@ -5,9 +6,6 @@ import { z } from "zod";
  * the operator's ApplyTenant. Every message names the rule that was broken, because the wire
  * error is `Invalid <field>: <message>`.
  */
-export const RESERVED_TENANT_PREFIXES = ["u-", "svc-", "admin-", "api-", "www-"] as const;
-
-export const TENANT_MAX_LENGTH = 100;
 export const NAME_MAX_LENGTH = 255;
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
@@ -28,14 +26,15 @@ export const zOrganizationPassword = requiredString("password")
   .regex(/\p{Ll}/u, "password must contain a lowercase letter")
   .regex(/\p{Nd}/u, "password must contain a digit");
 
-/** Lowercased first, so that the character and reserved-prefix rules apply to what is stored. */
+/**
+ * Lowercased first, so that the tenant identifier rules (@attesto/runtime's tenant-id, shared with
+ * the operator and the other services) apply to what is stored.
+ */
 export const zTenantIdentifier = requiredString("tenant")
   .toLowerCase()
-  .min(1, "tenant must not be empty")
-  .max(TENANT_MAX_LENGTH, `tenant must be at most ${TENANT_MAX_LENGTH} characters`)
-  .regex(/^[a-z0-9_-]*$/, "tenant may contain only letters, digits, hyphens and underscores")
-  .refine((tenant) => !RESERVED_TENANT_PREFIXES.some((prefix) => tenant.startsWith(prefix)), {
-    message: `tenant must not start with a reserved prefix (${RESERVED_TENANT_PREFIXES.join(", ")})`,
+  .superRefine((tenant, context) => {
+    const problem = tenantIdProblem(tenant, "tenant");
+    if (problem) context.addIssue({ code: "custom", message: problem });
   });
 
 /** Optional contact address; an empty string or null counts as absent. */

@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { badRequest } from "@attesto/runtime";
+import { badRequest, zTenantIdNamed } from "@attesto/runtime";
 import { z } from "zod";
 import type { VerifierDependencies } from "../dependencies.js";
 import { MAX_SESSION_TTL_SECONDS, MIN_SESSION_TTL_SECONDS, VERIFICATION_MODES } from "../verification-session.js";
@@ -17,11 +17,7 @@ const isCaCertificate = (der: Uint8Array) => {
 };
 
 /** Field rules; every message names the field, because the wire error is the message alone. */
-export const zPolicyTenant = z
-  .string()
-  .min(1, "tenant is required")
-  .max(100, "tenant must be at most 100 characters")
-  .regex(/^[a-z0-9_-]+$/, "tenant may contain only lowercase letters, digits, hyphens and underscores");
+export const zPolicyTenant = zTenantIdNamed("tenant");
 
 export const zPolicyName = z
   .string()
