@@ -53,7 +53,10 @@ const secretValue = (name: string, key: string) => {
   const value = (server.get("", "secrets", NS, name)?.data as Record<string, string> | undefined)?.[key];
   return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
 };
-const events = () => server.list("", "events", NS) as Array<StoredObject & { reason: string; type: string }>;
+const events = () =>
+  server.list("", "events", NS) as Array<
+    StoredObject & { reason: string; type: string; count: number; firstTimestamp: string; lastTimestamp: string }
+  >;
 
 /** attesto_operator_reconciles_total{kind="Tenant",result} from the operator's /metrics. */
 async function reconciles(operator: RunningOperator, result: string): Promise<number> {
@@ -198,8 +201,14 @@ describe("Tenant through the watch path", () => {
     applyExample("tenant.yaml");
     await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready after retries");
     expect(registry.callsOf("ApplyTenant").length).toBe(3);
+    // One Warning Event counting both failures (aggregated as client-go does), patched over the API.
     const warnings = events().filter((e) => e.type === "Warning");
-    expect(warnings.map((e) => e.reason)).toEqual(["PlatformUnavailable", "PlatformUnavailable"]);
+    expect(warnings.map((e) => [e.reason, e.count])).toEqual([["PlatformUnavailable", 2]]);
+    expect(warnings[0]?.lastTimestamp).not.toBe(warnings[0]?.firstTimestamp);
+    const eventPatches = server.requests.filter((r) => r.method === "PATCH" && r.path.includes("/events/"));
+    expect(eventPatches.map((r) => [r.contentType, (r.body as { count: number }).count])).toEqual([
+      ["application/merge-patch+json", 2],
+    ]);
     expect(condition(tenant(), "Degraded")).toMatchObject({ status: "False" });
   });
 

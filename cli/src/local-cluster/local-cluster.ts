@@ -1,5 +1,6 @@
 import {
   type CustomResource,
+  type EventRepeat,
   type JsonPatchOperation,
   KubeApiError,
   type KubeClient,
@@ -186,8 +187,16 @@ export class LocalCluster implements KubeClient, ResourceCache {
     return true;
   }
 
-  async createEvent(event: KubeEvent): Promise<void> {
-    this.events.push(event);
+  async createEvent(event: KubeEvent): Promise<string> {
+    const name = `${event.metadata.generateName}${this.events.length + 1}`;
+    this.events.push({ ...event, metadata: { ...event.metadata, name } });
+    return name;
+  }
+
+  async patchEvent(namespace: string, name: string, repeat: EventRepeat): Promise<void> {
+    const event = this.events.find((e) => e.metadata.namespace === namespace && e.metadata.name === name);
+    if (!event) throw new KubeApiError(`Event ${namespace}/${name} not found`, 404);
+    Object.assign(event, repeat);
   }
 
   async getLease(): Promise<undefined> {

@@ -104,7 +104,7 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
         toSecret(await core.patchNamespacedSecret({ namespace, name, body: { data } }, mergePatch)),
       ),
     createEvent: async (event) => {
-      await call(`create Event in ${event.metadata.namespace}`, () =>
+      const created = await call(`create Event in ${event.metadata.namespace}`, () =>
         core.createNamespacedEvent({
           namespace: event.metadata.namespace,
           body: {
@@ -113,6 +113,13 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
             lastTimestamp: new Date(event.lastTimestamp),
           } as unknown as CoreV1Event,
         }),
+      );
+      return created.metadata?.name ?? "";
+    },
+    patchEvent: async (namespace, name, repeat) => {
+      // The body goes out as JSON as given: lastTimestamp stays the RFC 3339 string the apiserver parses.
+      await call(`patch Event ${namespace}/${name}`, () =>
+        core.patchNamespacedEvent({ namespace, name, body: repeat }, mergePatch),
       );
     },
     getLease: (namespace, name) =>

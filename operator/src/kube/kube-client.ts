@@ -24,8 +24,10 @@ export interface KubeClient {
   /** Merge-patches a Secret's data. */
   patchSecretData(namespace: string, name: string, data: Record<string, string>): Promise<Secret>;
 
-  /** Records a core/v1 Event. */
-  createEvent(event: KubeEvent): Promise<void>;
+  /** Records a core/v1 Event; answers the name it was given (from `generateName`). */
+  createEvent(event: KubeEvent): Promise<string>;
+  /** Merge-patches a recorded Event with a repeat of it; KubeApiError with status 404 when it is gone. */
+  patchEvent(namespace: string, name: string, repeat: EventRepeat): Promise<void>;
 
   getLease(namespace: string, name: string): Promise<Lease | undefined>;
   /** Creates a Lease; KubeConflictError when it exists. */
@@ -66,7 +68,8 @@ export interface Secret {
 }
 
 export interface KubeEvent {
-  metadata: { generateName: string; namespace: string };
+  /** `name` is set by the apiserver (or the test double) from `generateName`. */
+  metadata: { generateName: string; namespace: string; name?: string };
   involvedObject: {
     apiVersion: string;
     kind: string;
@@ -84,6 +87,12 @@ export interface KubeEvent {
   source: { component: string; host?: string };
   reportingComponent: string;
   reportingInstance: string;
+}
+
+/** What a repeat of an Event changes (client-go's EventCorrelator: the same Event, counted). */
+export interface EventRepeat {
+  count: number;
+  lastTimestamp: string;
 }
 
 export interface Lease {

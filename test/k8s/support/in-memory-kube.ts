@@ -1,6 +1,8 @@
 import {
   type CustomResource,
+  type EventRepeat,
   type JsonPatchOperation,
+  KubeApiError,
   type KubeClient,
   KubeConflictError,
   type KubeEvent,
@@ -100,7 +102,15 @@ export class InMemoryKube implements KubeClient, ResourceCache {
   }
 
   async createEvent(event: KubeEvent) {
-    this.events.push(structuredClone(event));
+    const name = `${event.metadata.generateName}${++this.revision}`;
+    this.events.push({ ...structuredClone(event), metadata: { ...event.metadata, name } });
+    return name;
+  }
+
+  async patchEvent(namespace: string, name: string, repeat: EventRepeat) {
+    const event = this.events.find((e) => e.metadata.namespace === namespace && e.metadata.name === name);
+    if (!event) throw new KubeApiError(`Event ${namespace}/${name} not found`, 404);
+    Object.assign(event, structuredClone(repeat));
   }
 
   async getLease(namespace: string, name: string) {
