@@ -97,32 +97,73 @@ export function issuanceFlow(
   onIssued?: (issued: IssuedCredential) => void,
 ): Flow {
   const issuer = urls["credential-issuer"].publicUrl;
-  const tokenEndpoint = `${urls["auth-server"].publicUrl}/v1/token`;
-  const credentialEndpoint = `${issuer}/credential`;
+  return issuanceFlowAt(
+    {
+      name: `issuance (${path === "did" ? "DID, EdDSA, Bearer" : "X.509, ES256, DPoP"})`,
+      offers: `${issuer}/v1/offers`,
+      token: `${urls["auth-server"].publicUrl}/v1/token`,
+      nonce: `${issuer}/v1/nonce`,
+      credential: `${issuer}/credential`,
+      apiKey: tenant.apiKey,
+      offerExtras: path === "did" ? { issuer_did: tenant.did, issuer_private_key: tenant.didSeed } : {},
+      dpop: path === "x509",
+    },
+    onIssued,
+  );
+}
+
+/**
+ * The same issuance flow against the library peer (peer/main.ts, which serves the same paths on
+ * one port): Bearer tokens, so it compares with the DID path.
+ */
+export function peerIssuanceFlow(peerUrl: string, onIssued?: (issued: IssuedCredential) => void): Flow {
+  return issuanceFlowAt(
+    {
+      name: "issuance (library peer, EdDSA, Bearer)",
+      offers: `${peerUrl}/v1/offers`,
+      token: `${peerUrl}/v1/token`,
+      nonce: `${peerUrl}/v1/nonce`,
+      credential: `${peerUrl}/credential`,
+      apiKey: "unchecked",
+      offerExtras: {},
+      dpop: false,
+    },
+    onIssued,
+  );
+}
+
+interface IssuanceTarget {
+  name: string;
+  offers: string;
+  token: string;
+  nonce: string;
+  credential: string;
+  apiKey: string;
+  offerExtras: Record<string, string>;
+  dpop: boolean;
+}
+
+function issuanceFlowAt(target: IssuanceTarget, onIssued?: (issued: IssuedCredential) => void): Flow {
+  const tokenEndpoint = target.token;
+  const credentialEndpoint = target.credential;
   const holders = new KeyPool("ES256", 128);
   const dpopKeys = new KeyPool("ES256", 128);
   const offerBody = JSON.stringify({
     credential: { config_id: "university-diploma", claims: DIPLOMA_CLAIMS },
     flow: "pre-authorized",
-    ...(path === "did" ? { issuer_did: tenant.did, issuer_private_key: tenant.didSeed } : {}),
+    ...target.offerExtras,
   });
-  const offerHeaders = { "content-type": "application/json", "x-api-key": tenant.apiKey };
+  const offerHeaders = { "content-type": "application/json", "x-api-key": target.apiKey };
 
   return {
-    name: `issuance (${path === "did" ? "DID, EdDSA, Bearer" : "X.509, ES256, DPoP"})`,
+    name: target.name,
     steps: ["offer", "offer_document", "token", "nonce", "credential"],
     async run(http, step) {
       const offer = await step("offer", async () => {
-        const { body } = await http.json<{ credential_offer_uri: string }>(
-          "offer",
-          "POST",
-          `${issuer}/v1/offers`,
-          201,
-          {
-            headers: offerHeaders,
-            body: offerBody,
-          },
-        );
+        const { body } = await http.json<{ credential_offer_uri: string }>("offer", "POST", target.offers, 201, {
+          headers: offerHeaders,
+          body: offerBody,
+        });
         return body;
       });
       const document = await step("offer_document", async () => {
@@ -134,7 +175,7 @@ export function issuanceFlow(
         return body;
       });
       const code = document.grants[PRE_AUTHORIZED_GRANT]!["pre-authorized_code"];
-      const dpopKey = path === "x509" ? dpopKeys.take() : undefined;
+      const dpopKey = target.dpop ? dpopKeys.take() : undefined;
       const token = await step("token", async () => {
         const form = `grant_type=${encodeURIComponent(PRE_AUTHORIZED_GRANT)}&pre-authorized_code=${encodeURIComponent(code)}`;
         const send = (nonce?: string) =>
@@ -158,7 +199,7 @@ export function issuanceFlow(
         return body.access_token;
       });
       const cNonce = await step("nonce", async () => {
-        const { body } = await http.json<{ c_nonce: string }>("nonce", "POST", `${issuer}/v1/nonce`, 200);
+        const { body } = await http.json<{ c_nonce: string }>("nonce", "POST", target.nonce, 200);
         return body.c_nonce;
       });
       const holder = holders.take();
@@ -264,9 +305,11 @@ export function verificationFlow(
     responseMode: "direct_post" | "direct_post.jwt";
     /** Told the session id of every completed verification (the soak checks each is stored). */
     onVerified?: (sessionId: string) => void;
+    /** Another verifier serving the same paths (the library peer, which checks no API key). */
+    verifierUrl?: string;
   },
 ): Flow {
-  const verifier = urls.verifier.publicUrl;
+  const verifier = options.verifierUrl ?? urls.verifier.publicUrl;
   const relyingParty = clientKey("EdDSA");
   const rpSeed = relyingParty.privateKey.export({ format: "jwk" }).d!;
   const rpDid = didKeyOfEd25519(relyingParty.publicJwk.x);

@@ -22,9 +22,11 @@ import {
   holderReceiveFlow,
   type IssuedCredential,
   issuanceFlow,
+  peerIssuanceFlow,
   verificationFlow,
 } from "./flows.js";
 import { HttpClient } from "./http.js";
+import { PgBackends } from "./pg-backends.js";
 import type { PgCounter } from "./pg-counter.js";
 import {
   loadAverage,
@@ -35,10 +37,17 @@ import {
   watchProcesses,
 } from "./proc-stats.js";
 import { monotonicMicros, type ProfileSummary, type ProfileWindow, summarizeProfiles } from "./profile.js";
-import { formatReport, table } from "./report.js";
+import { comparePeers, formatReport, PEER_SCENARIO, table } from "./report.js";
 import { type LevelResult, runLevel } from "./runner.js";
 import { runSoak } from "./soak.js";
-import { BENCH_SERVICES, benchSchemas, repoRoot, startBenchPlatform } from "./topology.js";
+import {
+  BENCH_SERVICES,
+  benchSchemas,
+  type RunningPeer,
+  repoRoot,
+  startBenchPlatform,
+  startLibraryPeer,
+} from "./topology.js";
 
 const env = process.env;
 const CONCURRENCY = (env.BENCH_CONCURRENCY ?? "1,16,64").split(",").map((value) => Number(value.trim()));
@@ -51,6 +60,11 @@ const CEILING_SECONDS = Number(env.BENCH_CEILING_SECONDS ?? 3);
  * connections of anything on the machine could already hold the port.
  */
 const PORT_OFFSET = Number(env.BENCH_PORT_OFFSET ?? 21_500);
+/** The library peer's port: just above the bench's public service ports (29590 by default). */
+const PEER_PORT = 8090 + PORT_OFFSET;
+/** BENCH_PEER=0: no library peer (and no Attesto/peer ratios). */
+const PEER = env.BENCH_PEER !== "0";
+
 const DATABASE_URL = env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? "warn";
 /** How separate service processes run: compiled JavaScript (default) or the TypeScript sources under tsx. */
@@ -224,6 +238,11 @@ async function main() {
     await dropSchemas(schemaPrefix).catch(() => {});
     throw error;
   });
+  let peer: RunningPeer | undefined;
+  const withPeer = PEER && !SOAK && !COUNT_QUERIES && SCENARIOS.some((scenario) => PEER_SCENARIO[scenario]);
+  const backends = new PgBackends(DATABASE_URL);
+  /** Whether the PostgreSQL backends serving Attesto are visible (local database) and counted. */
+  let countBackends = false;
   const levels: LevelRecord[] = [];
   const idleRssMb: Record<string, number> = {};
   const peakRssMb: Record<string, number> = {};
@@ -236,7 +255,10 @@ async function main() {
   let measured: ProfileWindow | undefined;
   let failure: unknown;
   try {
-    process.stdout.write(`platform up (${[...platform.processes.keys()].join(", ")}); settling for idle RSS\n`);
+    if (withPeer) peer = await startLibraryPeer(PEER_PORT);
+    process.stdout.write(
+      `platform up (${[...platform.processes.keys()].join(", ")})${peer ? `, library peer at ${peer.url}` : ""}; settling for idle RSS\n`,
+    );
     await sleep(IDLE_SETTLE_MS);
     idleHeapMb = await heapOf(platform);
     const idleWatch = watchProcesses(platform.processes);
@@ -248,6 +270,8 @@ async function main() {
 
     const { urls } = platform;
     const tenant: BenchTenant = await createBenchTenant(urls, "bench");
+    countBackends = await backends.available([...platform.processes.values()]);
+    if (!countBackends) process.stdout.write("PostgreSQL backends not visible from here: their CPU is not counted\n");
     if (SOAK) {
       const presentable = await issueForPresentation(
         (sink) => issuanceFlow(urls, tenant, "did", sink),
@@ -299,49 +323,85 @@ async function main() {
       flows.set("holder-present", holderPresentFlow(urls, tenant, account, ids, received[0]!.vct));
     }
 
+    const peerFlows = new Map<string, Flow>();
+    if (peer && flows.has("issuance-did")) peerFlows.set("peer-issuance", peerIssuanceFlow(peer.url));
+    if (peer && flows.has("verification-did")) {
+      const peerUrl = peer.url;
+      const credentials = await issueForPresentation(
+        (sink) => peerIssuanceFlow(peerUrl, sink),
+        PRESENTABLE_CREDENTIALS,
+      );
+      peerFlows.set(
+        "peer-verification",
+        verificationFlow(urls, tenant, credentials, {
+          label: "library peer",
+          responseMode: "direct_post",
+          verifierUrl: peerUrl,
+        }),
+      );
+    }
+
     if (COUNT_QUERIES) {
       await countQueries(flows, platform.counters);
       return;
     }
-    for (const [scenario, flow] of flows) {
-      if (WARMUP_SECONDS > 0) {
-        const warm = await runLevel(flow, Math.min(16, Math.max(...CONCURRENCY)), WARMUP_SECONDS);
-        process.stdout.write(`warm-up ${flow.name}: ${warm.flows} flows, ${warm.errors} errors\n`);
-        if (warm.errors > 0) process.stdout.write(`  ${JSON.stringify(warm.errorSamples)}\n`);
-      }
-      for (const concurrency of CONCURRENCY) {
-        const watch = watchProcesses(platform.processes);
-        const clientCpu = selfCpuSeconds();
-        const levelStart = monotonicMicros();
-        const result = await runLevel(flow, concurrency, DURATION_SECONDS);
-        measured = { startUs: measured?.startUs ?? levelStart, endUs: monotonicMicros() };
-        const windows = watch.stop();
-        const processes: LevelRecord["processes"] = {};
-        for (const [name, window] of windows) {
-          peakRssMb[name] = Math.max(peakRssMb[name] ?? 0, window.peakRssMb);
-          processes[name] = {
-            ...window,
-            cpuMsPerFlow: result.flows > 0 ? Math.round((window.cpuSeconds / result.flows) * 10_000) / 10 : 0,
-          };
-        }
-        const record: LevelRecord = {
-          scenario,
-          ...result,
-          processes,
-          loadGeneratorCpuSeconds: Math.round((selfCpuSeconds() - clientCpu) * 100) / 100,
+    /** One measured level of `flow`, with the CPU of `pids` (and of their PostgreSQL backends). */
+    const measureLevel = async (scenario: string, flow: Flow, concurrency: number, pids: Map<string, number>) => {
+      const watch = watchProcesses(pids);
+      const backendWatch = countBackends && !pids.has("library peer") ? backends.watch([...pids.values()]) : undefined;
+      await backendWatch?.started;
+      const clientCpu = selfCpuSeconds();
+      const levelStart = monotonicMicros();
+      const result = await runLevel(flow, concurrency, DURATION_SECONDS);
+      measured = { startUs: measured?.startUs ?? levelStart, endUs: monotonicMicros() };
+      const windows = watch.stop();
+      const database = await backendWatch?.stop();
+      if (database) windows.set("postgres", { cpuSeconds: database.cpuSeconds, peakRssMb: 0 });
+      const processes: LevelRecord["processes"] = {};
+      for (const [name, window] of windows) {
+        if (name !== "postgres") peakRssMb[name] = Math.max(peakRssMb[name] ?? 0, window.peakRssMb);
+        processes[name] = {
+          ...window,
+          cpuMsPerFlow: result.flows > 0 ? Math.round((window.cpuSeconds / result.flows) * 10_000) / 10 : 0,
         };
-        levels.push(record);
-        process.stdout.write(
-          `${flow.name} @ ${concurrency}: ${result.flowsPerSecond} flows/s, p50 ${result.flowLatencyMs.p50} ms, ` +
-            `p99 ${result.flowLatencyMs.p99} ms, ${result.errors} errors\n`,
-        );
-        for (const sample of result.errorSamples) process.stdout.write(`  error x${sample.count}: ${sample.message}\n`);
+      }
+      levels.push({
+        scenario,
+        ...result,
+        processes,
+        loadGeneratorCpuSeconds: Math.round((selfCpuSeconds() - clientCpu) * 100) / 100,
+      });
+      process.stdout.write(
+        `${flow.name} @ ${concurrency}: ${result.flowsPerSecond} flows/s, p50 ${result.flowLatencyMs.p50} ms, ` +
+          `p99 ${result.flowLatencyMs.p99} ms, ${result.errors} errors\n`,
+      );
+      for (const sample of result.errorSamples) process.stdout.write(`  error x${sample.count}: ${sample.message}\n`);
+    };
+    const warmUp = async (flow: Flow) => {
+      if (WARMUP_SECONDS <= 0) return;
+      const warm = await runLevel(flow, Math.min(16, Math.max(...CONCURRENCY)), WARMUP_SECONDS);
+      process.stdout.write(`warm-up ${flow.name}: ${warm.flows} flows, ${warm.errors} errors\n`);
+      if (warm.errors > 0) process.stdout.write(`  ${JSON.stringify(warm.errorSamples)}\n`);
+    };
+    for (const [scenario, flow] of flows) {
+      await warmUp(flow);
+      const peerScenario = PEER_SCENARIO[scenario];
+      const peerFlow = peerScenario ? peerFlows.get(peerScenario) : undefined;
+      if (peerFlow) await warmUp(peerFlow);
+      // Each Attesto level is followed at once by the peer's at the same concurrency: same machine, same minute.
+      for (const concurrency of CONCURRENCY) {
+        await measureLevel(scenario, flow, concurrency, platform.processes);
+        if (peer && peerFlow && peerScenario) {
+          await measureLevel(peerScenario, peerFlow, concurrency, new Map([["library peer", peer.pid]]));
+        }
       }
     }
   } catch (error) {
     failure = error;
   } finally {
     process.stdout.write("stopping the platform\n");
+    await peer?.stop();
+    await backends.close().catch(() => {});
     await platform.stop();
     if (platform.profileDir) profiles = summarizeProfiles(platform.profileDir, repoRoot, measured);
     await dropSchemas(schemaPrefix).catch((error: unknown) => {
@@ -373,6 +433,7 @@ async function main() {
     concurrency: CONCURRENCY,
     memory: { idleRssMb, peakRssMb, idleHeapMb },
     idleCpuPercent,
+    postgresBackendsCounted: countBackends,
     ceilings,
     results: levels.map((level) => {
       const ceiling = ceilings[level.scenario];
@@ -383,7 +444,8 @@ async function main() {
     }),
     profiles,
   };
-  writeFileSync("bench-results.json", `${JSON.stringify(report, null, 2)}\n`);
+  const withComparisons = { ...report, peerComparisons: comparePeers(report.results) };
+  writeFileSync("bench-results.json", `${JSON.stringify(withComparisons, null, 2)}\n`);
   process.stdout.write(`\n${formatReport(report)}\nwrote bench-results.json\n`);
   const errors = levels.reduce((sum, level) => sum + level.errors, 0);
   if (errors > 0) {

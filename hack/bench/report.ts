@@ -57,6 +57,59 @@ export function table(headers: string[], rows: Array<Array<string | number>>): s
 
 const ms = (value: number) => value.toFixed(1);
 
+/** The library peer's scenario for each Attesto scenario that has one (main.ts runs them in pairs). */
+export const PEER_SCENARIO: Record<string, string> = {
+  "issuance-did": "peer-issuance",
+  "verification-did": "peer-verification",
+};
+
+export interface PeerComparison {
+  scenario: string;
+  concurrency: number;
+  attesto: { flowsPerSecond: number; cpuMsPerFlow: number; postgresCpuMsPerFlow: number | null; p50: number };
+  peer: { flowsPerSecond: number; cpuMsPerFlow: number; p50: number };
+  /** Attesto / peer. */
+  ratio: { flowsPerSecond: number; cpuMsPerFlow: number; p50: number };
+}
+
+const cpuMsPerFlow = (level: Report["results"][number]) =>
+  level.flows > 0 ? (Object.values(level.processes).reduce((sum, p) => sum + p.cpuSeconds, 0) / level.flows) * 1000 : 0;
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/**
+ * Attesto against the library peer, per scenario and concurrency: flows/s, CPU per flow (every
+ * Attesto process plus the PostgreSQL backends serving it, against the peer's one process) and
+ * p50 latency, with the Attesto / peer ratio of each.
+ */
+export function comparePeers(results: Report["results"]): PeerComparison[] {
+  const comparisons: PeerComparison[] = [];
+  for (const level of results) {
+    const peerScenario = PEER_SCENARIO[level.scenario];
+    const peer = results.find((r) => r.scenario === peerScenario && r.concurrency === level.concurrency);
+    if (!peer || level.flows === 0 || peer.flows === 0) continue;
+    const attestoCpu = cpuMsPerFlow(level);
+    const peerCpu = cpuMsPerFlow(peer);
+    const postgres = level.processes.postgres;
+    comparisons.push({
+      scenario: level.scenario,
+      concurrency: level.concurrency,
+      attesto: {
+        flowsPerSecond: level.flowsPerSecond,
+        cpuMsPerFlow: round2(attestoCpu),
+        postgresCpuMsPerFlow: postgres ? round2((postgres.cpuSeconds / level.flows) * 1000) : null,
+        p50: level.flowLatencyMs.p50,
+      },
+      peer: { flowsPerSecond: peer.flowsPerSecond, cpuMsPerFlow: round2(peerCpu), p50: peer.flowLatencyMs.p50 },
+      ratio: {
+        flowsPerSecond: round2(level.flowsPerSecond / peer.flowsPerSecond),
+        cpuMsPerFlow: round2(attestoCpu / peerCpu),
+        p50: round2(level.flowLatencyMs.p50 / peer.flowLatencyMs.p50),
+      },
+    });
+  }
+  return comparisons;
+}
+
 export function formatReport(report: Report): string {
   const out: string[] = [];
   const m = report.machine;
@@ -126,6 +179,44 @@ export function formatReport(report: Report): string {
       }),
     ),
   );
+
+  const comparisons = comparePeers(report.results);
+  if (comparisons.length > 0) {
+    out.push(
+      `\nAttesto (${report.topology}) / library peer, same run (CPU: every Attesto process + the PostgreSQL backends ` +
+        "serving it, in ms per flow; the peer is one in-memory process)",
+    );
+    out.push(
+      table(
+        [
+          "flow",
+          "conc",
+          "flows/s Attesto",
+          "peer",
+          "ratio",
+          "CPU ms Attesto (PG)",
+          "peer",
+          "ratio",
+          "p50 ms Attesto",
+          "peer",
+          "ratio",
+        ],
+        comparisons.map((c) => [
+          c.scenario,
+          c.concurrency,
+          c.attesto.flowsPerSecond.toFixed(1),
+          c.peer.flowsPerSecond.toFixed(1),
+          `${c.ratio.flowsPerSecond.toFixed(2)}x`,
+          `${c.attesto.cpuMsPerFlow.toFixed(1)} (${c.attesto.postgresCpuMsPerFlow === null ? "-" : c.attesto.postgresCpuMsPerFlow.toFixed(1)})`,
+          c.peer.cpuMsPerFlow.toFixed(1),
+          `${c.ratio.cpuMsPerFlow.toFixed(2)}x`,
+          ms(c.attesto.p50),
+          ms(c.peer.p50),
+          `${c.ratio.p50.toFixed(2)}x`,
+        ]),
+      ),
+    );
+  }
 
   out.push("\nMemory (RSS, MB) and idle CPU (% of one core, measured 5-10 s after start-up)");
   out.push(

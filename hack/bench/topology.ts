@@ -245,3 +245,23 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
 /** Every schema the run created, for dropping afterwards. */
 export const benchSchemas = (schemaPrefix: string) =>
   platformServices.map((module) => schemaOf(schemaPrefix, module.definition.name));
+
+export interface RunningPeer {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The library peer (peer/main.ts): one process, in-memory, on `port`. Runs under tsx like the
+ * all-in-one; after start-up tsx costs memory, not CPU per request.
+ */
+export async function startLibraryPeer(port: number): Promise<RunningPeer> {
+  const child = startChild("library peer", ["--import", "tsx", "hack/bench/peer/main.ts"], {
+    ...process.env,
+    PEER_PORT: String(port),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(child, [{ service: "library-peer", url: `${url}/health` }], 60_000);
+  return { url, pid: child.child.pid!, stop: () => stopChild(child) };
+}
