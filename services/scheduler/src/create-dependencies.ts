@@ -14,7 +14,9 @@ import type {
 import { PgBossJobQueue } from "./jobs/job-queue.js";
 import { startWorkers } from "./jobs/start-workers.js";
 import { createSchedulerMetrics } from "./scheduler-metrics.js";
-import { createSchedulerStore } from "./store/scheduler.store.js";
+import { createNotarizationStore } from "./store/notarization.store.js";
+import { createWebhookDeliveryStore } from "./store/webhook-delivery.store.js";
+import { createWebhookEventStore } from "./store/webhook-event.store.js";
 import { createHttpWebhookSender } from "./webhooks/http-webhook-sender.js";
 
 /** The edges of the scheduler; tests replace some of them. */
@@ -51,9 +53,12 @@ export function createSchedulerRuntime(
     },
     onError,
   });
-  const store = createSchedulerStore(context.db, queue.send);
+  const notarizations = createNotarizationStore(context.db, queue.send);
+  const deliveries = createWebhookDeliveryStore(context.db, queue.send);
   const deps: NotaryDependencies = {
-    store,
+    notarizations,
+    events: createWebhookEventStore(context.db, queue.send),
+    deliveries,
     ledger:
       edges.ledger ??
       createLedgerAnchoring(
@@ -77,7 +82,7 @@ export function createSchedulerRuntime(
         ),
         { timeoutMs: config.WEBHOOK_TIMEOUT_MS },
       ),
-    metrics: createSchedulerMetrics(context.metrics.registry, store),
+    metrics: createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }),
     now: edges.now ?? (() => new Date()),
     chain: config.NOTARY_CHAIN,
     batch: { intervalMs: config.NOTARY_BATCH_INTERVAL_MS, maxSize: config.NOTARY_BATCH_MAX_SIZE },

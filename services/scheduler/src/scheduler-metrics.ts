@@ -1,12 +1,16 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { SchedulerMetricsPort, SchedulerStore } from "./domain/ports.js";
+import type { SchedulerMetricsPort } from "./domain/ports.js";
+import type { NotarizationStore, WebhookDeliveryStore } from "./domain/stores.js";
 
 /**
  * Domain metrics on the service registry (served at /metrics on the internal port): queue depth
  * by state (read from PostgreSQL at scrape time, so every replica reports the same totals),
  * enqueues, batch sizes, anchoring attempts, latency from enqueue to anchor, webhook deliveries.
  */
-export function createSchedulerMetrics(registry: Registry, store: SchedulerStore): SchedulerMetricsPort {
+export function createSchedulerMetrics(
+  registry: Registry,
+  stores: { notarizations: NotarizationStore; deliveries: WebhookDeliveryStore },
+): SchedulerMetricsPort {
   const enqueued = new Counter({
     name: "notary_notarizations_enqueued_total",
     help: "Credentials enqueued for notarization",
@@ -42,11 +46,10 @@ export function createSchedulerMetrics(registry: Registry, store: SchedulerStore
     labelNames: ["state"],
     registers: [registry],
     async collect() {
-      const counts = await store.countByState().catch(() => undefined);
+      const counts = await stores.notarizations.countByState().catch(() => undefined);
       if (!counts) return;
       this.reset();
-      for (const state of ["pending", "failed", "anchored", "dead"])
-        this.set({ state }, counts.notarizations[state] ?? 0);
+      for (const state of ["pending", "failed", "anchored", "dead"]) this.set({ state }, counts[state] ?? 0);
     },
   });
   new Gauge({
@@ -55,11 +58,11 @@ export function createSchedulerMetrics(registry: Registry, store: SchedulerStore
     labelNames: ["state"],
     registers: [registry],
     async collect() {
-      const counts = await store.countByState().catch(() => undefined);
+      const counts = await stores.deliveries.countByState().catch(() => undefined);
       if (!counts) return;
       this.reset();
       for (const state of ["pending", "running", "failed", "delivered", "dead"]) {
-        this.set({ state }, counts.deliveries[state] ?? 0);
+        this.set({ state }, counts[state] ?? 0);
       }
     },
   });

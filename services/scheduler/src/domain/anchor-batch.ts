@@ -19,7 +19,7 @@ export const batchIdempotencyKey = (batchId: string) => `attesto-scheduler:batch
  * `credential.notarization_failed` event per credential.
  */
 export async function anchorBatch(deps: NotaryDependencies, batchId: string, jobId: string): Promise<void> {
-  const claim = await deps.store.claimBatchAttempt(batchId, jobId);
+  const claim = await deps.notarizations.claimBatchAttempt(batchId, jobId);
   if (!claim) return;
   const { record: batch, attempt } = claim;
   if (attempt > deps.anchorRetry.maxAttempts) {
@@ -36,15 +36,15 @@ export async function anchorBatch(deps: NotaryDependencies, batchId: string, job
       return;
     }
     const nextAttemptAt = new Date(deps.now().getTime() + backoffDelayMs(deps.anchorRetry, attempt));
-    if (await deps.store.recordBatchFailed(batchId, attempt, message, nextAttemptAt)) {
+    if (await deps.notarizations.recordBatchFailed(batchId, attempt, message, nextAttemptAt)) {
       deps.metrics.anchorAttempt("failed");
     }
     return;
   }
   const now = deps.now();
-  const notarizations = await deps.store.listBatchNotarizations(batchId);
+  const notarizations = await deps.notarizations.listBatchNotarizations(batchId);
   const events = notarizations.map((notarization) => notarizedEvent(notarization, anchor, now));
-  if (await deps.store.recordBatchAnchored(batchId, attempt, anchor, events)) {
+  if (await deps.notarizations.recordBatchAnchored(batchId, attempt, anchor, events)) {
     deps.metrics.anchorAttempt("anchored");
     for (const notarization of notarizations) {
       deps.metrics.anchored(Math.max(0, (now.getTime() - notarization.createdAt.getTime()) / 1000));
@@ -60,9 +60,9 @@ async function deadLetter(
   deadRounds: number,
 ): Promise<void> {
   const now = deps.now();
-  const notarizations = await deps.store.listBatchNotarizations(batchId);
+  const notarizations = await deps.notarizations.listBatchNotarizations(batchId);
   const events = notarizations.map((notarization) =>
     notarizationFailedEvent(notarization, { attempts: attempt, error, round: deadRounds + 1 }, now),
   );
-  if (await deps.store.recordBatchDead(batchId, attempt, error, events)) deps.metrics.anchorAttempt("dead");
+  if (await deps.notarizations.recordBatchDead(batchId, attempt, error, events)) deps.metrics.anchorAttempt("dead");
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fromHex, hashLeaf, inclusionProof, merkleRoot, toHex } from "@attesto/protocol";
-import type { BatchPlan, NotaryDependencies, PendingLeaf } from "./ports.js";
+import type { NotaryDependencies } from "./ports.js";
+import type { BatchPlan, PendingLeaf } from "./stores.js";
 
 /**
  * The batch of `leaves` (in order), or none when it is not due: fewer than the maximum size and
@@ -34,7 +35,7 @@ export async function cutDueBatches(deps: NotaryDependencies): Promise<number> {
   let cut = 0;
   for (;;) {
     let size = 0;
-    const made = await deps.store.cutBatch(maxSize, intervalMs, (leaves) => {
+    const made = await deps.notarizations.cutBatch(maxSize, intervalMs, (leaves) => {
       const plan = planBatch(leaves, maxSize);
       size = plan?.leaves.length ?? 0;
       return plan;

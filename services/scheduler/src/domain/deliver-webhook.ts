@@ -1,8 +1,9 @@
 import { backoffDelayMs, mayRetry } from "./backoff.js";
 import { describeError } from "./describe-error.js";
 import { OPT_IN_EVENT_TYPES } from "./model.js";
-import type { DeliveryOutcome, NotaryDependencies } from "./ports.js";
+import type { NotaryDependencies } from "./ports.js";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "./sign-webhook.js";
+import type { DeliveryOutcome } from "./stores.js";
 
 /** Thrown by a sender that refused the target before connecting (not allowed): retrying cannot help. */
 export class TargetRefusedError extends Error {
@@ -14,7 +15,7 @@ export class TargetRefusedError extends Error {
  * endpoints are read at dispatch time; later changes affect later events only.
  */
 export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: string): Promise<void> {
-  const event = await deps.store.findEvent(eventId);
+  const event = await deps.events.findEvent(eventId);
   if (!event || event.dispatched) return;
   // Unreachable trust registry: the job fails and the queue retries it with backoff.
   const { webhooks } = await deps.webhooks.get(event.tenant);
@@ -23,7 +24,7 @@ export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: st
       webhook.events.length === 0 ? !OPT_IN_EVENT_TYPES.includes(event.type) : webhook.events.includes(event.type),
     )
     .map((webhook) => webhook.url);
-  await deps.store.recordEventDispatched(eventId, [...new Set(urls)]);
+  await deps.events.recordEventDispatched(eventId, [...new Set(urls)]);
 }
 
 /**
@@ -32,7 +33,7 @@ export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: st
  * backoff up to the limit, then dead-lettered. A refused target is dead at once.
  */
 export async function deliverWebhook(deps: NotaryDependencies, deliveryId: string, jobId: string): Promise<void> {
-  const claim = await deps.store.claimDeliveryAttempt(deliveryId, jobId);
+  const claim = await deps.deliveries.claimDeliveryAttempt(deliveryId, jobId);
   if (!claim) return;
   const { record, attempt } = claim;
   const { delivery, event } = record;
@@ -50,7 +51,7 @@ export async function deliverWebhook(deps: NotaryDependencies, deliveryId: strin
   } else {
     outcome = await attemptDelivery(deps, delivery.tenant, delivery.url, event, fail);
   }
-  if (await deps.store.recordDeliveryAttempt(deliveryId, attempt, outcome)) {
+  if (await deps.deliveries.recordDeliveryAttempt(deliveryId, attempt, outcome)) {
     deps.metrics.delivery(outcome.state);
     if (outcome.state === "failed" || outcome.state === "dead") logFailedDelivery(deps, record, attempt, outcome);
   }

@@ -41,13 +41,13 @@ function parseEnqueueInput(input: EnqueueInput): {
  */
 export async function enqueueNotarization(deps: NotaryDependencies, input: EnqueueInput): Promise<Notarization> {
   const { tenant, credentialId, digest, offerId } = parseEnqueueInput(input);
-  const existing = await deps.store.findNotarizationByCredential(credentialId);
+  const existing = await deps.notarizations.findNotarizationByCredential(credentialId);
   if (existing) return sameRequestOrConflict(existing, tenant, digest);
   // with notarize_on_ledger the caller answers 503 when the ledger is unreachable.
   if (input.requireLedgerReachable) await deps.ledger.probe();
   const salt = newSalt();
   const objectId = randomUUID();
-  const stored = await deps.store.insertNotarization({
+  const stored = await deps.notarizations.insertNotarization({
     objectId,
     chain: deps.chain,
     tenant,

@@ -36,7 +36,7 @@ function parseResult(resultJson: string): object {
  * but only to endpoints that list its type. Whether it was new.
  */
 export async function publishVerificationEvent(
-  deps: Pick<NotaryDependencies, "store" | "now">,
+  deps: Pick<NotaryDependencies, "events" | "now">,
   input: VerificationEventInput,
 ): Promise<boolean> {
   const tenant = input.tenant.trim().toLowerCase();
@@ -62,5 +62,5 @@ export async function publishVerificationEvent(
     }),
     createdAt: now,
   };
-  return deps.store.insertEvent(event);
+  return deps.events.insertEvent(event);
 }

@@ -16,20 +16,20 @@ export function parseLimit(limit: number): number {
   return limit;
 }
 
-export async function getNotarization(deps: Pick<NotaryDependencies, "store">, objectId: string) {
-  const notarization = await deps.store.findNotarization(parseUuid(objectId, "object_id"));
+export async function getNotarization(deps: Pick<NotaryDependencies, "notarizations">, objectId: string) {
+  const notarization = await deps.notarizations.findNotarization(parseUuid(objectId, "object_id"));
   if (!notarization) throw notFound("Notarization not found");
   return notarization;
 }
 
 /** The holder's (or issuer's) lookup of a credential's reference by its credential id. */
 export async function getReference(
-  deps: Pick<NotaryDependencies, "store">,
+  deps: Pick<NotaryDependencies, "notarizations">,
   credentialId: string,
   tenant: string,
 ): Promise<Notarization> {
   if (!credentialId) throw badRequest("credential_id is required");
-  const notarization = await deps.store.findNotarizationByCredential(credentialId);
+  const notarization = await deps.notarizations.findNotarizationByCredential(credentialId);
   if (!notarization || (tenant && notarization.tenant !== tenant.trim().toLowerCase())) {
     throw notFound("Notarization not found");
   }
@@ -37,10 +37,10 @@ export async function getReference(
 }
 
 export function listNotarizations(
-  deps: Pick<NotaryDependencies, "store">,
+  deps: Pick<NotaryDependencies, "notarizations">,
   filter: { tenant: string; state: NotarizationState | undefined; limit: number },
 ) {
-  return deps.store.listNotarizations({
+  return deps.notarizations.listNotarizations({
     ...(filter.tenant ? { tenant: filter.tenant.trim().toLowerCase() } : {}),
     ...(filter.state ? { state: filter.state } : {}),
     limit: parseLimit(filter.limit),
@@ -48,10 +48,10 @@ export function listNotarizations(
 }
 
 export function listWebhookDeliveries(
-  deps: Pick<NotaryDependencies, "store">,
+  deps: Pick<NotaryDependencies, "deliveries">,
   filter: { tenant: string; eventId: string; state: DeliveryState | undefined; limit: number },
 ): Promise<WebhookDelivery[]> {
-  return deps.store.listDeliveries({
+  return deps.deliveries.listDeliveries({
     ...(filter.tenant ? { tenant: filter.tenant.trim().toLowerCase() } : {}),
     ...(filter.eventId ? { eventId: parseUuid(filter.eventId, "event_id") } : {}),
     ...(filter.state ? { state: filter.state } : {}),

@@ -1,4 +1,5 @@
-import type { JobLiveness, SchedulerStore } from "./ports.js";
+import type { JobLiveness } from "./ports.js";
+import type { StrandedWorkStore } from "./stores.js";
 
 const QUEUE_OF = { batch: "anchor-batch", event: "dispatch-webhook-event", delivery: "deliver-webhook" } as const;
 
@@ -8,13 +9,15 @@ const QUEUE_OF = { batch: "anchor-batch", event: "dispatch-webhook-event", deliv
  * truth; a duplicate job is harmless because every job checks it is the row's current one.
  */
 export async function reconcileStrandedWork(
-  deps: { store: SchedulerStore; jobs: JobLiveness },
+  deps: { stores: StrandedWorkStore[]; jobs: JobLiveness },
   olderThanMs: number,
 ): Promise<number> {
   let requeued = 0;
-  for (const work of await deps.store.listStranded(olderThanMs)) {
-    if (work.jobId && (await deps.jobs.isLive(QUEUE_OF[work.kind], work.jobId))) continue;
-    if (await deps.store.requeue(work)) requeued += 1;
+  for (const store of deps.stores) {
+    for (const work of await store.listStranded(olderThanMs)) {
+      if (work.jobId && (await deps.jobs.isLive(QUEUE_OF[work.kind], work.jobId))) continue;
+      if (await store.requeue(work)) requeued += 1;
+    }
   }
   return requeued;
 }

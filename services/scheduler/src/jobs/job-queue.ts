@@ -2,7 +2,7 @@ import { fromKysely, PgBoss, type QueueOptions } from "pg-boss";
 import type { JobRequest, QueueName } from "../domain/model.js";
 import { queueNames } from "../domain/model.js";
 import type { JobLiveness } from "../domain/ports.js";
-import type { JobSender } from "../store/scheduler.store.js";
+import type { JobSender } from "../store/job-sender.js";
 
 export interface JobQueueOptions {
   url: string;

@@ -61,7 +61,11 @@ export async function startWorkers(
   );
   const stopReconciler = every(
     options.reconcileIntervalMs,
-    () => reconcileStrandedWork({ store: deps.store, jobs: queue }, options.strandedAfterMs),
+    () =>
+      reconcileStrandedWork(
+        { stores: [deps.notarizations, deps.events, deps.deliveries], jobs: queue },
+        options.strandedAfterMs,
+      ),
     (error) => options.onError(error, "reconciler"),
   );
   return async () => {

@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { createTestDatabase, type TestDatabase } from "@attesto/store";
+import { type Kysely, sql } from "kysely";
+import type { JobRequest, NewWebhookEvent } from "../../src/domain/model.js";
+import type { NewNotarization } from "../../src/domain/stores.js";
+import type { JobSender } from "../../src/store/job-sender.js";
+import { migrations } from "../../src/store/migrations/index.js";
+import type { SchedulerTables } from "../../src/store/tables.js";
+
+export interface QueuedJob {
+  job: JobRequest;
+  id: string;
+  startAfter: Date | undefined;
+}
+
+/**
+ * A job sender that records what the stores queue (the job queue is not under test here). It
+ * writes nothing itself, so a job only "exists" when the store's transaction committed; set
+ * `failNext` to make the next send throw and check the store's write is rolled back with it.
+ */
+export class RecordingJobSender {
+  readonly jobs: QueuedJob[] = [];
+  failNext = false;
+  readonly send: JobSender = async (trx, job, { id, startAfter }) => {
+    // Proves the send runs inside the store's transaction (the caller's connection).
+    await sql`SELECT 1`.execute(trx);
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error("job queue unavailable");
+    }
+    this.jobs.push({ job, id, startAfter });
+  };
+
+  /** Jobs queued on `queue`, in order. */
+  on(queue: JobRequest["queue"]): QueuedJob[] {
+    return this.jobs.filter((queued) => queued.job.queue === queue);
+  }
+
+  last(queue: JobRequest["queue"]): QueuedJob {
+    const all = this.on(queue);
+    const job = all[all.length - 1];
+    if (!job) throw new Error(`no job queued on ${queue}`);
+    return job;
+  }
+}
+
+export function startStoreDatabase(): Promise<TestDatabase<SchedulerTables>> {
+  return createTestDatabase<SchedulerTables>({ prefix: "scheduler_store", migrations });
+}
+
+export function newNotarization(overrides: Partial<NewNotarization> = {}): NewNotarization {
+  const digest = randomUUID().replaceAll("-", "").padEnd(64, "0");
+  return {
+    objectId: randomUUID(),
+    chain: "attesto-ledger",
+    tenant: "acme",
+    credentialId: randomUUID(),
+    offerId: undefined,
+    digest,
+    salt: "00".repeat(16),
+    saltedDigest: digest,
+    ...overrides,
+  };
+}
+
+export function newEvent(overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
+  const eventId = randomUUID();
+  return {
+    eventId,
+    dedupeKey: `test:${eventId}`,
+    tenant: "acme",
+    type: "credential.notarized",
+    body: JSON.stringify({ id: eventId }),
+    createdAt: new Date(),
+    ...overrides,
+  };
+}
+
+/** Moves the rows' timestamps `ms` into the past, as if they had been left alone that long. */
+export async function age(
+  db: Kysely<SchedulerTables>,
+  table: "batches" | "webhook_events" | "webhook_deliveries" | "notarizations",
+  ms: number,
+) {
+  const back = (column: string) =>
+    sql<Date>`${sql.ref(column)} - make_interval(secs => ${ms / 1000}::double precision)`;
+  if (table === "notarizations" || table === "webhook_events") {
+    await db
+      .updateTable(table)
+      .set({ created_at: back("created_at") })
+      .execute();
+  } else {
+    await db
+      .updateTable(table)
+      .set({ created_at: back("created_at"), updated_at: back("updated_at") })
+      .execute();
+  }
+}
