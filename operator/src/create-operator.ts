@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Controller, type ControllerLogger } from "./controller/controller.js";
 import { createEventRecorder } from "./controller/event-recorder.js";
+import { fenceKube, fencePlatform, LeadershipFence } from "./controller/leadership-fence.js";
 import { type HealthServer, startHealthServer } from "./health-server.js";
 import { createKubeClient } from "./kube/create-kube-client.js";
 import type { KubeClient } from "./kube/kube-client.js";
@@ -37,14 +38,18 @@ export interface RunningOperator {
 
 /** Wires informers, controller, leader election and the HTTP port; used by main.ts and the tests. */
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
-  const kube = options.kube ?? createKubeClient(options.kubeConfig);
+  const leaseKube = options.kube ?? createKubeClient(options.kubeConfig);
+  // Reconciles write through fenced clients: nothing once this replica stops leading.
+  const fence = new LeadershipFence();
+  const kube = fenceKube(leaseKube, fence);
+  const platform = fencePlatform(options.platform, fence);
   const now = options.now ?? (() => new Date());
   let informers: Informers | undefined;
   const cache: ResourceCache = {
     get: (kind, namespace, name) => informers?.cache.get(kind, namespace, name),
     list: (kind) => informers?.cache.list(kind) ?? [],
   };
-  const deps = { kube, platform: options.platform, cache, now };
+  const deps = { kube, platform, cache, now };
   let controller: Controller | undefined;
   const metrics = createOperatorMetrics({ queueDepth: () => controller?.queue.depth ?? 0 });
   controller = new Controller({
@@ -61,6 +66,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     metrics,
     log: options.log,
     now,
+    fence,
     maxAttempts: options.maxAttempts,
     baseDelayMs: options.baseDelayMs,
     maxDelayMs: options.maxDelayMs,
@@ -85,7 +91,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   };
   if (options.leaderElection) {
     elector = new LeaderElector({
-      kube,
+      kube: leaseKube,
       namespace: options.leaderElection.namespace,
       name: options.leaderElection.name,
       identity: options.identity,

@@ -3,6 +3,7 @@ export * from "./controller/conditions.js";
 export * from "./controller/controller.js";
 export * from "./controller/event-recorder.js";
 export * from "./controller/finalizers.js";
+export * from "./controller/leadership-fence.js";
 export * from "./controller/work-queue.js";
 export * from "./create-operator.js";
 export * from "./health-server.js";

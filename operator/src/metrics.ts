@@ -3,7 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 /** The operator's Prometheus metrics (served on /metrics of its HTTP port). */
 export interface OperatorMetrics {
   registry: Registry;
-  /** result: success, skipped, blocked, retry, exhausted, finalized. */
+  /** result: success, skipped, blocked, retry, exhausted, finalized, abandoned (leadership lost). */
   reconciles: Counter<"kind" | "result">;
   reconcileDuration: Histogram<"kind">;
   queueDepth: Gauge;

@@ -3,6 +3,7 @@ import {
   createKubeClient,
   ISSUER_FINALIZER,
   KubeConflictError,
+  type Platform,
   type RunningOperator,
   startOperator,
   TENANT_FINALIZER,
@@ -29,10 +30,12 @@ let server: FakeKubeApiServer;
 let registry: InMemoryTrustRegistry;
 const operators: RunningOperator[] = [];
 
-async function start(options: { identity?: string; leaderElection?: boolean; maxAttempts?: number } = {}) {
+async function start(
+  options: { identity?: string; leaderElection?: boolean; maxAttempts?: number; platform?: Platform } = {},
+) {
   const operator = await startOperator({
     kubeConfig: server.kubeConfig(),
-    platform: registry.platform(),
+    platform: options.platform ?? registry.platform(),
     identity: options.identity ?? "operator-0",
     leaderElection: options.leaderElection
       ? { namespace: "attesto-system", name: "attesto-operator", leaseDurationSeconds: 5, retryPeriodMs: 50 }
@@ -456,6 +459,70 @@ describe("leader election and the operator's HTTP port", () => {
     });
     await waitFor(() => condition(tenant("globex"), "Ready")?.status === "True", "second replica reconciles");
     await waitFor(() => reconciledBy(second), "new leader counted its reconcile");
+  });
+
+  it("a reconcile in flight when the Lease is taken away writes nothing more; leading again, it reconciles", async () => {
+    // ApplyTenant is held at the operator's edge until the test lets it go (a slow platform call).
+    // The gate stands where the transport is: the operator's fenced client hands it its signal.
+    const platform = registry.platform();
+    const held: AbortSignal[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const gated: Platform = {
+      ...platform,
+      tenants: new Proxy(platform.tenants, {
+        get(target, property, receiver) {
+          const method = Reflect.get(target, property, receiver);
+          if (property !== "applyTenant") return method;
+          return async (request: never, options?: { signal?: AbortSignal }) => {
+            const signal = options?.signal;
+            if (signal) held.push(signal);
+            // In flight until released, or cancelled by its signal as a transport cancels a call.
+            await new Promise<void>((resolve, reject) => {
+              void gate.then(resolve);
+              signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+            });
+            return method.call(target, request, options);
+          };
+        },
+      }),
+    };
+    const operator = await start({ identity: "operator-a", leaderElection: true, platform: gated });
+    await waitFor(() => operator.isLeader(), "operator leads");
+    applyExample("tenant.yaml");
+    await waitFor(() => held.length === 1, "ApplyTenant in flight");
+
+    // Another replica holds the Lease now (as after a network partition): the operator steps down.
+    const lease = server.get("coordination.k8s.io", "leases", "attesto-system", "attesto-operator")!;
+    server.apply("coordination.k8s.io", "v1", "leases", {
+      ...lease,
+      spec: { ...(lease.spec as object), holderIdentity: "operator-elsewhere", renewTime: new Date().toISOString() },
+    });
+    await waitFor(() => !operator.isLeader(), "operator stepped down");
+    expect(held[0]?.aborted).toBe(true);
+    const writes = () => server.requests.filter((r) => r.method !== "GET" && !r.path.includes("/leases/"));
+    const writesBefore = writes().length;
+    release();
+    await waitFor(async () => (await reconciles(operator, "abandoned")) === 1, "the reconcile abandoned");
+    // Nothing reached the platform or the apiserver after the loss: no tenant, no Secret, no status, no Event.
+    expect(registry.callsOf("ApplyTenant")).toHaveLength(0);
+    expect(writes().slice(writesBefore)).toEqual([]);
+    expect(server.get("", "secrets", NS, "acme-university-api-key")).toBeUndefined();
+    expect(condition(tenant(), "Reconciling")?.reason).toBe("Progressing");
+    // The key waits in the (paused) queue for the next term.
+    expect(operator.controller.queue.depth).toBe(1);
+
+    // The other replica releases the Lease: the operator leads again and reconciles the Tenant.
+    const taken = server.get("coordination.k8s.io", "leases", "attesto-system", "attesto-operator")!;
+    server.apply("coordination.k8s.io", "v1", "leases", {
+      ...taken,
+      spec: { ...(taken.spec as object), holderIdentity: "" },
+    });
+    await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready in the next term");
+    expect(operator.isLeader()).toBe(true);
+    expect(registry.callsOf("ApplyTenant")).toHaveLength(1);
   });
 
   it("serves /healthz, /readyz and /metrics", async () => {

@@ -7,6 +7,7 @@ import { type CustomResource, objectKey, parseObjectKey, type ResourceKind } fro
 import { blocked, type ConditionUpdate, findCondition, mergeConditions, retrying } from "./conditions.js";
 import type { EventRecorder } from "./event-recorder.js";
 import { addFinalizer, removeFinalizer } from "./finalizers.js";
+import type { LeadershipFence } from "./leadership-fence.js";
 import { type ReconcileOutcome, WorkQueue } from "./work-queue.js";
 
 export interface ControllerLogger {
@@ -28,6 +29,12 @@ export interface ControllerOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   concurrency?: number;
+  /**
+   * Runs each reconcile pass under the signal of the leadership term it started in; `kube` and the
+   * reconcilers' clients should be fenced with it (fenceKube, fencePlatform), so that a pass stops
+   * writing the moment `pause()` ends the term.
+   */
+  fence?: LeadershipFence;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 8;
@@ -66,6 +73,8 @@ export class Controller {
   private readonly log: ControllerLogger;
   private readonly now: () => Date;
   private readonly maxAttempts: number;
+  /** The current leadership term: aborted by pause(), a new one begun by resume(). */
+  private term = new AbortController();
 
   constructor(private readonly options: ControllerOptions) {
     this.reconcilers = new Map(options.reconcilers.map((r) => [r.kind, r]));
@@ -74,7 +83,10 @@ export class Controller {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.queue = new WorkQueue({
       process: (key, attempt) => this.process(key, attempt),
-      onExhausted: (key, error, attempts) => this.exhausted(key, error, attempts),
+      onExhausted: (key, error, attempts) =>
+        this.options.fence
+          ? this.options.fence.run(this.term.signal, () => this.exhausted(key, error, attempts))
+          : this.exhausted(key, error, attempts),
       baseDelayMs: options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
       maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
       maxAttempts: this.maxAttempts,
@@ -115,12 +127,19 @@ export class Controller {
     }
   }
 
+  /** Starts processing the queue (leading): a new leadership term. */
   resume(): void {
+    if (this.term.signal.aborted) this.term = new AbortController();
     this.queue.resume();
   }
 
+  /**
+   * Stops at once (leadership lost): nothing more is taken from the queue, and passes in flight are
+   * abandoned at their next call through the fenced clients; their keys wait in the queue.
+   */
   pause(): void {
     this.queue.pause();
+    this.term.abort(new Error("leadership lost"));
   }
 
   stop(): void {
@@ -134,7 +153,17 @@ export class Controller {
     }
   }
 
-  private async process(key: string, attempt: number): Promise<ReconcileOutcome | undefined> {
+  private process(key: string, attempt: number): Promise<ReconcileOutcome | undefined> {
+    const signal = this.term.signal;
+    const pass = () => this.processInTerm(key, attempt, signal);
+    return this.options.fence ? this.options.fence.run(signal, pass) : pass();
+  }
+
+  private async processInTerm(
+    key: string,
+    attempt: number,
+    signal: AbortSignal,
+  ): Promise<ReconcileOutcome | undefined> {
     const { kind, namespace, name } = parseObjectKey(key);
     const reconciler = this.reconcilers.get(kind);
     const cached = this.options.cache.get(kind, namespace, name);
@@ -167,6 +196,14 @@ export class Controller {
       count("success");
       return result.requeueAfterMs === undefined ? undefined : { requeueAfterMs: result.requeueAfterMs };
     } catch (error) {
+      if (signal.aborted) {
+        // Leadership was lost during this pass: it writes nothing more (not even its failure); the
+        // key waits in the paused queue, and the new leader reconciles the resource.
+        this.log.info({ key }, "reconcile abandoned: leadership lost");
+        count("abandoned");
+        this.queue.add(key);
+        return undefined;
+      }
       const failure = toReconcileError(error);
       this.log.warn({ key, reason: failure.reason, attempt, err: failure.message }, "reconcile failed");
       await this.options.events.record(resource, "Warning", failure.reason, failure.message);
