@@ -11,12 +11,13 @@ import { registerCredentialRoute } from "./routes/credential.route.js";
 import { registerGetOfferRoute } from "./routes/get-offer.route.js";
 import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js";
 import { registerJwtVcIssuerMetadataRoute } from "./routes/jwt-vc-issuer-metadata.route.js";
+import { registerStatusListRoute } from "./routes/status-list.route.js";
 import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
 import { CredentialStatusServiceRpc } from "./rpc/credential-status-service.rpc.js";
 import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
 import { IssuerServiceRpc } from "./rpc/issuer-service.rpc.js";
 
-/** The credential issuer's public API: offers, nonces, the credential endpoint, issuer metadata and JWT VC Issuer Metadata. */
+/** The credential issuer's public API: offers, nonces, the credential endpoint, issuer metadata, JWT VC Issuer Metadata and status lists. */
 export async function buildApp(
   context: ServiceContext<CredentialIssuerConfig>,
   deps: IssuerDependencies = createIssuerDeps(context),
@@ -32,6 +33,7 @@ export async function buildApp(
   });
   registerIssuerMetadataRoutes(app, deps);
   registerJwtVcIssuerMetadataRoute(app, deps);
+  registerStatusListRoute(app, deps);
   registerTenantLandingRoute(app, deps);
   return app;
 }

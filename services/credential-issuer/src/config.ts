@@ -1,5 +1,6 @@
 import { baseConfigShape, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
 import { z } from "zod";
+import { DEFAULT_STATUS_LIST_SIZE, isStatusListSize, STATUS_LIST_SIZE_RULE } from "./domain/status-list-size.js";
 
 export const credentialIssuerPorts = { public: 8082, internal: 9082 };
 
@@ -56,6 +57,26 @@ export const credentialIssuerConfigSchema = z
       .min(60)
       .max(10 * ONE_YEAR_SECONDS)
       .default(ONE_YEAR_SECONDS),
+    /**
+     * Entries of each new status list (Token Status List): a power of two from 2^10 to 2^20. Large
+     * lists give herd privacy (a list's fetch says little about which credential is checked);
+     * an Issuer resource may set its tenant's size.
+     */
+    STATUS_LIST_SIZE: z.coerce
+      .number()
+      .int()
+      .refine(isStatusListSize, { error: STATUS_LIST_SIZE_RULE })
+      .default(DEFAULT_STATUS_LIST_SIZE),
+    /**
+     * `ttl` of Status List Tokens and their HTTP `max-age`: how long a verifier may keep a list
+     * before it fetches it again, so how long a revocation can go unseen.
+     */
+    STATUS_LIST_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+    /** `exp` - `iat` of Status List Tokens: how long a token may be relied on at all (at least the ttl). */
+    STATUS_LIST_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  })
+  .refine((config) => config.STATUS_LIST_TOKEN_LIFETIME_SECONDS >= config.STATUS_LIST_TTL_SECONDS, {
+    error: "STATUS_LIST_TOKEN_LIFETIME_SECONDS must be at least STATUS_LIST_TTL_SECONDS",
   })
   .transform((config) => ({
     ...config,

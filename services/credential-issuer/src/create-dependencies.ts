@@ -3,6 +3,7 @@ import { keysV1, ledgerV1, notaryV1, schemaV1, tenantV1, tokenStatusV1 } from "@
 import { createAccessTokenVerifier, createCNonces, createDpopNonces } from "@attesto/protocol";
 import { createApiKeyAuthenticator, createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
 import type { JSONWebKeySet } from "jose";
+import { LRUCache } from "lru-cache";
 import { createKeyCustodySigners } from "./clients/key-custody-signers.js";
 import { createLedger } from "./clients/ledger.js";
 import { createNotary } from "./clients/notary.js";
@@ -12,11 +13,16 @@ import { createTrustRegistryTenants } from "./clients/trust-registry-tenants.js"
 import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
 import type { IssuerDependencies } from "./domain/dependencies.js";
+import type { SignedStatusList } from "./domain/get-status-list-token.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createIssuanceAllowanceStore } from "./store/issuance-allowance.store.js";
 import { createIssuerConfigurationStore } from "./store/issuer-configuration.store.js";
 import { createIssuerSigningKeyStore } from "./store/issuer-signing-key.store.js";
 import { createOfferStore } from "./store/offer.store.js";
+import { createStatusListStore } from "./store/status-list.store.js";
+
+/** Signed Status List Tokens kept at once (the least recently served go first). */
+const CACHED_STATUS_LIST_TOKENS = 1_000;
 
 export interface IssuerDependencyOptions {
   /** The authorization server's keys; fetched from AUTH_SERVER_JWKS_URL when omitted. */
@@ -88,6 +94,11 @@ export function createIssuerDeps(
     issuanceAllowances: createIssuanceAllowanceStore(context.db),
     issuerConfigurations: createIssuerConfigurationStore(context.db),
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
+    statusLists: createStatusListStore(context.db),
+    statusListSizeOf: async () => config.STATUS_LIST_SIZE,
+    statusListTtlSeconds: config.STATUS_LIST_TTL_SECONDS,
+    statusListTokenLifetimeSeconds: config.STATUS_LIST_TOKEN_LIFETIME_SECONDS,
+    signedStatusLists: new LRUCache<string, SignedStatusList>({ max: CACHED_STATUS_LIST_TOKENS }),
     cNonces: createCNonces({
       secret: config.NONCE_SECRET,
       ttlSeconds: config.C_NONCE_TTL_SECONDS,

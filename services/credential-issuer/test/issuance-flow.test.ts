@@ -27,11 +27,24 @@ const hasher = (data: string | ArrayBuffer) =>
       .digest(),
   );
 
-/** An independent SD-JWT VC verifier (@sd-jwt/sd-jwt-vc) over a node:crypto public key. */
-function verifierFor(publicJwk: object, alg: "EdDSA" | "ES256") {
+/**
+ * An independent SD-JWT VC verifier (@sd-jwt/sd-jwt-vc) over a node:crypto public key. It also
+ * checks the credential's status: it fetches the Status List Token at `status.status_list.uri`
+ * (here through the issuer app), verifies it with the same key and refuses any status but VALID.
+ */
+function verifierFor(publicJwk: object, alg: "EdDSA" | "ES256", issuer?: TestIssuer) {
   const key = createPublicKey({ key: publicJwk as never, format: "jwk" });
   return new SDJwtVcInstance({
     hasher,
+    statusListFetcher: async (uri) => {
+      if (!issuer) throw new Error("no issuer to fetch the status list from");
+      const response = await issuer.app.inject({ method: "GET", url: new URL(uri).pathname });
+      if (response.statusCode !== 200) throw new Error(`status list fetch failed: ${response.statusCode}`);
+      return response.body;
+    },
+    statusValidator: async (status) => {
+      if (status !== 0) throw new Error(`credential status is ${status}`);
+    },
     verifier: (data, signature) =>
       verify(
         alg === "EdDSA" ? null : "sha256",
@@ -43,6 +56,7 @@ function verifierFor(publicJwk: object, alg: "EdDSA" | "ES256") {
 }
 
 const ONE_YEAR = 365 * 24 * 3600;
+const STATUS_LIST_URI = /^https:\/\/issuer\.example\/status-lists\/acme\/[0-9a-f-]{36}$/;
 
 describe("issuance end to end inside the service (offer -> document -> grant -> nonce -> credential)", () => {
   let issuer: TestIssuer;
@@ -108,20 +122,23 @@ describe("issuance end to end inside the service (offer -> document -> grant -> 
     };
     const method = document.verificationMethod.find((m) => m.id === `${issuerDid}#key-1`)!;
     const now = Math.floor(issuer.clock.now.getTime() / 1000);
-    const { payload } = await verifierFor(method.publicKeyJwk, "EdDSA").verify(credential, { currentDate: now });
+    const { payload } = await verifierFor(method.publicKeyJwk, "EdDSA", issuer).verify(credential, {
+      currentDate: now,
+    });
     expect(payload).toEqual({
       iss: ISSUER_ID,
       iat: now,
       exp: now + ONE_YEAR,
       vct: DIPLOMA_VCT,
       cnf: { jwk: holder.publicJwk },
+      status: { status_list: { idx: expect.any(Number), uri: expect.stringMatching(STATUS_LIST_URI) } },
       ...diplomaClaims,
     });
 
     const decoded = await decodeSdJwt(credential, hasher);
     const signedPayload = decoded.jwt.payload as Record<string, unknown>;
     expect(signedPayload._sd_alg).toBe("sha-256");
-    expect(Object.keys(signedPayload).sort()).toEqual(["_sd", "_sd_alg", "cnf", "exp", "iat", "iss", "vct"]);
+    expect(Object.keys(signedPayload).sort()).toEqual(["_sd", "_sd_alg", "cnf", "exp", "iat", "iss", "status", "vct"]);
     expect(
       decoded.disclosures
         .map((d) => d.key)
@@ -187,13 +204,14 @@ describe("issuance end to end inside the service (offer -> document -> grant -> 
     // The credential verifies with the leaf's public key, and carries cnf.jwk = the proof key.
     const leafJwk = await crypto.subtle.exportKey("jwk", await leaf.publicKey.export());
     const now = Math.floor(issuer.clock.now.getTime() / 1000);
-    const { payload } = await verifierFor(leafJwk, "ES256").verify(credential, { currentDate: now });
+    const { payload } = await verifierFor(leafJwk, "ES256", issuer).verify(credential, { currentDate: now });
     expect(payload).toEqual({
       iss: ISSUER_ID,
       iat: now,
       exp: now + ONE_YEAR,
       vct: DIPLOMA_VCT,
       cnf: { jwk: holder.publicJwk },
+      status: { status_list: { idx: expect.any(Number), uri: expect.stringMatching(STATUS_LIST_URI) } },
       ...diplomaClaims,
     });
   });

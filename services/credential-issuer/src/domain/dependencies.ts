@@ -2,10 +2,12 @@ import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
 import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
 import type { AccessTokenStatus } from "./access-token-status.js";
 import type { ClaimsValidators } from "./claims-validators.js";
+import type { SignedStatusListCache } from "./get-status-list-token.js";
 import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
 import type { IssuerSigningKeyRepository } from "./issuer-signing-keys.js";
 import type { CredentialTypeCatalog, Ledger, Notary, TenantDirectory, X509Signers } from "./ports.js";
 import type { CredentialRepository, IssuanceAllowanceRepository, OfferRepository } from "./repositories.js";
+import type { StatusListRepository } from "./status-lists.js";
 
 /** Server-issued DPoP nonces (RFC 9449 §8) of the credential endpoint. */
 export interface DpopNonceSource {
@@ -46,6 +48,15 @@ export interface IssuerDependencies {
   issuerConfigurations: IssuerConfigurationRepository;
   /** The DID-path keys each tenant signs with (its JWT VC Issuer Metadata). */
   issuerSigningKeys: IssuerSigningKeyRepository;
+  /** The tenants' Token Status Lists. */
+  statusLists: StatusListRepository;
+  /** Entries of a status list opened for the tenant (its Issuer resource, else STATUS_LIST_SIZE). */
+  statusListSizeOf(tenant: string): Promise<number>;
+  /** `ttl` of Status List Tokens and their `Cache-Control: max-age` (STATUS_LIST_TTL_SECONDS). */
+  statusListTtlSeconds: number;
+  /** `exp` - `iat` of Status List Tokens (STATUS_LIST_TOKEN_LIFETIME_SECONDS). */
+  statusListTokenLifetimeSeconds: number;
+  signedStatusLists: SignedStatusListCache;
   cNonces: CNonces;
   dpopNonces: DpopNonceSource;
   /** Status of /credential's DPoP error responses (CREDENTIAL_DPOP_NONCE_STATUS; RFC 9449: 401). */

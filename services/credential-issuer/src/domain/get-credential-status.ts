@@ -1,7 +1,7 @@
 import { badRequest } from "@attesto/runtime";
 import type { IssuerDependencies } from "./dependencies.js";
 
-export type CredentialStatusAnswer = "active" | "revoked" | "unknown";
+export type CredentialStatusAnswer = "active" | "suspended" | "revoked" | "unknown";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 

@@ -2,13 +2,12 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import {
   type AccessTokenClaims,
   CredentialProofError,
-  createPrivateJwkSigner,
   type DidDocumentResolver,
   type IssuedSdJwtVc,
   issueSdJwtVc,
-  type JwtSigner,
   type PublicJwk,
   publicJwkFromDidKey,
+  STATUS_LIST_BITS,
   samePublicKey,
   type VerifiedCredentialProof,
   verificationMethodsOf,
@@ -17,12 +16,14 @@ import {
 import { CredentialRequestDenied, InvalidProof, InvalidToken, UnknownCredentialConfiguration } from "@attesto/runtime";
 import { calculateJwkThumbprint } from "jose";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
+import { credentialSignerOf } from "./credential-signer.js";
 import type { IssuerDependencies } from "./dependencies.js";
-import { issuerIdentifierOf } from "./issuer-identifier.js";
+import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { isUuid, type Offer } from "./offer.js";
-import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
 import type { CredentialRequest } from "./parse-credential-request.js";
+import { pickFreeIndexes } from "./pick-free-indexes.js";
 import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
+import type { StatusEntry } from "./status-lists.js";
 
 /** Replay-store namespace of used c_nonces. */
 export const C_NONCE_NAMESPACE = "c_nonce";
@@ -140,25 +141,36 @@ async function reserveAllowance(deps: IssuerDependencies, key: IssuanceAllowance
   }
 }
 
-/** DID path: the offer's sealed key with its DID URL as `kid`; X.509 path: key custody with `x5c`. */
-async function signerFor(deps: IssuerDependencies, offer: Offer): Promise<JwtSigner> {
-  const { signing } = offer;
-  if (signing.mode === "x509") return deps.x509Signers.signerFor(offer.tenant);
-  return createPrivateJwkSigner(openIssuerPrivateJwk(deps.sealer, { id: offer.id, signing }), {
-    kid: signing.issuerKid,
-  });
-}
+/** Random indexes (CSPRNG) among the free entries of the status lists. */
+const pickIndexes = pickFreeIndexes();
 
+/**
+ * One status list entry per credential, in the tenant's lists signed by the credential's key, then
+ * one SD-JWT VC per proof carrying `status.status_list` ({idx, uri}). Entries of credentials that
+ * fail to be issued stay allocated (VALID, never reused).
+ */
 async function signCredentials(
   deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
-): Promise<IssuedSdJwtVc[]> {
-  const signer = await signerFor(deps, offer);
+): Promise<{ issued: IssuedSdJwtVc[]; statusEntries: StatusEntry[] }> {
+  const { signer, statusListSigner } = await credentialSignerOf(deps, offer);
+  const statusEntries = await deps.statusLists.allocate(
+    {
+      tenant: offer.tenant,
+      signer: statusListSigner,
+      count: proofs.length,
+      size: await deps.statusListSizeOf(offer.tenant),
+      bits: STATUS_LIST_BITS,
+      now: deps.now(),
+    },
+    pickIndexes,
+  );
   const issuedAt = Math.floor(deps.now().getTime() / 1000);
-  return Promise.all(
-    proofs.map((proof) =>
-      issueSdJwtVc({
+  const issued = await Promise.all(
+    proofs.map((proof, index) => {
+      const entry = statusEntries[index]!;
+      return issueSdJwtVc({
         signer,
         issuer: issuerIdentifierOf(deps.issuerUrl, offer.tenant),
         vct: offer.vct,
@@ -166,9 +178,13 @@ async function signCredentials(
         holderPublicJwk: proof.publicJwk,
         issuedAt,
         expiresAt: issuedAt + deps.credentialTtlSeconds,
-      }),
-    ),
+        status: {
+          status_list: { idx: entry.idx, uri: statusListUriOf(deps.issuerUrl, offer.tenant, entry.listId) },
+        },
+      });
+    }),
   );
+  return { issued, statusEntries };
 }
 
 /**
@@ -192,6 +208,7 @@ async function recordCredentials(
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   issued: IssuedSdJwtVc[],
+  statusEntries: StatusEntry[],
   isOnChain: boolean,
 ): Promise<CredentialRecord[]> {
   const issuedAt = new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
@@ -211,6 +228,7 @@ async function recordCredentials(
         status: "active",
         issuedAt,
         expiresAt: new Date(issuedAt.getTime() + deps.credentialTtlSeconds * 1000),
+        statusEntry: statusEntries[index]!,
         ...(isOnChain ? { notarization: await notarize(deps, offer, id, credential) } : {}),
       };
     }),
@@ -239,8 +257,9 @@ export async function issueCredentials(
   let issued: IssuedSdJwtVc[];
   let records: CredentialRecord[];
   try {
-    issued = await signCredentials(deps, offer, proofs);
-    records = await recordCredentials(deps, offer, proofs, issued, request.isOnChain);
+    const signed = await signCredentials(deps, offer, proofs);
+    issued = signed.issued;
+    records = await recordCredentials(deps, offer, proofs, issued, signed.statusEntries, request.isOnChain);
   } catch (error) {
     // Nothing was issued (e.g. ledger unreachable): the wallet may retry within its allowance.
     await deps.issuanceAllowances.release(allowance, proofs.length, deps.now());

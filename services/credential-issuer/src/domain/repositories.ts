@@ -1,4 +1,5 @@
 import type { Offer } from "./offer.js";
+import type { StatusEntry } from "./status-lists.js";
 
 export interface OfferRepository {
   insert(offer: Offer): Promise<void>;
@@ -22,7 +23,9 @@ export interface OfferRepository {
   findDidOffersWithUnrecordedKey(): Promise<Offer[]>;
 }
 
-export type CredentialStatus = "active" | "revoked";
+/** A credential's status: `revoked` is final; `suspended` can go back to `active`. */
+export const credentialStatuses = ["active", "suspended", "revoked"] as const;
+export type CredentialStatus = (typeof credentialStatuses)[number];
 
 /** The issuer's record of a credential it issued: revocation state lives here (this service's README). */
 export interface CredentialRecord {
@@ -42,6 +45,8 @@ export interface CredentialRecord {
   revokedAt?: Date;
   /** Set when the credential was notarized: the salted digest's ledger record and its salt. */
   notarization?: { chain: string; objectId: string; salt: string };
+  /** Its entry in a status list (its `status` claim); unset for credentials issued before status lists. */
+  statusEntry?: StatusEntry;
 }
 
 export interface CredentialRepository {

@@ -6,6 +6,8 @@ import { getCredentialStatus } from "../domain/get-credential-status.js";
 const STATUS = {
   active: credentialStatusV1.CredentialStatus.ACTIVE,
   revoked: credentialStatusV1.CredentialStatus.REVOKED,
+  // The RPC predates suspension and has no value for it; a suspended credential must not verify.
+  suspended: credentialStatusV1.CredentialStatus.REVOKED,
   unknown: credentialStatusV1.CredentialStatus.UNKNOWN,
 } as const;
 

@@ -19,6 +19,9 @@ function toRecord(row: Selectable<CredentialsTable>): CredentialRecord {
     ...(row.ledger_chain === null || row.ledger_object_id === null || row.notarization_salt === null
       ? {}
       : { notarization: { chain: row.ledger_chain, objectId: row.ledger_object_id, salt: row.notarization_salt } }),
+    ...(row.status_list_id === null || row.status_idx === null
+      ? {}
+      : { statusEntry: { listId: row.status_list_id, idx: row.status_idx } }),
   };
 }
 
@@ -47,6 +50,8 @@ export function createCredentialStore(database: Kysely<unknown>): CredentialRepo
             ledger_chain: record.notarization?.chain ?? null,
             ledger_object_id: record.notarization?.objectId ?? null,
             notarization_salt: record.notarization?.salt ?? null,
+            status_list_id: record.statusEntry?.listId ?? null,
+            status_idx: record.statusEntry?.idx ?? null,
           })),
         )
         .execute();

@@ -1,5 +1,6 @@
 import type { CredentialStatus } from "../domain/repositories.js";
 import type { IssuerSigningKeysTable } from "./issuer-signing-key.store.js";
+import type { StatusListsTable } from "./status-list.store.js";
 
 /** Row of `offers` (see migration 0001 for the invariants between columns). */
 export interface OffersTable {
@@ -43,6 +44,26 @@ export interface CredentialsTable {
   ledger_chain: string | null;
   ledger_object_id: string | null;
   notarization_salt: string | null;
+  /** The credential's status list entry (migration 0006); null for credentials issued before. */
+  status_list_id: string | null;
+  status_idx: number | null;
+  status_changed_at: Date | null;
+  /** OID4VCI notification (migration 0006). */
+  notification_id: string | null;
+  notification_event: string | null;
+  notification_event_description: string | null;
+  notified_at: Date | null;
+}
+
+/** Row of `credential_status_changes`: one status change of a credential, who made it and when. */
+export interface CredentialStatusChangesTable {
+  id: string;
+  credential_id: string;
+  tenant: string;
+  from_status: CredentialStatus;
+  to_status: CredentialStatus;
+  actor: string;
+  changed_at: Date;
 }
 
 /** Row of `issuance_allowances`: credentials drawn so far for one offer and configuration. */
@@ -58,4 +79,6 @@ export interface IssuerTables {
   credentials: CredentialsTable;
   issuer_signing_keys: IssuerSigningKeysTable;
   issuance_allowances: IssuanceAllowancesTable;
+  status_lists: StatusListsTable;
+  credential_status_changes: CredentialStatusChangesTable;
 }

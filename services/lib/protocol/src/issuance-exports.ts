@@ -7,3 +7,4 @@ export * from "./dpop/index.js";
 export * from "./pkce/index.js";
 export * from "./proof/index.js";
 export * from "./sd-jwt-issue/index.js";
+export * from "./status-list/index.js";

@@ -4,6 +4,7 @@ import { addOfferRedemptionId } from "./0002-offer-redemption-id.js";
 import { createIssuerConfigurations } from "./0003-issuer-configurations.js";
 import { createIssuerSigningKeys } from "./0004-issuer-signing-keys.js";
 import { createIssuanceAllowances } from "./0005-issuance-allowances.js";
+import { createCredentialLifecycle } from "./0006-credential-lifecycle.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -12,4 +13,5 @@ export const migrations: Migrations = {
   "0003_issuer_configurations": createIssuerConfigurations,
   "0004_issuer_signing_keys": createIssuerSigningKeys,
   "0005_issuance_allowances": createIssuanceAllowances,
+  "0006_credential_lifecycle": createCredentialLifecycle,
 };

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import type { PublicJwk } from "../proof/public-jwk.js";
+import type { StatusListReference } from "../status-list/sign-status-list-token.js";
 import { createDisclosureFrame } from "./create-disclosure-frame.js";
 import type { JwtSigner } from "./jwt-signer.js";
 import { createSaltGenerator } from "./salt-pool.js";
@@ -46,6 +47,8 @@ export interface IssueSdJwtVcInput {
   notBefore?: number;
   /** `sub` (e.g. the holder's DID); optional in SD-JWT VC. */
   subject?: string;
+  /** `status` (Token Status List): where verifiers look up the credential's status; never disclosable. */
+  status?: StatusListReference;
 }
 
 export interface IssuedSdJwtVc {
@@ -68,7 +71,7 @@ const salt = createSaltGenerator(SALT_BYTES);
 
 /**
  * Issues an SD-JWT VC (`typ: dc+sd-jwt`) with @sd-jwt/sd-jwt-vc: `iss`, `vct`, `iat`, `exp`,
- * optional `nbf`/`sub`, `cnf.jwk` bound to the holder's key, every claim disclosable through `_sd`
+ * optional `nbf`/`sub`/`status`, `cnf.jwk` bound to the holder's key, every claim disclosable through `_sd`
  * (`_sd_alg: sha-256`, 128-bit salts), signed by `signer` with its `kid` or `x5c` header.
  */
 export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJwtVc> {
@@ -95,6 +98,7 @@ export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJw
     ...(input.expiresAt === undefined ? {} : { exp: input.expiresAt }),
     vct: input.vct,
     cnf: { jwk: cnfJwk },
+    ...(input.status === undefined ? {} : { status: input.status }),
     ...input.claims,
   };
   const credential = await instance.issue(payload, createDisclosureFrame(input.claims) as never, {

@@ -1,0 +1,71 @@
+import { createPrivateJwkSigner, type JwtSigner, signStatusListToken } from "@attesto/protocol";
+import { notFound, unavailable } from "@attesto/runtime";
+import { X509_STATUS_LIST_SIGNER } from "./credential-signer.js";
+import type { IssuerDependencies } from "./dependencies.js";
+import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
+import { isUuid } from "./offer.js";
+import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
+import type { StatusListSnapshot } from "./status-lists.js";
+
+/** A signed Status List Token and when it was signed. */
+export interface SignedStatusList {
+  token: string;
+  /** Unix seconds (`iat`). */
+  issuedAt: number;
+  /** The list version it was built from. */
+  version: string;
+}
+
+/**
+ * Signed tokens kept per list for at most `ttl` seconds and only while the list's version is
+ * unchanged: a status change is served by the next request, on every replica.
+ */
+export interface SignedStatusListCache {
+  get(listId: string): SignedStatusList | undefined;
+  set(listId: string, signed: SignedStatusList): void;
+}
+
+/** The key that signs the list's credentials: custody (X.509 path) or the sealed DID-path key. */
+async function signerOf(deps: IssuerDependencies, list: StatusListSnapshot): Promise<JwtSigner> {
+  if (list.signer.key === X509_STATUS_LIST_SIGNER) return deps.x509Signers.signerFor(list.tenant);
+  const offer = list.signer.signingOfferId ? await deps.offers.findById(list.signer.signingOfferId) : undefined;
+  if (offer?.signing.mode !== "did") throw unavailable("Status list signing key is unavailable");
+  return createPrivateJwkSigner(openIssuerPrivateJwk(deps.sealer, { id: offer.id, signing: offer.signing }), {
+    kid: offer.signing.issuerKid,
+  });
+}
+
+/**
+ * GET /status-lists/:tenant/:listId: the list's Status List Token (draft-ietf-oauth-status-list),
+ * built from one read of the list (never a list half-way through a change) and signed on the same
+ * path as the list's credentials. 404 for an unknown list or a list of another tenant.
+ */
+export async function getStatusListToken(
+  deps: IssuerDependencies,
+  tenant: string,
+  listId: string,
+): Promise<SignedStatusList> {
+  if (!isUuid(listId)) throw notFound("Status list not found");
+  const id = listId.toLowerCase();
+  const version = await deps.statusLists.findVersion(tenant, id);
+  if (version === undefined) throw notFound("Status list not found");
+  const now = Math.floor(deps.now().getTime() / 1000);
+  const cached = deps.signedStatusLists.get(id);
+  if (cached && cached.version === version && now < cached.issuedAt + deps.statusListTtlSeconds) return cached;
+  const list = await deps.statusLists.find(tenant, id);
+  if (!list) throw notFound("Status list not found");
+  const uri = statusListUriOf(deps.issuerUrl, tenant, id);
+  const token = await signStatusListToken({
+    signer: await signerOf(deps, list),
+    uri,
+    issuer: issuerIdentifierOf(deps.issuerUrl, tenant),
+    bits: list.bits,
+    bytes: list.statuses,
+    issuedAt: now,
+    expiresAt: now + deps.statusListTokenLifetimeSeconds,
+    ttl: deps.statusListTtlSeconds,
+  });
+  const signed = { token, issuedAt: now, version: list.version };
+  deps.signedStatusLists.set(id, signed);
+  return signed;
+}
