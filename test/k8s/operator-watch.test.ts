@@ -428,6 +428,87 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
   });
 });
 
+describe("watch recovery: 410 Gone and bookmarks", () => {
+  const tenantWatches = () =>
+    server.requests.filter((r) => r.method === "GET" && r.path.endsWith("/tenants") && r.query.watch === "true");
+  const tenantLists = () =>
+    server.requests.filter((r) => r.method === "GET" && r.path.endsWith("/tenants") && r.query.watch !== "true");
+  const globex = () => ({
+    ...readExample("tenant.yaml")[0]!,
+    metadata: { name: "globex", namespace: NS },
+    spec: { organizationName: "Globex", tenantId: "globex" },
+  });
+  const applies = (tenantId: string) => registry.callsOf("ApplyTenant").filter((c) => c.tenant === tenantId).length;
+
+  it.each(["event", "http"] as const)(
+    "a watch expired during a gap (410 Gone as %s) re-lists: what changed meanwhile is reconciled once, nothing twice",
+    async (answer) => {
+      server.expiredWatchAnswer = answer;
+      const operator = await start();
+      applyExample("tenant.yaml");
+      await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
+      expect(applies("acme-university")).toBe(1);
+      const lists = tenantLists().length;
+
+      // The informers lose the apiserver; meanwhile a spec changes, a Tenant is created, and the
+      // apiserver compacts its history past the informers' resourceVersion.
+      server.holdWatches();
+      await waitFor(() => server.heldWatchCount === 3, "the informers waiting to watch again");
+      const current = tenant()!;
+      server.apply(GROUP, VERSION, "tenants", {
+        ...current,
+        spec: { ...(current.spec as object), roles: { issuer: true, verifier: false } },
+      });
+      server.apply(GROUP, VERSION, "tenants", globex());
+      server.compact();
+      server.releaseWatches();
+
+      await waitFor(
+        () =>
+          (tenant()?.status as TenantStatus | undefined)?.observedGeneration === 2 &&
+          condition(tenant("globex"), "Ready")?.status === "True",
+        "the changes made during the gap reconciled",
+      );
+      await operator.controller.queue.idle();
+      expect(tenantLists().length).toBe(lists + 1);
+      expect(applies("acme-university")).toBe(2);
+      expect(applies("globex")).toBe(1);
+      expect(registry.tenants.get("acme-university")?.isVerifier).toBe(false);
+
+      // Watching again from the re-list's resourceVersion: later changes arrive as usual.
+      server.delete(GROUP, "tenants", NS, "globex");
+      await waitFor(() => tenant("globex") === undefined, "globex deleted through the new watch");
+      expect(registry.callsOf("DeleteTenant").map((c) => c.tenant)).toEqual(["globex"]);
+    },
+  );
+
+  it("asks for bookmarks; a watch resumed from a bookmark's resourceVersion needs no re-list after compaction", async () => {
+    await start();
+    applyExample("tenant.yaml");
+    await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
+    expect(tenantWatches().every((r) => r.query.allowWatchBookmarks === "true")).toBe(true);
+    const lists = tenantLists().length;
+
+    // Other kinds move the resourceVersion on; the Tenant watch hears of it only through a bookmark.
+    for (let i = 0; i < 3; i++) {
+      server.apply("", "v1", "secrets", { metadata: { name: `other-${i}`, namespace: NS }, data: {} });
+    }
+    const bookmarked = server.resourceVersion;
+    expect(Number(bookmarked)).toBeGreaterThan(Number(tenant()!.metadata.resourceVersion));
+    server.sendBookmarks();
+    server.compact();
+    const watches = tenantWatches().length;
+    server.dropWatches();
+    await waitFor(() => tenantWatches().length > watches, "the Tenant watch resumed");
+    expect(tenantWatches().at(-1)?.query.resourceVersion).toBe(bookmarked);
+    expect(tenantLists().length).toBe(lists);
+
+    // The resumed watch delivers changes.
+    server.apply(GROUP, VERSION, "tenants", globex());
+    await waitFor(() => condition(tenant("globex"), "Ready")?.status === "True", "globex reconciled");
+  });
+});
+
 describe("leader election and the operator's HTTP port", () => {
   it("with two replicas only the leader reconciles; the other takes over when it leaves", async () => {
     const first = await start({ identity: "operator-a", leaderElection: true });

@@ -1,4 +1,4 @@
-import { CustomObjectsApi, type KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+import { CustomObjectsApi, type KubeConfig, type KubernetesObject, ListWatch, Watch } from "@kubernetes/client-node";
 import type { ResourceCache } from "../reconcile/reconciler.js";
 import { type CustomResource, GROUP, RESOURCE_KINDS, type ResourceKind, VERSION } from "../resources.js";
 
@@ -20,8 +20,28 @@ export interface StartInformersOptions {
 }
 
 /**
- * One list/watch informer per kind (@kubernetes/client-node `makeInformer`). An informer whose
- * list or watch fails is restarted after a growing delay: client-node stops it on errors.
+ * client-node's Watch asking for bookmarks (`allowWatchBookmarks=true`, as client-go's reflector
+ * does): the apiserver then sends BOOKMARK events with its current resourceVersion, which the
+ * ListWatch records, so that a watch of a quiet kind resumes from a recent resourceVersion instead of
+ * one the apiserver has compacted away (410 Gone and a full re-list).
+ */
+export class BookmarkingWatch extends Watch {
+  override watch(
+    path: string,
+    queryParams: Record<string, unknown>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    return super.watch(path, { ...queryParams, allowWatchBookmarks: true }, callback, done);
+  }
+}
+
+/**
+ * One list/watch informer per kind (@kubernetes/client-node's ListWatch, as `makeInformer` builds it,
+ * with bookmarks). A watch answered 410 Gone (its resourceVersion expired; as an ERROR event or as
+ * the HTTP status) makes the ListWatch list again and emit the differences: what changed meanwhile
+ * as updates (a new resourceVersion), what appeared as adds, what went as deletes. An informer whose
+ * list or watch fails otherwise is restarted after a growing delay: client-node stops it on errors.
  */
 export async function startInformers(options: StartInformersOptions): Promise<Informers> {
   const api = options.kubeConfig.makeApiClient(CustomObjectsApi);
@@ -29,7 +49,7 @@ export async function startInformers(options: StartInformersOptions): Promise<In
   const informers = new Map<
     ResourceKind,
     {
-      informer: ReturnType<typeof makeInformer<KubernetesObject>>;
+      informer: ListWatch<KubernetesObject>;
       state: { failures: number; failedSinceStart: boolean };
     }
   >();
@@ -46,7 +66,7 @@ export async function startInformers(options: StartInformersOptions): Promise<In
       options.namespace
         ? api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: options.namespace, plural })
         : api.listCustomObjectForAllNamespaces({ group: GROUP, version: VERSION, plural });
-    const informer = makeInformer<KubernetesObject>(options.kubeConfig, path, list);
+    const informer = new ListWatch<KubernetesObject>(path, new BookmarkingWatch(options.kubeConfig), list, false);
     const emit = (verb: "add" | "update" | "delete") => (object: KubernetesObject) =>
       options.onEvent(kind, verb, withKind(object, kind));
     informer.on("add", emit("add"));

@@ -10,7 +10,12 @@ import { KubeConfig } from "@kubernetes/client-node";
  * replace with resourceVersion preconditions, merge and JSON patches (with `test`), the status
  * subresource (spec and status written separately, `generation` bumped on spec changes), deletion
  * with finalizers (deletionTimestamp first) and garbage collection of owned objects.
- * No kube-apiserver runs on these machines; @kubernetes/client-node's informers run against this.
+ * Like the real apiserver it forgets old history (`compact()`, as etcd compaction does): a watch from
+ * a resourceVersion older than that is answered `410 Gone` (`{"kind":"Status","code":410,"reason":
+ * "Expired"}`, as an ERROR watch event by default, or as the HTTP status), and a watch asked with
+ * `allowWatchBookmarks=true` receives BOOKMARK events (`sendBookmarks()`) carrying the current
+ * resourceVersion. No kube-apiserver runs on these machines; @kubernetes/client-node's informers
+ * run against this.
  */
 export interface StoredObject {
   apiVersion?: string;
@@ -43,6 +48,7 @@ interface Collection {
 interface RecordedRequest {
   method: string;
   path: string;
+  query: Record<string, string>;
   contentType: string;
   body: unknown;
 }
@@ -78,8 +84,15 @@ export class FakeKubeApiServer {
   private readonly watchers = new Set<{
     collection: string;
     namespace?: string;
+    bookmarks: boolean;
     res: ServerResponse;
   }>();
+  /** Watches from a resourceVersion below this are expired (410 Gone): their events are forgotten. */
+  private compactedRevision = 0;
+  /** While set, new watch requests wait (an apiserver the informers cannot reach for a while). */
+  private heldWatches: Array<() => void> | undefined;
+  /** How an expired watch is answered: an ERROR event in a 200 stream (the apiserver's watch cache), or HTTP 410. */
+  expiredWatchAnswer: "event" | "http" = "event";
   private readonly failures: Array<{ method: string; path: RegExp; status: number; remaining: number }> = [];
   private revision = 100;
   private server = createServer((req, res) => void this.handle(req, res));
@@ -92,6 +105,7 @@ export class FakeKubeApiServer {
   }
 
   async close(): Promise<void> {
+    this.heldWatches = undefined;
     for (const watcher of this.watchers) watcher.res.end();
     this.watchers.clear();
     this.server.closeAllConnections();
@@ -118,6 +132,49 @@ export class FakeKubeApiServer {
   dropWatches(): void {
     for (const watcher of this.watchers) watcher.res.end();
     this.watchers.clear();
+  }
+
+  /** Ends every open watch and holds new ones until `releaseWatches()`: the informers miss what happens meanwhile. */
+  holdWatches(): void {
+    this.heldWatches ??= [];
+    this.dropWatches();
+  }
+
+  /** Answers the watches held since `holdWatches()`. */
+  releaseWatches(): void {
+    const held = this.heldWatches ?? [];
+    this.heldWatches = undefined;
+    for (const answer of held) answer();
+  }
+
+  /** Watch requests waiting in `holdWatches()`. */
+  get heldWatchCount(): number {
+    return this.heldWatches?.length ?? 0;
+  }
+
+  /** Forgets the history up to now (etcd compaction): a watch from an older resourceVersion is 410 Gone. */
+  compact(): void {
+    this.compactedRevision = this.revision;
+    this.log.splice(0);
+  }
+
+  /** The current resourceVersion (of the last write to any collection). */
+  get resourceVersion(): string {
+    return String(this.revision);
+  }
+
+  /** Sends every watch that allowed bookmarks a BOOKMARK with the current resourceVersion. */
+  sendBookmarks(): void {
+    for (const watcher of this.watchers) {
+      if (!watcher.bookmarks) continue;
+      const [group = "", plural = ""] = watcher.collection.split("/");
+      const object = {
+        kind: KINDS[plural] ?? "Object",
+        apiVersion: group ? `${group}/v1alpha1` : "v1",
+        metadata: { resourceVersion: String(this.revision) },
+      };
+      watcher.res.write(`${JSON.stringify({ type: "BOOKMARK", object })}\n`);
+    }
   }
 
   // --- direct access for tests (what kubectl would do) ---
@@ -169,7 +226,7 @@ export class FakeKubeApiServer {
       return sendStatus(res, 400, "BadRequest", "body is not JSON");
     }
     const method = req.method ?? "GET";
-    this.requests.push({ method, path: url.pathname, contentType, body });
+    this.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), contentType, body });
 
     const failure = this.failures.find((f) => f.method === method && f.path.test(url.pathname) && f.remaining > 0);
     if (failure) {
@@ -187,7 +244,14 @@ export class FakeKubeApiServer {
     try {
       if (!name) {
         if (method === "GET" && url.searchParams.get("watch") === "true") {
-          return this.watch(collection, namespace, Number(url.searchParams.get("resourceVersion") || 0), res);
+          const since = Number(url.searchParams.get("resourceVersion") || 0);
+          const bookmarks = url.searchParams.get("allowWatchBookmarks") === "true";
+          const answer = () => this.watch(collection, namespace, since, bookmarks, res);
+          if (this.heldWatches) {
+            this.heldWatches.push(answer);
+            return;
+          }
+          return answer();
         }
         if (method === "GET") {
           const items = [...store.values()].filter((o) => !namespace || o.metadata.namespace === namespace);
@@ -361,7 +425,30 @@ export class FakeKubeApiServer {
     }
   }
 
-  private watch(collection: Collection, namespace: string | undefined, since: number, res: ServerResponse) {
+  private watch(
+    collection: Collection,
+    namespace: string | undefined,
+    since: number,
+    bookmarks: boolean,
+    res: ServerResponse,
+  ) {
+    // Without a resourceVersion a watch starts now; with one older than the compaction it is expired.
+    if (since > 0 && since < this.compactedRevision) {
+      const message = `too old resource version: ${since} (${this.compactedRevision})`;
+      if (this.expiredWatchAnswer === "http") return sendStatus(res, 410, "Expired", message);
+      const status = {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message,
+        reason: "Expired",
+        code: 410,
+      };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
     res.flushHeaders();
     const id = collectionId(collection);
@@ -370,7 +457,7 @@ export class FakeKubeApiServer {
       if (namespace && event.namespace !== namespace) continue;
       res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
     }
-    const watcher = { collection: id, namespace, res };
+    const watcher = { collection: id, namespace, bookmarks, res };
     this.watchers.add(watcher);
     res.on("close", () => this.watchers.delete(watcher));
   }
