@@ -53,11 +53,12 @@ export function createSchedulerRuntime(
     },
     onError,
   });
-  const notarizations = createNotarizationStore(context.db, queue.send);
-  const deliveries = createWebhookDeliveryStore(context.db, queue.send);
+  const now = edges.now ?? (() => new Date());
+  const notarizations = createNotarizationStore(context.db, queue.send, now);
+  const deliveries = createWebhookDeliveryStore(context.db, queue.send, now);
   const deps: NotaryDependencies = {
     notarizations,
-    events: createWebhookEventStore(context.db, queue.send),
+    events: createWebhookEventStore(context.db, queue.send, now),
     deliveries,
     ledger:
       edges.ledger ??
@@ -83,7 +84,7 @@ export function createSchedulerRuntime(
         { timeoutMs: config.WEBHOOK_TIMEOUT_MS },
       ),
     metrics: createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }),
-    now: edges.now ?? (() => new Date()),
+    now,
     chain: config.NOTARY_CHAIN,
     batch: { intervalMs: config.NOTARY_BATCH_INTERVAL_MS, maxSize: config.NOTARY_BATCH_MAX_SIZE },
     anchorRetry: {

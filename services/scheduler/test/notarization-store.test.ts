@@ -5,7 +5,13 @@ import type { LedgerAnchor } from "../src/domain/model.js";
 import type { BatchPlan, NotarizationStore, PendingLeaf } from "../src/domain/stores.js";
 import { createNotarizationStore } from "../src/store/notarization.store.js";
 import type { SchedulerTables } from "../src/store/tables.js";
-import { age, newEvent, newNotarization, RecordingJobSender, startStoreDatabase } from "./support/store-fixtures.js";
+import {
+  newEvent,
+  newNotarization,
+  RecordingJobSender,
+  startStoreDatabase,
+  TestClock,
+} from "./support/store-fixtures.js";
 
 const anchorOf = (root: string): LedgerAnchor => ({
   objectId: "ledger-object",
@@ -18,6 +24,7 @@ const anchorOf = (root: string): LedgerAnchor => ({
 
 let database: TestDatabase<SchedulerTables>;
 let jobs: RecordingJobSender;
+let clock: TestClock;
 let store: NotarizationStore;
 
 beforeAll(async () => {
@@ -30,7 +37,8 @@ beforeEach(async () => {
   await database.db.deleteFrom("notarizations").execute();
   await database.db.deleteFrom("batches").execute();
   jobs = new RecordingJobSender();
-  store = createNotarizationStore(database.db as never, jobs.send);
+  clock = new TestClock();
+  store = createNotarizationStore(database.db as never, jobs.send, clock.now);
 });
 
 /** Cuts one batch with the real planner; returns its plan (undefined when none was due). */
@@ -50,6 +58,8 @@ describe("notarizations", () => {
     expect(again.objectId).toBe(first.objectId);
     expect(again.digest).toBe(first.digest);
     expect(first).toMatchObject({ state: "pending", offerId: "offer-1", batch: undefined, attempts: 0 });
+    // Written in the service's clock (a year ahead of the database's here), not the database's.
+    expect(first.createdAt).toEqual(clock.now());
     expect(await store.findNotarizationByCredential(first.credentialId)).toEqual(first);
     expect(await store.findNotarization(first.objectId)).toEqual(first);
     expect(await store.findNotarization("00000000-0000-4000-8000-000000000000")).toBeUndefined();
@@ -57,7 +67,7 @@ describe("notarizations", () => {
 
   it("lists by tenant and state, newest first", async () => {
     const a = await store.insertNotarization(newNotarization({ tenant: "acme" }));
-    await age(database.db, "notarizations", 1000);
+    clock.advance(1000);
     const b = await store.insertNotarization(newNotarization({ tenant: "acme" }));
     await store.insertNotarization(newNotarization({ tenant: "other" }));
     const listed = await store.listNotarizations({ tenant: "acme", limit: 10 });
@@ -84,14 +94,14 @@ describe("batch planning", () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push((await store.insertNotarization(newNotarization())).objectId);
-      await age(database.db, "notarizations", 1000);
+      clock.advance(1000);
     }
     const plan = await cut(4, 60_000);
     expect(plan?.leaves.map((leaf) => leaf.objectId)).toEqual(ids.slice(0, 4));
     const batchRow = await database.db.selectFrom("batches").selectAll().executeTakeFirstOrThrow();
     expect(batchRow).toMatchObject({ batch_id: plan?.batchId, size: 4, state: "pending", attempts: 0 });
     expect(jobs.on("anchor-batch")).toEqual([
-      { job: { queue: "anchor-batch", data: { batchId: plan?.batchId } }, id: batchRow.job_id, startAfter: undefined },
+      { job: { queue: "anchor-batch", data: { batchId: plan?.batchId } }, id: batchRow.job_id, delayMs: undefined },
     ]);
     const members = await store.listBatchNotarizations(plan?.batchId ?? "");
     expect(members.map((n) => [n.objectId, n.batch?.leafIndex, n.batch?.treeSize, n.batch?.root])).toEqual(
@@ -104,7 +114,7 @@ describe("batch planning", () => {
 
   it("cuts a partial batch once its oldest leaf has waited the interval", async () => {
     await store.insertNotarization(newNotarization());
-    await age(database.db, "notarizations", 5_000);
+    clock.advance(5_000);
     await store.insertNotarization(newNotarization());
     const plan = await cut(4, 1_000);
     expect(plan?.leaves).toHaveLength(2);
@@ -120,7 +130,7 @@ describe("batch planning", () => {
     const locked = new Promise<void>((resolve) => {
       firstLocked = resolve;
     });
-    const other = createNotarizationStore(database.db as never, jobs.send);
+    const other = createNotarizationStore(database.db as never, jobs.send, clock.now);
     const first = other.cutBatch(2, 0, (leaves) => {
       firstLocked();
       return planBatch(leaves, 2);
@@ -179,12 +189,12 @@ describe("batch attempts", () => {
   it("schedules a failed attempt's retry under a new job and ignores stale outcomes", async () => {
     const { notarization, batchId, jobId } = await cutOne();
     const claim = await store.claimBatchAttempt(batchId, jobId);
-    const retryAt = new Date(Date.now() + 60_000);
+    const retryAt = new Date(clock.now().getTime() + 60_000);
     expect(await store.recordBatchFailed(batchId, 2, "stale attempt", retryAt)).toBe(false);
     expect(await store.recordBatchFailed(batchId, claim?.attempt ?? 0, "ledger unavailable", retryAt)).toBe(true);
     const retry = jobs.last("anchor-batch");
     expect(retry.id).not.toBe(jobId);
-    expect(retry.startAfter).toEqual(retryAt);
+    expect(retry.delayMs).toBe(60_000);
     expect(await store.findNotarization(notarization.objectId)).toMatchObject({
       state: "failed",
       attempts: 1,
@@ -199,21 +209,21 @@ describe("batch attempts", () => {
   it("records the anchor and its events (once per dedupe key) in one step", async () => {
     const { notarization, batchId, jobId } = await cutOne();
     const claim = await store.claimBatchAttempt(batchId, jobId);
-    const event = newEvent({ dedupeKey: `notarized:${notarization.objectId}` });
-    const duplicate = newEvent({ dedupeKey: event.dedupeKey });
+    const event = newEvent(clock.now(), { dedupeKey: `notarized:${notarization.objectId}` });
+    const duplicate = newEvent(clock.now(), { dedupeKey: event.dedupeKey });
     const anchor = anchorOf("ab".repeat(32));
     expect(await store.recordBatchAnchored(batchId, claim?.attempt ?? 0, anchor, [event, duplicate])).toBe(true);
     expect(await store.recordBatchAnchored(batchId, claim?.attempt ?? 0, anchor, [event])).toBe(false);
     const stored = await store.findNotarization(notarization.objectId);
     expect(stored).toMatchObject({ state: "anchored", anchor, lastError: undefined });
-    expect(stored?.anchoredAt).toBeInstanceOf(Date);
+    expect(stored?.anchoredAt).toEqual(clock.now());
     const events = await database.db.selectFrom("webhook_events").select(["event_id", "job_id"]).execute();
     expect(events).toEqual([{ event_id: event.eventId, job_id: expect.any(String) }]);
     expect(jobs.on("dispatch-webhook-event")).toEqual([
       {
         job: { queue: "dispatch-webhook-event", data: { eventId: event.eventId } },
         id: events[0]?.job_id,
-        startAfter: undefined,
+        delayMs: undefined,
       },
     ]);
   });
@@ -221,7 +231,7 @@ describe("batch attempts", () => {
   it("dead-letters a batch and retries dead batches of a tenant with a fresh round", async () => {
     const { notarization, batchId, jobId } = await cutOne();
     const claim = await store.claimBatchAttempt(batchId, jobId);
-    const failed = newEvent({ type: "credential.notarization_failed" });
+    const failed = newEvent(clock.now(), { type: "credential.notarization_failed" });
     expect(await store.recordBatchDead(batchId, claim?.attempt ?? 0, "gave up", [failed])).toBe(true);
     expect(await store.findNotarization(notarization.objectId)).toMatchObject({ state: "dead", lastError: "gave up" });
     expect(jobs.on("dispatch-webhook-event")).toHaveLength(1);
@@ -264,7 +274,7 @@ describe("stranded batches", () => {
     const plan = await cut(1, 0);
     const jobId = jobs.last("anchor-batch").id;
     expect(await store.listStranded(60_000)).toEqual([]);
-    await age(database.db, "batches", 120_000);
+    clock.advance(120_000);
     const stranded = await store.listStranded(60_000);
     expect(stranded).toEqual([{ kind: "batch", id: plan?.batchId, jobId }]);
     const [work] = stranded;
@@ -284,7 +294,7 @@ describe("stranded batches", () => {
     const plan = await cut(1, 0);
     const claim = await store.claimBatchAttempt(plan?.batchId ?? "", jobs.last("anchor-batch").id);
     await store.recordBatchAnchored(plan?.batchId ?? "", claim?.attempt ?? 0, anchorOf(plan?.root ?? ""), []);
-    await age(database.db, "batches", 120_000);
+    clock.advance(120_000);
     expect(await store.listStranded(60_000)).toEqual([]);
   });
 });

@@ -4,10 +4,11 @@ import type { WebhookDeliveryStore, WebhookEventStore } from "../src/domain/stor
 import type { SchedulerTables } from "../src/store/tables.js";
 import { createWebhookDeliveryStore } from "../src/store/webhook-delivery.store.js";
 import { createWebhookEventStore } from "../src/store/webhook-event.store.js";
-import { age, newEvent, RecordingJobSender, startStoreDatabase } from "./support/store-fixtures.js";
+import { newEvent, RecordingJobSender, startStoreDatabase, TestClock } from "./support/store-fixtures.js";
 
 let database: TestDatabase<SchedulerTables>;
 let jobs: RecordingJobSender;
+let clock: TestClock;
 let events: WebhookEventStore;
 let deliveries: WebhookDeliveryStore;
 
@@ -20,13 +21,14 @@ beforeEach(async () => {
   await database.db.deleteFrom("webhook_deliveries").execute();
   await database.db.deleteFrom("webhook_events").execute();
   jobs = new RecordingJobSender();
-  events = createWebhookEventStore(database.db as never, jobs.send);
-  deliveries = createWebhookDeliveryStore(database.db as never, jobs.send);
+  clock = new TestClock();
+  events = createWebhookEventStore(database.db as never, jobs.send, clock.now);
+  deliveries = createWebhookDeliveryStore(database.db as never, jobs.send, clock.now);
 });
 
 /** An event dispatched to `urls`; answers the delivery jobs queued for it. */
 async function dispatched(urls: string[], tenant = "acme") {
-  const event = newEvent({ tenant });
+  const event = newEvent(clock.now(), { tenant });
   await events.insertEvent(event);
   await events.recordEventDispatched(event.eventId, urls);
   return { event, deliveryJobs: jobs.on("deliver-webhook").filter((queued) => queued.job.queue === "deliver-webhook") };
@@ -36,9 +38,9 @@ const deliveryIdOf = (queued: { job: { data: unknown } }) => (queued.job.data as
 
 describe("webhook events", () => {
   it("inserts an event once per dedupe key and queues its dispatch", async () => {
-    const event = newEvent();
+    const event = newEvent(clock.now());
     expect(await events.insertEvent(event)).toBe(true);
-    expect(await events.insertEvent({ ...newEvent(), dedupeKey: event.dedupeKey })).toBe(false);
+    expect(await events.insertEvent({ ...newEvent(clock.now()), dedupeKey: event.dedupeKey })).toBe(false);
     expect(jobs.on("dispatch-webhook-event").map((queued) => queued.job.data)).toEqual([{ eventId: event.eventId }]);
     expect(await events.findEvent(event.eventId)).toEqual({
       eventId: event.eventId,
@@ -51,7 +53,7 @@ describe("webhook events", () => {
   });
 
   it("dispatches into one delivery per endpoint, once, even when dispatched twice", async () => {
-    const event = newEvent();
+    const event = newEvent(clock.now());
     await events.insertEvent(event);
     expect(
       await events.recordEventDispatched(event.eventId, ["https://a.example/hook", "https://b.example/hook"]),
@@ -73,7 +75,7 @@ describe("webhook events", () => {
   });
 
   it("rolls the dispatch back when a delivery job cannot be queued", async () => {
-    const event = newEvent();
+    const event = newEvent(clock.now());
     await events.insertEvent(event);
     jobs.failNext = true;
     await expect(events.recordEventDispatched(event.eventId, ["https://a.example/hook"])).rejects.toThrow(
@@ -84,11 +86,11 @@ describe("webhook events", () => {
   });
 
   it("lists undispatched events left alone too long and requeues each once", async () => {
-    const event = newEvent();
+    const event = newEvent(clock.now());
     await events.insertEvent(event);
     const jobId = jobs.last("dispatch-webhook-event").id;
     expect(await events.listStranded(60_000)).toEqual([]);
-    await age(database.db, "webhook_events", 120_000);
+    clock.advance(120_000);
     const [work] = await events.listStranded(60_000);
     expect(work).toEqual({ kind: "event", id: event.eventId, jobId });
     if (!work) throw new Error("nothing stranded");
@@ -124,7 +126,7 @@ describe("webhook deliveries", () => {
     if (!queued) throw new Error("no delivery queued");
     const deliveryId = deliveryIdOf(queued);
     const first = await deliveries.claimDeliveryAttempt(deliveryId, queued.id);
-    const retryAt = new Date(Date.now() + 60_000);
+    const retryAt = new Date(clock.now().getTime() + 60_000);
     const failure = {
       state: "failed",
       statusCode: 503,
@@ -134,7 +136,7 @@ describe("webhook deliveries", () => {
     expect(await deliveries.recordDeliveryAttempt(deliveryId, 2, failure)).toBe(false);
     expect(await deliveries.recordDeliveryAttempt(deliveryId, first?.attempt ?? 0, failure)).toBe(true);
     const retry = jobs.last("deliver-webhook");
-    expect(retry).toMatchObject({ job: { data: { deliveryId } }, startAfter: retryAt });
+    expect(retry).toMatchObject({ job: { data: { deliveryId } }, delayMs: 60_000 });
     expect(retry.id).not.toBe(queued.id);
     expect(await deliveries.claimDeliveryAttempt(deliveryId, queued.id)).toBeUndefined();
     const second = await deliveries.claimDeliveryAttempt(deliveryId, retry.id);
@@ -149,12 +151,14 @@ describe("webhook deliveries", () => {
     ).toBe(true);
     const [listed] = await deliveries.listDeliveries({ tenant: "acme", limit: 10 });
     expect(listed).toMatchObject({ deliveryId, state: "delivered", attempts: 2, lastStatusCode: 204 });
-    expect(listed?.deliveredAt).toBeInstanceOf(Date);
+    expect(listed?.deliveredAt).toEqual(clock.now());
+    expect(listed?.createdAt).toEqual(clock.now());
     expect(listed?.attemptLog.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
       [1, 503, "endpoint answered HTTP 503"],
       [2, 204, undefined],
     ]);
-    expect(listed?.attemptLog.every((a) => a.finishedAt instanceof Date)).toBe(true);
+    expect(listed?.attemptLog.every((a) => a.startedAt.getTime() === clock.now().getTime())).toBe(true);
+    expect(listed?.attemptLog.every((a) => a.finishedAt?.getTime() === clock.now().getTime())).toBe(true);
     expect(jobs.on("deliver-webhook")).toHaveLength(2);
   });
 
@@ -204,7 +208,7 @@ describe("webhook deliveries", () => {
       nextAttemptAt: undefined,
     });
     expect(await deliveries.listStranded(60_000)).toEqual([]);
-    await age(database.db, "webhook_deliveries", 120_000);
+    clock.advance(120_000);
     const stranded = await deliveries.listStranded(60_000);
     expect(stranded).toEqual([{ kind: "delivery", id: deliveryIdOf(stuck), jobId: stuck.id }]);
     const [work] = stranded;

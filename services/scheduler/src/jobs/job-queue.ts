@@ -62,8 +62,10 @@ export class PgBossJobQueue implements JobLiveness {
   }
 
   /** Queues `job` inside the caller's kysely transaction. */
-  readonly send: JobSender = async (trx, job, { id, startAfter }) => {
-    await this.boss.send(job.queue, job.data, { id, ...(startAfter ? { startAfter } : {}), db: fromKysely(trx) });
+  readonly send: JobSender = async (trx, job, { id, delayMs }) => {
+    // A number is seconds from the database's now (fractions allowed).
+    const delay = delayMs && delayMs > 0 ? { startAfter: delayMs / 1000 } : {};
+    await this.boss.send(job.queue, job.data, { id, ...delay, db: fromKysely(trx) });
   };
 
   async isLive(queue: string, jobId: string): Promise<boolean> {

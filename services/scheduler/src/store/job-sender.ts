@@ -4,12 +4,18 @@ import type { SchedulerTables } from "./tables.js";
 
 export type SchedulerDb = Kysely<SchedulerTables>;
 
-/** Queues a job inside the caller's transaction (`trx`), under the job id the row records. */
-export type JobSender = (
-  trx: SchedulerDb,
-  job: JobRequest,
-  options: { id: string; startAfter?: Date },
-) => Promise<void>;
+/**
+ * Queues a job inside the caller's transaction (`trx`), under the job id the row records, to run
+ * after `delayMs`. A delay rather than a time: the queue runs jobs by the database's clock, the
+ * stores reckon in the service's (injected) clock.
+ */
+export type JobSender = (trx: SchedulerDb, job: JobRequest, options: { id: string; delayMs?: number }) => Promise<void>;
+
+/** The service's clock, as the stores read it: every timestamp they write or compare comes from it. */
+export type Clock = () => Date;
+
+/** `ms` before the clock's now. */
+export const ago = (now: Clock, ms: number) => new Date(now().getTime() - ms);
 
 /** Batches and deliveries in these states still have work to do (a job should exist for them). */
 export const ACTIVE_STATES = ["pending", "running", "failed"] as const;

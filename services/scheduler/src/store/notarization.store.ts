@@ -3,7 +3,7 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import type { Batch, LedgerAnchor, Notarization, NotarizationState } from "../domain/model.js";
 import type { NotarizationStore } from "../domain/stores.js";
 import { insertWebhookEvents } from "./insert-webhook-events.js";
-import { ACTIVE_STATES, type JobSender, type SchedulerDb } from "./job-sender.js";
+import { ACTIVE_STATES, ago, type Clock, type JobSender, type SchedulerDb } from "./job-sender.js";
 import type { BatchesTable, NotarizationsTable } from "./tables.js";
 
 /** What callers see: a batch that is `running` (or not cut yet) is `pending`. */
@@ -51,9 +51,9 @@ function toNotarization(row: NotarizationRow): Notarization {
 
 /**
  * Notarizations and their batches (`database` is bound to the service's schema); anchor jobs and
- * the events of batch transitions go through `send` in the same transaction.
+ * the events of batch transitions go through `send` in the same transaction. Times come from `now`.
  */
-export function createNotarizationStore(database: Kysely<unknown>, send: JobSender): NotarizationStore {
+export function createNotarizationStore(database: Kysely<unknown>, send: JobSender, now: Clock): NotarizationStore {
   const db = database as SchedulerDb;
 
   const notarizationQuery = (executor: SchedulerDb) =>
@@ -90,6 +90,7 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
           digest: notarization.digest,
           salt: notarization.salt,
           salted_digest: notarization.saltedDigest,
+          created_at: now(),
         })
         .onConflict((oc) => oc.column("credential_id").doNothing())
         .execute();
@@ -118,11 +119,7 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
       return db.transaction().execute(async (trx) => {
         const rows = await trx
           .selectFrom("notarizations")
-          .select([
-            "object_id",
-            "salted_digest",
-            sql<boolean>`created_at <= now() - make_interval(secs => ${intervalMs / 1000}::double precision)`.as("due"),
-          ])
+          .select(["object_id", "salted_digest", sql<boolean>`created_at <= ${ago(now, intervalMs)}`.as("due")])
           .where("batch_id", "is", null)
           .orderBy("created_at")
           .orderBy("object_id")
@@ -143,6 +140,8 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
             size: batch.leaves.length,
             state: "pending",
             job_id: jobId,
+            created_at: now(),
+            updated_at: now(),
           })
           .execute();
         for (const leaf of batch.leaves) {
@@ -164,7 +163,7 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
     async claimBatchAttempt(batchId, jobId) {
       const row = await db
         .updateTable("batches")
-        .set({ state: "running", attempts: sql`attempts + 1`, updated_at: sql`now()` })
+        .set({ state: "running", attempts: sql`attempts + 1`, updated_at: now() })
         .where("batch_id", "=", batchId)
         .where("job_id", "=", jobId)
         .where("state", "in", ACTIVE_STATES)
@@ -190,11 +189,11 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
           .set({
             state: "anchored",
             anchor: json(anchor),
-            anchored_at: sql`now()`,
+            anchored_at: now(),
             last_error: null,
             next_attempt_at: null,
             job_id: null,
-            updated_at: sql`now()`,
+            updated_at: now(),
           })
           .where("batch_id", "=", batchId)
           .where("attempts", "=", attempt)
@@ -216,14 +215,18 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
             last_error: error,
             next_attempt_at: nextAttemptAt,
             job_id: jobId,
-            updated_at: sql`now()`,
+            updated_at: now(),
           })
           .where("batch_id", "=", batchId)
           .where("attempts", "=", attempt)
           .where("state", "=", "running")
           .executeTakeFirst();
         if (updated.numUpdatedRows === 0n) return false;
-        await send(trx, { queue: "anchor-batch", data: { batchId } }, { id: jobId, startAfter: nextAttemptAt });
+        await send(
+          trx,
+          { queue: "anchor-batch", data: { batchId } },
+          { id: jobId, delayMs: nextAttemptAt.getTime() - now().getTime() },
+        );
         return true;
       });
     },
@@ -238,7 +241,7 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
             next_attempt_at: null,
             job_id: null,
             dead_rounds: sql`dead_rounds + 1`,
-            updated_at: sql`now()`,
+            updated_at: now(),
           })
           .where("batch_id", "=", batchId)
           .where("attempts", "=", attempt)
@@ -264,7 +267,7 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
           const jobId = randomUUID();
           await trx
             .updateTable("batches")
-            .set({ state: "pending", attempts: 0, next_attempt_at: null, job_id: jobId, updated_at: sql`now()` })
+            .set({ state: "pending", attempts: 0, next_attempt_at: null, job_id: jobId, updated_at: now() })
             .where("batch_id", "=", batch_id)
             .execute();
           await send(trx, { queue: "anchor-batch", data: { batchId: batch_id } }, { id: jobId });
@@ -288,7 +291,7 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
         .selectFrom("batches")
         .select(["batch_id as id", "job_id"])
         .where("state", "in", ACTIVE_STATES)
-        .where("updated_at", "<", sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000}::double precision)`)
+        .where("updated_at", "<", ago(now, olderThanMs))
         .limit(500)
         .execute();
       return rows.map((row) => ({ kind: "batch" as const, id: row.id, jobId: row.job_id }));
@@ -300,7 +303,7 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
         const jobId = randomUUID();
         const updated = await trx
           .updateTable("batches")
-          .set({ job_id: jobId, updated_at: sql`now()` })
+          .set({ job_id: jobId, updated_at: now() })
           .where("batch_id", "=", work.id)
           .where("state", "in", ACTIVE_STATES)
           .where(sql<boolean>`job_id IS NOT DISTINCT FROM ${work.jobId}`)

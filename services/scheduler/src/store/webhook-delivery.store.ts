@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { WebhookDelivery } from "../domain/model.js";
 import type { WebhookDeliveryStore } from "../domain/stores.js";
-import { ACTIVE_STATES, type JobSender, type SchedulerDb } from "./job-sender.js";
+import { ACTIVE_STATES, ago, type Clock, type JobSender, type SchedulerDb } from "./job-sender.js";
 import type { WebhookDeliveriesTable } from "./tables.js";
 
 function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
@@ -25,9 +25,13 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
 
 /**
  * Webhook deliveries and their attempt log (`database` is bound to the service's schema); retry
- * jobs go through `send` in the same transaction.
+ * jobs go through `send` in the same transaction. Times come from `now`.
  */
-export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobSender): WebhookDeliveryStore {
+export function createWebhookDeliveryStore(
+  database: Kysely<unknown>,
+  send: JobSender,
+  now: Clock,
+): WebhookDeliveryStore {
   const db = database as SchedulerDb;
 
   return {
@@ -35,14 +39,17 @@ export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobS
       return db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable("webhook_deliveries")
-          .set({ state: "running", attempts: sql`attempts + 1`, updated_at: sql`now()` })
+          .set({ state: "running", attempts: sql`attempts + 1`, updated_at: now() })
           .where("delivery_id", "=", deliveryId)
           .where("job_id", "=", jobId)
           .where("state", "in", ACTIVE_STATES)
           .returningAll()
           .executeTakeFirst();
         if (!row) return undefined;
-        await trx.insertInto("webhook_attempts").values({ delivery_id: deliveryId, attempt: row.attempts }).execute();
+        await trx
+          .insertInto("webhook_attempts")
+          .values({ delivery_id: deliveryId, attempt: row.attempts, started_at: now() })
+          .execute();
         const event = await trx
           .selectFrom("webhook_events")
           .selectAll()
@@ -74,9 +81,9 @@ export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobS
             last_status_code: outcome.statusCode ?? null,
             last_error: outcome.error ?? null,
             next_attempt_at: outcome.nextAttemptAt ?? null,
-            delivered_at: outcome.state === "delivered" ? sql`now()` : null,
+            delivered_at: outcome.state === "delivered" ? now() : null,
             job_id: jobId,
-            updated_at: sql`now()`,
+            updated_at: now(),
           })
           .where("delivery_id", "=", deliveryId)
           .where("attempts", "=", attempt)
@@ -85,7 +92,7 @@ export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobS
         if (updated.numUpdatedRows === 0n) return false;
         await trx
           .updateTable("webhook_attempts")
-          .set({ finished_at: sql`now()`, status_code: outcome.statusCode ?? null, error: outcome.error ?? null })
+          .set({ finished_at: now(), status_code: outcome.statusCode ?? null, error: outcome.error ?? null })
           .where(
             "id",
             "=",
@@ -99,7 +106,10 @@ export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobS
           await send(
             trx,
             { queue: "deliver-webhook", data: { deliveryId } },
-            { id: jobId, ...(outcome.nextAttemptAt ? { startAfter: outcome.nextAttemptAt } : {}) },
+            {
+              id: jobId,
+              ...(outcome.nextAttemptAt ? { delayMs: outcome.nextAttemptAt.getTime() - now().getTime() } : {}),
+            },
           );
         }
         return true;
@@ -147,7 +157,7 @@ export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobS
           const jobId = randomUUID();
           await trx
             .updateTable("webhook_deliveries")
-            .set({ state: "pending", attempts: 0, next_attempt_at: null, job_id: jobId, updated_at: sql`now()` })
+            .set({ state: "pending", attempts: 0, next_attempt_at: null, job_id: jobId, updated_at: now() })
             .where("delivery_id", "=", delivery_id)
             .execute();
           await send(trx, { queue: "deliver-webhook", data: { deliveryId: delivery_id } }, { id: jobId });
@@ -161,7 +171,7 @@ export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobS
         .selectFrom("webhook_deliveries")
         .select(["delivery_id as id", "job_id"])
         .where("state", "in", ACTIVE_STATES)
-        .where("updated_at", "<", sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000}::double precision)`)
+        .where("updated_at", "<", ago(now, olderThanMs))
         .limit(500)
         .execute();
       return rows.map((row) => ({ kind: "delivery" as const, id: row.id, jobId: row.job_id }));
@@ -173,7 +183,7 @@ export function createWebhookDeliveryStore(database: Kysely<unknown>, send: JobS
         const jobId = randomUUID();
         const updated = await trx
           .updateTable("webhook_deliveries")
-          .set({ job_id: jobId, updated_at: sql`now()` })
+          .set({ job_id: jobId, updated_at: now() })
           .where("delivery_id", "=", work.id)
           .where("state", "in", ACTIVE_STATES)
           .where(sql<boolean>`job_id IS NOT DISTINCT FROM ${work.jobId}`)

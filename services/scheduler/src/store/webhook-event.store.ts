@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { WebhookEventStore } from "../domain/stores.js";
 import { insertWebhookEvents } from "./insert-webhook-events.js";
-import type { JobSender, SchedulerDb } from "./job-sender.js";
+import { ago, type Clock, type JobSender, type SchedulerDb } from "./job-sender.js";
 
 /**
  * Webhook events and their dispatch into deliveries (`database` is bound to the service's schema);
- * dispatch and delivery jobs go through `send` in the same transaction.
+ * dispatch and delivery jobs go through `send` in the same transaction. Times come from `now`.
  */
-export function createWebhookEventStore(database: Kysely<unknown>, send: JobSender): WebhookEventStore {
+export function createWebhookEventStore(database: Kysely<unknown>, send: JobSender, now: Clock): WebhookEventStore {
   const db = database as SchedulerDb;
 
   return {
@@ -51,6 +51,8 @@ export function createWebhookEventStore(database: Kysely<unknown>, send: JobSend
               url,
               state: "pending",
               job_id: jobId,
+              created_at: now(),
+              updated_at: now(),
             })
             .onConflict((oc) => oc.columns(["event_id", "url"]).doNothing())
             .returning("delivery_id")
@@ -61,7 +63,7 @@ export function createWebhookEventStore(database: Kysely<unknown>, send: JobSend
         }
         await trx
           .updateTable("webhook_events")
-          .set({ dispatched_at: sql`now()`, job_id: null })
+          .set({ dispatched_at: now(), job_id: null })
           .where("event_id", "=", eventId)
           .execute();
         return created;
@@ -73,7 +75,7 @@ export function createWebhookEventStore(database: Kysely<unknown>, send: JobSend
         .selectFrom("webhook_events")
         .select(["event_id as id", "job_id"])
         .where("dispatched_at", "is", null)
-        .where("created_at", "<", sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000}::double precision)`)
+        .where("created_at", "<", ago(now, olderThanMs))
         .limit(500)
         .execute();
       return rows.map((row) => ({ kind: "event" as const, id: row.id, jobId: row.job_id }));

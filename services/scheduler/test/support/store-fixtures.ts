@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import type { JobRequest, NewWebhookEvent } from "../../src/domain/model.js";
 import type { NewNotarization } from "../../src/domain/stores.js";
 import type { JobSender } from "../../src/store/job-sender.js";
@@ -10,7 +10,7 @@ import type { SchedulerTables } from "../../src/store/tables.js";
 export interface QueuedJob {
   job: JobRequest;
   id: string;
-  startAfter: Date | undefined;
+  delayMs: number | undefined;
 }
 
 /**
@@ -21,14 +21,14 @@ export interface QueuedJob {
 export class RecordingJobSender {
   readonly jobs: QueuedJob[] = [];
   failNext = false;
-  readonly send: JobSender = async (trx, job, { id, startAfter }) => {
+  readonly send: JobSender = async (trx, job, { id, delayMs }) => {
     // Proves the send runs inside the store's transaction (the caller's connection).
     await sql`SELECT 1`.execute(trx);
     if (this.failNext) {
       this.failNext = false;
       throw new Error("job queue unavailable");
     }
-    this.jobs.push({ job, id, startAfter });
+    this.jobs.push({ job, id, delayMs });
   };
 
   /** Jobs queued on `queue`, in order. */
@@ -63,7 +63,7 @@ export function newNotarization(overrides: Partial<NewNotarization> = {}): NewNo
   };
 }
 
-export function newEvent(overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
+export function newEvent(createdAt: Date, overrides: Partial<NewWebhookEvent> = {}): NewWebhookEvent {
   const eventId = randomUUID();
   return {
     eventId,
@@ -71,28 +71,19 @@ export function newEvent(overrides: Partial<NewWebhookEvent> = {}): NewWebhookEv
     tenant: "acme",
     type: "credential.notarized",
     body: JSON.stringify({ id: eventId }),
-    createdAt: new Date(),
+    createdAt,
     ...overrides,
   };
 }
 
-/** Moves the rows' timestamps `ms` into the past, as if they had been left alone that long. */
-export async function age(
-  db: Kysely<SchedulerTables>,
-  table: "batches" | "webhook_events" | "webhook_deliveries" | "notarizations",
-  ms: number,
-) {
-  const back = (column: string) =>
-    sql<Date>`${sql.ref(column)} - make_interval(secs => ${ms / 1000}::double precision)`;
-  if (table === "notarizations" || table === "webhook_events") {
-    await db
-      .updateTable(table)
-      .set({ created_at: back("created_at") })
-      .execute();
-  } else {
-    await db
-      .updateTable(table)
-      .set({ created_at: back("created_at"), updated_at: back("updated_at") })
-      .execute();
+/**
+ * The service's clock in store tests: a year ahead of the database's, so a store that reads the
+ * database's clock instead of this one fails; `advance` stands for time passing.
+ */
+export class TestClock {
+  private current = new Date(Date.now() + 365 * 86_400_000);
+  readonly now = () => new Date(this.current);
+  advance(ms: number) {
+    this.current = new Date(this.current.getTime() + ms);
   }
 }
