@@ -19,6 +19,7 @@ COPY services/lib/runtime/package.json services/lib/runtime/
 COPY services/lib/store/package.json services/lib/store/
 COPY services/lib/protocol/package.json services/lib/protocol/
 COPY services/lib/proto/package.json services/lib/proto/
+COPY services/lib/tenant-client/package.json services/lib/tenant-client/
 COPY services/auth-server/package.json services/auth-server/
 COPY services/credential-issuer/package.json services/credential-issuer/
 COPY services/verifier/package.json services/verifier/

@@ -7,7 +7,7 @@ import {
   createServiceCredentialSigner,
   parseServiceIdentityKey,
   type ServiceCredentialSigner,
-} from "@attesto/runtime";
+} from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
 
 /** The internal (Connect) services the CLI calls, by service name. */

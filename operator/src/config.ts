@@ -1,4 +1,5 @@
-import { booleanFlag, loadConfig, parseServiceIdentityKey } from "@attesto/runtime";
+import { booleanFlag, loadConfig } from "@attesto/runtime/config";
+import { parseServiceIdentityKey } from "@attesto/runtime/rpc";
 import { z } from "zod";
 
 /** The operator's environment variables (documented in operator/README.md). */

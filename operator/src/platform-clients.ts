@@ -4,7 +4,7 @@ import {
   createServiceCredentialSigner,
   type ServiceCredentialSigner,
   type ServiceIdentity,
-} from "@attesto/runtime";
+} from "@attesto/runtime/rpc";
 import type { Platform } from "./reconcile/reconciler.js";
 
 export const OPERATOR_CALLER = "operator" satisfies ServiceIdentity;

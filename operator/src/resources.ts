@@ -1,4 +1,4 @@
-import { zTenantIdNamed } from "@attesto/runtime";
+import { zTenantIdNamed } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 
 /**

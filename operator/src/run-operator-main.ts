@@ -1,4 +1,5 @@
-import { ConfigError, loggerOptions } from "@attesto/runtime";
+import { ConfigError } from "@attesto/runtime/config";
+import { loggerOptions } from "@attesto/runtime/logging";
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
 import { loadOperatorConfig, type OperatorConfig } from "./config.js";

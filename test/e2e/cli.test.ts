@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { tenantV1 } from "@attesto/proto";
-import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime";
+import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
 

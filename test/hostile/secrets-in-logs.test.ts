@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantV1 } from "@attesto/proto";
 import { didKeyFromPublicJwk, ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
-import { createRpcClient } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase } from "@attesto/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

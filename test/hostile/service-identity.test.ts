@@ -4,7 +4,7 @@ import {
   createServiceCredentialSigner,
   generateServiceIdentityKey,
   type ServiceCredentialSigner,
-} from "@attesto/runtime";
+} from "@attesto/runtime/rpc";
 import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SignJWT } from "jose";

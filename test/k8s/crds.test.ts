@@ -7,7 +7,7 @@ import {
   TENANT_ID_MAX_LENGTH,
   TENANT_ID_PATTERN,
   tenantIdProblem,
-} from "@attesto/runtime";
+} from "@attesto/runtime/tenant-id";
 import { type CelInput, parse as parseCel, run } from "@bufbuild/cel";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";

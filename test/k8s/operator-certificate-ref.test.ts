@@ -1,6 +1,6 @@
 import { createPlatform, type RunningOperator, startOperator, type TenantStatus } from "@attesto/operator";
 import { keysV1 } from "@attesto/proto";
-import { createRpcClient } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime/rpc";
 import { TEST_SERVICE_IDENTITIES, testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x509 } from "../../services/trust-registry/test/custody/custody-test-kit.js";

@@ -1,6 +1,6 @@
 import { OPERATOR_CALLER, type RunningOperator, startOperator, VERIFIER_POLICY_FINALIZER } from "@attesto/operator";
 import { verifierPolicyV1 } from "@attesto/proto";
-import { createRpcClient, type InternalServer, startInternalServer } from "@attesto/runtime";
+import { createRpcClient, type InternalServer, startInternalServer } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifier as verifierModule } from "../../services/verifier/src/service.js";

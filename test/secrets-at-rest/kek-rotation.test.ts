@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { credentialIssuer } from "@attesto/credential-issuer";
 import { holder } from "@attesto/holder";
-import { createEnvelopeSealer, type ServiceModule } from "@attesto/runtime";
+import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import type { ServiceModule } from "@attesto/runtime/service";
 import { createTestDatabase, rewrapSealedColumn, type TestDatabase } from "@attesto/store";
 import { trustRegistry } from "@attesto/trust-registry";
 import { verifier } from "@attesto/verifier";

@@ -1,12 +1,6 @@
 import { schemaV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createRpcClient,
-  type InternalServer,
-  startInternalServer,
-  startTracing,
-  type Tracing,
-} from "@attesto/runtime";
+import { clientInterceptors, createRpcClient, type InternalServer, startInternalServer } from "@attesto/runtime/rpc";
+import { startTracing, type Tracing } from "@attesto/runtime/telemetry";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { createClient } from "@connectrpc/connect";

@@ -1,5 +1,5 @@
 import { createPrivateKey } from "node:crypto";
-import { rpcErrorCodeOf } from "@attesto/runtime";
+import { rpcErrorCodeOf } from "@attesto/runtime/rpc";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { decodeSecretValue } from "../kube/kube-client.js";

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from "@attesto/runtime";
+import { ConfigError, loadConfig } from "@attesto/runtime/config";
 import { z } from "zod";
 
 /** The highest default port (ledger internal, root README "Services and ports"): PORT_OFFSET must keep it below 65536. */

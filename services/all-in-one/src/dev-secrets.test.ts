@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { envPrefixOf, parseServiceIdentityKey, SERVICE_IDENTITIES } from "@attesto/runtime";
+import { envPrefixOf } from "@attesto/runtime/config";
+import { parseServiceIdentityKey, SERVICE_IDENTITIES } from "@attesto/runtime/rpc";
 import { afterEach, describe, expect, it } from "vitest";
 import { developmentSecrets, SECRETS_FILE } from "./dev-secrets.js";
 

@@ -1,13 +1,8 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  ConfigError,
-  envPrefixOf,
-  generateServiceIdentityKey,
-  SERVICE_IDENTITIES,
-  serviceIdentityPublicKeys,
-} from "@attesto/runtime";
+import { ConfigError, envPrefixOf } from "@attesto/runtime/config";
+import { generateServiceIdentityKey, SERVICE_IDENTITIES, serviceIdentityPublicKeys } from "@attesto/runtime/rpc";
 import type { Env } from "./service-env.js";
 import { StartupError } from "./startup-error.js";
 

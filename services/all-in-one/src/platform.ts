@@ -1,13 +1,7 @@
 import { join, resolve } from "node:path";
-import {
-  type BaseConfig,
-  ConfigError,
-  envPrefixOf,
-  launchService,
-  type RunningService,
-  type ServiceModule,
-  type Tracing,
-} from "@attesto/runtime";
+import { type BaseConfig, ConfigError, envPrefixOf } from "@attesto/runtime/config";
+import { launchService, type RunningService, type ServiceModule } from "@attesto/runtime/service";
+import type { Tracing } from "@attesto/runtime/telemetry";
 import type { Logger } from "pino";
 import { assertPortsFree } from "./check-ports.js";
 import type { LauncherConfig } from "./config.js";

@@ -1,5 +1,8 @@
 import { performance } from "node:perf_hooks";
-import { ConfigError, closeOnSignals, loggerOptions, startTracing } from "@attesto/runtime";
+import { ConfigError } from "@attesto/runtime/config";
+import { loggerOptions } from "@attesto/runtime/logging";
+import { closeOnSignals } from "@attesto/runtime/service";
+import { startTracing } from "@attesto/runtime/telemetry";
 import pino from "pino";
 import { type LauncherConfig, loadLauncherConfig } from "./config.js";
 import { type Platform, startPlatform } from "./platform.js";

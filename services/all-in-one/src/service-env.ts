@@ -1,4 +1,4 @@
-import { ConfigError, envPrefixOf, publicUrlOf } from "@attesto/runtime";
+import { ConfigError, envPrefixOf, publicUrlOf } from "@attesto/runtime/config";
 import { demoProviderEnv } from "./demo-provider-trust.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 

@@ -1,4 +1,4 @@
-import { ConfigError } from "@attesto/runtime";
+import { ConfigError } from "@attesto/runtime/config";
 
 /** A start-up failure whose message already says what went wrong and what to do about it. */
 export class StartupError extends Error {

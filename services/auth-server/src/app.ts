@@ -1,4 +1,5 @@
-import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import { createGrantRedeemer } from "./clients/grant-service.client.js";
 import type { AuthServerConfig } from "./config.js";
 import { type AuthServerDeps, createAuthServerDeps } from "./dependencies.js";

@@ -5,7 +5,7 @@ import {
   p256JwkFromPem,
   parsePemCertificates,
 } from "@attesto/protocol";
-import { baseConfigShape, booleanFlag, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, booleanFlag, loadConfig } from "@attesto/runtime/config";
 import type { JWK } from "jose";
 import { z } from "zod";
 

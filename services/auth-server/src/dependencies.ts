@@ -8,7 +8,7 @@ import {
   DEFAULT_DPOP_NONCE_LIFETIME_SECONDS,
   type DpopNonces,
 } from "@attesto/protocol";
-import type { ServiceContext } from "@attesto/runtime";
+import type { ServiceContext } from "@attesto/runtime/service";
 import type { JWK } from "jose";
 import type { GrantServiceClient } from "./clients/grant-service.client.js";
 import { createIssuerDisplayClient } from "./clients/issuer-display.client.js";

@@ -1,5 +1,5 @@
 import type { ClientAttestationError, DpopProofError } from "@attesto/protocol";
-import type { ServiceMetrics } from "@attesto/runtime";
+import type { ServiceMetrics } from "@attesto/runtime/telemetry";
 import { Counter } from "prom-client";
 
 const DPOP_FAILURES = "dpop_proof_failures_total";

@@ -1,4 +1,4 @@
-import { readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import { readPackageVersion, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { type AuthServerConfig, authServerPorts, loadAuthServerConfig } from "./config.js";
 import { registerAuthServerRpc } from "./rpc/register-auth-server-rpc.js";

@@ -1,6 +1,6 @@
 import { createPrivateKey } from "node:crypto";
 import { generateEd25519Jwk, generateP256Jwk } from "@attesto/protocol";
-import { ConfigError } from "@attesto/runtime";
+import { ConfigError } from "@attesto/runtime/config";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { describe, expect, it } from "vitest";
 import { loadAuthServerConfig } from "../src/config.js";

@@ -1,5 +1,5 @@
 import { tokenStatusV1 } from "@attesto/proto";
-import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { decodeJwt } from "jose";

@@ -1,5 +1,6 @@
 import { credentialStatusV1, issuanceV1, issuerConfigurationV1 } from "@attesto/proto";
-import { type App, acceptEmptyJsonBody, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import { type App, acceptEmptyJsonBody } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { CredentialIssuerConfig } from "./config.js";
 import { createIssuerDeps } from "./create-dependencies.js";

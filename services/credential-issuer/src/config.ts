@@ -1,4 +1,5 @@
-import { baseConfigShape, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, loadConfig } from "@attesto/runtime/config";
+import { keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
 import { z } from "zod";
 import { DEFAULT_STATUS_LIST_SIZE, isStatusListSize, STATUS_LIST_SIZE_RULE } from "./domain/status-list-size.js";
 

@@ -1,7 +1,9 @@
 import { createHmac } from "node:crypto";
 import { keysV1, ledgerV1, notaryV1, schemaV1, tenantV1, tokenStatusV1 } from "@attesto/proto";
 import { createAccessTokenVerifier, createCNonces, createDpopNonces } from "@attesto/protocol";
-import { createApiKeyAuthenticator, createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import type { ServiceContext } from "@attesto/runtime/service";
+import { createApiKeyAuthenticator } from "@attesto/tenant-client";
 import type { JSONWebKeySet } from "jose";
 import { LRUCache } from "lru-cache";
 import { createKeyCustodySigners } from "./clients/key-custody-signers.js";

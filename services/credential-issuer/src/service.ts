@@ -1,4 +1,5 @@
-import { loggerOptions, perService, readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import { loggerOptions } from "@attesto/runtime/logging";
+import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime/service";
 import pino from "pino";
 import { buildApp, registerIssuerRpc } from "./app.js";
 import { type CredentialIssuerConfig, credentialIssuerPorts, loadCredentialIssuerConfig } from "./config.js";

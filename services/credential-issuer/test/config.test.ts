@@ -1,4 +1,4 @@
-import { ConfigError } from "@attesto/runtime";
+import { ConfigError } from "@attesto/runtime/config";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { describe, expect, it } from "vitest";
 import { loadCredentialIssuerConfig } from "../src/config.js";

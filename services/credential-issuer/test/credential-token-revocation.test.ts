@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { tokenStatusV1 } from "@attesto/proto";
-import { createRpcClient } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime/rpc";
 import { testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessTokenStatus } from "../src/clients/token-status.client.js";

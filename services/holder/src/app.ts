@@ -1,4 +1,5 @@
-import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { HolderConfig } from "./config.js";
 import { createHolderDeps } from "./create-dependencies.js";
 import type { HolderDependencies } from "./domain/dependencies.js";

@@ -1,4 +1,6 @@
-import { baseConfigShape, keyEncryptionKeysSchema, loadConfig, outboundConfigShape } from "@attesto/runtime";
+import { baseConfigShape, loadConfig } from "@attesto/runtime/config";
+import { keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
+import { outboundConfigShape } from "@attesto/runtime/http";
 import { z } from "zod";
 
 export const holderPorts = { public: 8084, internal: 9084 };

@@ -1,5 +1,7 @@
 import { ledgerV1 } from "@attesto/proto";
-import { createEnvelopeSealer, createServiceOutboundGuard, type ServiceContext } from "@attesto/runtime";
+import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import { createServiceOutboundGuard } from "@attesto/runtime/http";
+import type { ServiceContext } from "@attesto/runtime/service";
 import { createLedger } from "./clients/ledger.js";
 import type { HolderConfig } from "./config.js";
 import { createArgon2PasswordHasher } from "./crypto/argon2-password-hasher.js";

@@ -1,4 +1,4 @@
-import { runServiceMain } from "@attesto/runtime";
+import { runServiceMain } from "@attesto/runtime/service";
 import { holder } from "./service.js";
 
 await runServiceMain(holder);

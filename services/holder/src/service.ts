@@ -1,4 +1,4 @@
-import { readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import { readPackageVersion, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { type HolderConfig, holderPorts, loadHolderConfig } from "./config.js";
 import { migrations } from "./store/migrations/index.js";

@@ -8,7 +8,7 @@
  */
 import { createHash, createPrivateKey, createPublicKey, randomBytes, randomUUID, sign, verify } from "node:crypto";
 import { didKeyFromPublicJwk, generateEd25519Jwk, generateP256Jwk, publicJwkFromDidKey } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import {
   type CallbackContext,
   type HashAlgorithm,

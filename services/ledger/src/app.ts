@@ -1,4 +1,5 @@
-import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { LedgerConfig } from "./config.js";
 import { ledgerDependencies } from "./create-dependencies.js";
 import { registerGetLatestCheckpointRoute } from "./routes/get-latest-checkpoint.route.js";

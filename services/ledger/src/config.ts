@@ -1,5 +1,6 @@
 import { decodeEd25519Seed } from "@attesto/protocol";
-import { baseConfigShape, booleanFlag, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, booleanFlag, loadConfig } from "@attesto/runtime/config";
+import { keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
 import { z } from "zod";
 
 export const ledgerPorts = { public: 8088, internal: 9088 };

@@ -1,4 +1,5 @@
-import { createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import type { ServiceContext } from "@attesto/runtime/service";
 import type { LedgerConfig } from "./config.js";
 import { createCheckpointSigner, lazyCheckpointSigner } from "./domain/checkpoint-signer.js";
 import { createCheckpointing } from "./domain/checkpointing.js";

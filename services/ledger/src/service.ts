@@ -1,5 +1,6 @@
 import { ledgerV1 } from "@attesto/proto";
-import { loggerOptions, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import { loggerOptions } from "@attesto/runtime/logging";
+import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import pino from "pino";
 import { buildApp } from "./app.js";
 import { type LedgerConfig, ledgerPorts, loadLedgerConfig } from "./config.js";

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ledgerV1 } from "@attesto/proto";
-import { createRpcClient, launchService, type RunningService } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime/rpc";
+import { launchService, type RunningService } from "@attesto/runtime/service";
 import { testCredentialSigner, testIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { sql } from "kysely";

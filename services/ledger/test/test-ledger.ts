@@ -1,13 +1,8 @@
 import { createHash } from "node:crypto";
 import { ledgerV1 } from "@attesto/proto";
-import {
-  type App,
-  clientInterceptors,
-  createServiceContext,
-  type ServiceContext,
-  type ServiceIdentity,
-  serverInterceptors,
-} from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
+import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";

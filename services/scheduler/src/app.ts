@@ -1,4 +1,5 @@
-import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { SchedulerConfig } from "./config.js";
 
 /**

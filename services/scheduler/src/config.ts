@@ -1,4 +1,5 @@
-import { baseConfigShape, booleanFlag, loadConfig, outboundConfigShape } from "@attesto/runtime";
+import { baseConfigShape, booleanFlag, loadConfig } from "@attesto/runtime/config";
+import { outboundConfigShape } from "@attesto/runtime/http";
 import { z } from "zod";
 
 export const schedulerPorts = { public: 8087, internal: 9087 };

@@ -1,5 +1,7 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
-import { createServiceOutboundGuard, loggerOptions, type ServiceContext } from "@attesto/runtime";
+import { createServiceOutboundGuard } from "@attesto/runtime/http";
+import { loggerOptions } from "@attesto/runtime/logging";
+import type { ServiceContext } from "@attesto/runtime/service";
 import pino from "pino";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "./clients/tenant-webhooks.js";

@@ -1,11 +1,6 @@
 import { notaryV1 } from "@attesto/proto";
-import {
-  loggerOptions,
-  perService,
-  readPackageVersion,
-  type ServiceContext,
-  type ServiceModule,
-} from "@attesto/runtime";
+import { loggerOptions } from "@attesto/runtime/logging";
+import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadSchedulerConfig, type SchedulerConfig, schedulerPorts } from "./config.js";

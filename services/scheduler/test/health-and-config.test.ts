@@ -1,4 +1,4 @@
-import { createServiceContext } from "@attesto/runtime";
+import { createServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase } from "@attesto/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,5 @@
-import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { SchemaRegistryConfig } from "./config.js";
 import type { SchemaRegistryDependencies } from "./domain/dependencies.js";
 import { registerGetSchemaRoute } from "./routes/get-schema.route.js";

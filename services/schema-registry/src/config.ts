@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { baseConfigShape, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, loadConfig } from "@attesto/runtime/config";
 import { z } from "zod";
 
 export const schemaRegistryPorts = { public: 8086, internal: 9086 };

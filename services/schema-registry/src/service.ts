@@ -1,5 +1,5 @@
 import { schemaV1 } from "@attesto/proto";
-import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp, createDependencies } from "./app.js";
 import { loadSchemaRegistryConfig, type SchemaRegistryConfig, schemaRegistryPorts } from "./config.js";
 import { seedCredentialTypes } from "./domain/seed-credential-types.js";

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { type App, createServiceContext, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../src/app.js";

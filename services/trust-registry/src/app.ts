@@ -1,4 +1,5 @@
-import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { TrustRegistryConfig } from "./config.js";
 import { createDomain, createTrustRegistryDeps, type TrustRegistryDeps } from "./dependencies.js";
 import { registerApplyRoute } from "./routes/apply.route.js";

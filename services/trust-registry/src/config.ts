@@ -1,4 +1,5 @@
-import { baseConfigShape, keyEncryptionKeysSchema, loadConfig } from "@attesto/runtime";
+import { baseConfigShape, loadConfig } from "@attesto/runtime/config";
+import { keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
 import { z } from "zod";
 import { tenantAdmissions } from "./domain/tenant.js";
 

@@ -1,5 +1,6 @@
 import { ledgerV1, schemaV1 } from "@attesto/proto";
-import { createEnvelopeSealer, type ServiceContext } from "@attesto/runtime";
+import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import type { ServiceContext } from "@attesto/runtime/service";
 import type { Client } from "@connectrpc/connect";
 import { createLedgerDidRegistry } from "./clients/ledger-did-registry.js";
 import { createSchemaRegistryCatalog } from "./clients/schema-registry-catalog.js";

@@ -1,5 +1,6 @@
 import { tenantV1 } from "@attesto/proto";
-import { loggerOptions, perService, readPackageVersion, type ServiceModule } from "@attesto/runtime";
+import { loggerOptions } from "@attesto/runtime/logging";
+import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime/service";
 import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";

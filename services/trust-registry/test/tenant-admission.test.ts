@@ -1,5 +1,6 @@
 import { tenantV1 } from "@attesto/proto";
-import { AppError, createApiKeyAuthenticator } from "@attesto/runtime";
+import { AppError } from "@attesto/runtime/errors";
+import { createApiKeyAuthenticator } from "@attesto/tenant-client";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessTokenOf, apply, PASSWORD, registerOrganization, uniqueTenant } from "./support/organizations.js";

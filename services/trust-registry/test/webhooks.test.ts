@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
-import type { ServiceIdentity } from "@attesto/runtime";
-import { clientInterceptors, createEnvelopeSealer, serverInterceptors } from "@attesto/runtime";
+import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import type { ServiceIdentity } from "@attesto/runtime/rpc";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { sql } from "kysely";

@@ -1,5 +1,6 @@
 import { verifierPolicyV1 } from "@attesto/proto";
-import { type App, createServiceApp, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { VerifierConfig } from "./config.js";
 import { createVerifierDeps } from "./create-dependencies.js";

@@ -1,5 +1,7 @@
 import { parsePemCertificates } from "@attesto/protocol";
-import { baseConfigShape, keyEncryptionKeysSchema, loadConfig, outboundConfigShape } from "@attesto/runtime";
+import { baseConfigShape, loadConfig } from "@attesto/runtime/config";
+import { keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
+import { outboundConfigShape } from "@attesto/runtime/http";
 import { z } from "zod";
 
 export const verifierPorts = { public: 8083, internal: 9083 };

@@ -1,12 +1,10 @@
 import { credentialStatusV1, keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
-import {
-  createApiKeyAuthenticator,
-  createEnvelopeSealer,
-  createServiceOutboundGuard,
-  loggerOptions,
-  type ServiceContext,
-} from "@attesto/runtime";
+import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import { createServiceOutboundGuard } from "@attesto/runtime/http";
+import { loggerOptions } from "@attesto/runtime/logging";
+import type { ServiceContext } from "@attesto/runtime/service";
+import { createApiKeyAuthenticator } from "@attesto/tenant-client";
 import pino from "pino";
 import { Counter } from "prom-client";
 import { createCredentialStatusSource } from "./clients/credential-status-source.js";

@@ -1,4 +1,4 @@
-import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime";
+import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp, registerVerifierRpc } from "./app.js";
 import { loadVerifierConfig, type VerifierConfig, verifierPorts } from "./config.js";
 import { createVerifierDeps } from "./create-dependencies.js";

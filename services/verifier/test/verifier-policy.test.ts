@@ -1,6 +1,6 @@
 import { verifierPolicyV1 } from "@attesto/proto";
-import type { ServiceIdentity } from "@attesto/runtime";
-import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import type { ServiceIdentity } from "@attesto/runtime/rpc";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

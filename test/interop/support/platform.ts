@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadLauncherConfig, type Platform, platformServices, startPlatform } from "@attesto/all-in-one";
 import { keysV1 } from "@attesto/proto";
-import { createRpcClient } from "@attesto/runtime";
+import { createRpcClient } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase } from "@attesto/store";
 import pino from "pino";

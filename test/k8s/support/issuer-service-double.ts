@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { issuerConfigurationV1 } from "@attesto/proto";
-import { callerKey, type ServiceCredentialSigner } from "@attesto/runtime";
+import { callerKey, type ServiceCredentialSigner } from "@attesto/runtime/rpc";
 import { create, toJsonString } from "@bufbuild/protobuf";
 import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { InjectedFailures, serviceCredentialTransport } from "./rpc-double.js";

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { OPERATOR_CALLER, type Platform } from "@attesto/operator";
 import { keysV1, tenantV1 } from "@attesto/proto";
-import { callerKey, type ServiceIdentity, toConnectError } from "@attesto/runtime";
+import { callerKey, type ServiceIdentity, toConnectError } from "@attesto/runtime/rpc";
 import { testCredentialSigner } from "@attesto/runtime/testing";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";

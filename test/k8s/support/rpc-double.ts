@@ -1,4 +1,4 @@
-import { clientInterceptors, type ServiceCredentialSigner, serverInterceptors } from "@attesto/runtime";
+import { clientInterceptors, type ServiceCredentialSigner, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialVerifier } from "@attesto/runtime/testing";
 import { Code, ConnectError, type ConnectRouter, createRouterTransport, type Transport } from "@connectrpc/connect";
 

@@ -1,5 +1,5 @@
 import { verifierPolicyV1 } from "@attesto/proto";
-import { callerKey, type ServiceCredentialSigner } from "@attesto/runtime";
+import { callerKey, type ServiceCredentialSigner } from "@attesto/runtime/rpc";
 import { type Client, type Code, createClient } from "@connectrpc/connect";
 import { InjectedFailures, serviceCredentialTransport } from "./rpc-double.js";
 

@@ -1,5 +1,6 @@
 import type { issuanceV1 } from "@attesto/proto";
-import { AppError, fromRpcError, InvalidGrant, Unavailable } from "@attesto/runtime";
+import { AppError, InvalidGrant, Unavailable } from "@attesto/runtime/errors";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
 import type { Grant, GrantRedeemer } from "../domain/grant.js";
 

@@ -1,4 +1,4 @@
-import { createLoadingCache } from "@attesto/runtime";
+import { createLoadingCache } from "@attesto/runtime/cache";
 import type { FastifyBaseLogger } from "fastify";
 import type { CredentialDisplay, IssuerDisplay, IssuerDisplaySource } from "../domain/authorization/issuer-display.js";
 

@@ -7,7 +7,7 @@ import {
   type VerifiedClientAttestation,
   verifyClientAttestation,
 } from "@attesto/protocol";
-import { InvalidClient } from "@attesto/runtime";
+import { InvalidClient } from "@attesto/runtime/errors";
 
 /** The two attest_jwt_client_auth request headers, as received. */
 export interface ClientAttestationHeaders {

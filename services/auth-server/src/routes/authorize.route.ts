@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { AuthorizationStepDeps } from "../domain/authorization/authorization-step-deps.js";
 import { startAuthorization } from "../domain/authorization/start-authorization.js";

@@ -1,4 +1,4 @@
-import { isAppError } from "@attesto/runtime";
+import { isAppError } from "@attesto/runtime/errors";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { AuthorizationPageError } from "../domain/authorization/authorization-page-error.js";
 import { errorPage } from "../pages/message-pages.js";

@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { BrowserSessionRepository } from "../domain/session/browser-session.js";
 import { endBrowserSession } from "../domain/session/end-browser-session.js";

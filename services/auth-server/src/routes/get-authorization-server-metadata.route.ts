@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import {
   type AuthorizationServerMetadata,
   zAuthorizationServerMetadata,

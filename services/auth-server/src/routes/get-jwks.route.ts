@@ -1,5 +1,5 @@
 import type { AccessTokenPublicJwk } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 
 const zJwks = z.object({

@@ -1,4 +1,4 @@
-import { InvalidRequest } from "@attesto/runtime";
+import { InvalidRequest } from "@attesto/runtime/errors";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ClientAttestationHeaders } from "../domain/client-authentication.js";

@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { handleParRequest, type ParEndpointDeps } from "../domain/par/handle-par-request.js";
 import { clientAttestationHeadersOf, preventCaching, requireFormBody, zFormBody } from "./oauth-form-endpoint.js";

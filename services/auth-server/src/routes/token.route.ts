@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { handleTokenRequest, type TokenEndpointDeps } from "../domain/token/handle-token-request.js";
 import { clientAttestationHeadersOf, preventCaching, requireFormBody, zFormBody } from "./oauth-form-endpoint.js";

@@ -1,5 +1,5 @@
 import type { tokenStatusV1 } from "@attesto/proto";
-import { AppError } from "@attesto/runtime";
+import { AppError } from "@attesto/runtime/errors";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AuthorizationCodeRepository } from "../domain/authorization/authorization-code.js";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createPkce, generateP256Jwk, type Pkce } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import type { LightMyRequestResponse } from "fastify";
 import type { JWK } from "jose";
 import { expect } from "vitest";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { issuanceV1 } from "@attesto/proto";
-import { OAuthError } from "@attesto/runtime";
+import { OAuthError } from "@attesto/runtime/errors";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 
 type TestGrant = { offerId: string; tenant: string; credentialConfigurationIds: string[]; dpopRequired: boolean };

@@ -1,12 +1,8 @@
 import { issuanceV1 } from "@attesto/proto";
 import { generateP256Jwk, type P256PrivateJwk } from "@attesto/protocol";
-import {
-  type App,
-  clientInterceptors,
-  createServiceContext,
-  type ServiceContext,
-  serverInterceptors,
-} from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
+import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, openDatabase, type TestDatabase } from "@attesto/store";
 import { createClient, createRouterTransport } from "@connectrpc/connect";

@@ -1,5 +1,5 @@
 import { createDpopProof } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import type { LightMyRequestResponse } from "fastify";
 import type { JWK } from "jose";
 import { expect } from "vitest";

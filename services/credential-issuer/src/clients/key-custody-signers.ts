@@ -1,6 +1,8 @@
 import { keysV1 } from "@attesto/proto";
 import type { JwtSigner } from "@attesto/protocol";
-import { AppError, createLoadingCache, fromRpcError } from "@attesto/runtime";
+import { createLoadingCache } from "@attesto/runtime/cache";
+import { AppError } from "@attesto/runtime/errors";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
 import type { X509Signers } from "../domain/ports.js";
 

@@ -1,5 +1,5 @@
 import type { ledgerV1 } from "@attesto/proto";
-import { fromRpcError } from "@attesto/runtime";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { Ledger } from "../domain/ports.js";
 

@@ -1,5 +1,5 @@
 import type { notaryV1 } from "@attesto/proto";
-import { fromRpcError } from "@attesto/runtime";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
 import type { Notary } from "../domain/ports.js";
 

@@ -1,5 +1,6 @@
 import type { tokenStatusV1 } from "@attesto/proto";
-import { AppError, fromRpcError, TemporarilyUnavailable } from "@attesto/runtime";
+import { AppError, TemporarilyUnavailable } from "@attesto/runtime/errors";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
 import type { AccessTokenStatus } from "../domain/access-token-status.js";
 

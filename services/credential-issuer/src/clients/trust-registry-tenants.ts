@@ -1,5 +1,6 @@
 import type { tenantV1 } from "@attesto/proto";
-import { createLoadingCache, fromRpcError } from "@attesto/runtime";
+import { createLoadingCache } from "@attesto/runtime/cache";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { IssuerTenant, TenantDirectory } from "../domain/ports.js";
 

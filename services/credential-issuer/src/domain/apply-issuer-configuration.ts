@@ -1,4 +1,5 @@
-import { badRequest, isTenantId, notFound } from "@attesto/runtime";
+import { badRequest, notFound } from "@attesto/runtime/errors";
+import { isTenantId } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 import type { CredentialDisplay } from "./create-issuer-metadata.js";
 import { OFFER_TTL_SECONDS } from "./create-offer.js";

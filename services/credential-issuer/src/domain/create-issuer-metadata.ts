@@ -1,5 +1,6 @@
 import { SIGNATURE_ALGORITHMS } from "@attesto/protocol";
-import { isTenantId, notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
+import { isTenantId } from "@attesto/runtime/tenant-id";
 import type { IssuerDependencies } from "./dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf } from "./issuer-identifier.js";
 import type { CredentialConfiguration, IssuerTenant, JsonObject } from "./ports.js";

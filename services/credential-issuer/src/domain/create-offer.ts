@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { isDid, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
-import { AppError, badRequest } from "@attesto/runtime";
+import { AppError, badRequest } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
 import {

@@ -1,5 +1,6 @@
 import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
-import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
+import type { ApiKeyAuthenticator } from "@attesto/runtime/http";
 import type { AccessTokenStatus } from "./access-token-status.js";
 import type { ClaimsValidators } from "./claims-validators.js";
 import type { SignedStatusListCache } from "./get-status-list-token.js";

@@ -1,4 +1,4 @@
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 
 export type CredentialStatusAnswer = "active" | "suspended" | "revoked" | "unknown";

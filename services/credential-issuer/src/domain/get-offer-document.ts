@@ -1,4 +1,4 @@
-import { gone, notFound } from "@attesto/runtime";
+import { gone, notFound } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
 import { type Offer, preAuthorizedCodeContext } from "./offer.js";

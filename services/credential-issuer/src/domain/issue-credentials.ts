@@ -13,7 +13,12 @@ import {
   verificationMethodsOf,
   verifyCredentialProof,
 } from "@attesto/protocol";
-import { CredentialRequestDenied, InvalidProof, InvalidToken, UnknownCredentialConfiguration } from "@attesto/runtime";
+import {
+  CredentialRequestDenied,
+  InvalidProof,
+  InvalidToken,
+  UnknownCredentialConfiguration,
+} from "@attesto/runtime/errors";
 import { calculateJwkThumbprint } from "jose";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
 import { credentialSignerOf } from "./credential-signer.js";

@@ -1,4 +1,4 @@
-import type { EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import { type Offer, type OfferSigning, privateKeyContext } from "./offer.js";
 
 type DidSigning = Extract<OfferSigning, { mode: "did" }>;

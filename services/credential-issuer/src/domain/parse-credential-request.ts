@@ -1,4 +1,4 @@
-import { InvalidCredentialRequest, InvalidProof } from "@attesto/runtime";
+import { InvalidCredentialRequest, InvalidProof } from "@attesto/runtime/errors";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
 
 /** A credential request (OID4VCI 1.0 §8.2), checked and translated; unknown parameters are ignored. */

@@ -1,4 +1,4 @@
-import { AppError, notFound } from "@attesto/runtime";
+import { AppError, notFound } from "@attesto/runtime/errors";
 import { sha256Hex } from "./create-offer.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { dpopRequiredFor, isUuid, type Offer } from "./offer.js";

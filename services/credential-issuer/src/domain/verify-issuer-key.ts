@@ -11,7 +11,7 @@ import {
   samePublicKey,
   verificationMethodsOf,
 } from "@attesto/protocol";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import type { Ledger } from "./ports.js";
 
 /** DIDs an issuer may sign with: did:ledger (resolved on the ledger) or did:key. */

@@ -1,4 +1,4 @@
-import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime";
+import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createOffer, OFFER_TTL_SECONDS } from "../domain/create-offer.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";

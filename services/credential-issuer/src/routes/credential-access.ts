@@ -5,7 +5,7 @@ import {
   DpopProofError,
   verifyDpopProof,
 } from "@attesto/protocol";
-import { type AuthScheme, dpopErrorResponse, InvalidToken, TemporarilyUnavailable } from "@attesto/runtime";
+import { type AuthScheme, dpopErrorResponse, InvalidToken, TemporarilyUnavailable } from "@attesto/runtime/errors";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf } from "../domain/issuer-identifier.js";

@@ -1,4 +1,5 @@
-import { type App, isAppError } from "@attesto/runtime";
+import { isAppError } from "@attesto/runtime/errors";
+import type { App } from "@attesto/runtime/http";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issueCredentials } from "../domain/issue-credentials.js";
 import { parseCredentialRequest } from "../domain/parse-credential-request.js";

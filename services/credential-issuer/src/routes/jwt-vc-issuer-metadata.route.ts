@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { createJwtVcIssuerMetadata } from "../domain/create-jwt-vc-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { zTenantParams } from "./tenant-path-params.js";

@@ -1,6 +1,7 @@
 import type { ledgerV1 } from "@attesto/proto";
 import { cacheDidResolution, type DidResolutionCacheOptions } from "@attesto/protocol";
-import { fromRpcError, unavailable } from "@attesto/runtime";
+import { unavailable } from "@attesto/runtime/errors";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { Ledger } from "../domain/ports.js";
 

@@ -1,4 +1,4 @@
-import type { EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { HolderTokens } from "./accounts/holder-token.js";
 import type { LoginAttemptRepository } from "./accounts/login-throttle.js";
 import type {

@@ -1,4 +1,4 @@
-import { AppError, type AppErrorOptions } from "@attesto/runtime";
+import { AppError, type AppErrorOptions } from "@attesto/runtime/errors";
 
 /**
  * The holder's 400s, one stable code per kind of failure. Messages say precisely what went wrong

@@ -1,4 +1,4 @@
-import type { OutboundGuard, OutboundRequest, OutboundResponse } from "@attesto/runtime";
+import type { OutboundGuard, OutboundRequest, OutboundResponse } from "@attesto/runtime/http";
 import type { CredentialSummary, HolderDid, StoredCredential, User } from "./model.js";
 
 export interface PasswordHasher {

@@ -1,5 +1,5 @@
 import { decodeEd25519Seed, KeyFormatError } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { HolderDependencies } from "../domain/dependencies.js";
 import { createHolderDid } from "../domain/dids/create-did.js";

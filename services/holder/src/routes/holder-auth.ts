@@ -1,4 +1,5 @@
-import { type App, AppError } from "@attesto/runtime";
+import { AppError } from "@attesto/runtime/errors";
+import type { App } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import { InvalidHolderTokenError } from "../domain/accounts/holder-token.js";
 import type { HolderDependencies } from "../domain/dependencies.js";

@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { HolderDependencies } from "../domain/dependencies.js";
 import { describeCredentialOffer } from "../domain/oid4vci/describe-credential-offer.js";

@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createLogIn } from "../domain/accounts/log-in.js";
 import { registerUser } from "../domain/accounts/register-user.js";

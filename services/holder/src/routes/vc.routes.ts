@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { deleteCredential, getCredential, listCredentials } from "../domain/credentials/credentials.js";
 import type { HolderDependencies } from "../domain/dependencies.js";

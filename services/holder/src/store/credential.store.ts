@@ -1,4 +1,4 @@
-import type { EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely, Selectable } from "kysely";
 import type { CredentialSummary, StoredCredential } from "../domain/model.js";
 import type { CredentialRepository } from "../domain/ports.js";

@@ -6,7 +6,7 @@ import {
   generateP256Jwk,
   p256PublicJwk,
 } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import type { Account } from "./test-holder.js";
 
 /** A holder identity as a client of the holder API sends it: holder_did and private_key. */

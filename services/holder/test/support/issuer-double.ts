@@ -12,7 +12,7 @@ import {
   verifyCredentialProof,
   verifyDpopProof,
 } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import type { InMemoryLedger } from "./in-memory-ledger.js";
 import { createDoubleApp, listen } from "./listen.js";
 import { createTestChain } from "./x509-chain.js";

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { type App, createApp } from "@attesto/runtime";
+import { type App, createApp } from "@attesto/runtime/http";
 
 /** A port nobody listens on right now (the OS picks it). */
 export async function freePort(): Promise<number> {

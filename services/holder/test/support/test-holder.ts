@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { type App, createOutboundGuard, createServiceContext, outboundGuardOptionsOf } from "@attesto/runtime";
+import { type App, createOutboundGuard, outboundGuardOptionsOf } from "@attesto/runtime/http";
+import { createServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../../src/app.js";

@@ -10,7 +10,7 @@ import {
   type ResponseEncryptionKey,
   verifyKeyBindingJwt,
 } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { importJWK, SignJWT } from "jose";
 import type { InMemoryLedger } from "./in-memory-ledger.js";
 import { createDoubleApp, listen } from "./listen.js";

@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import { appendEntry } from "./append-entry.js";
 import type { LedgerDependencies } from "./dependencies.js";
 import { parseLedgerDid } from "./ledger-did.js";

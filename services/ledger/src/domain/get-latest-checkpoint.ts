@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { CheckpointPublicJwk } from "./checkpoint-signer.js";
 import type { LedgerDependencies } from "./dependencies.js";
 import type { Checkpoint } from "./records.js";

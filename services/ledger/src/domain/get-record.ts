@@ -1,5 +1,5 @@
 import { inclusionProof, merkleRoot } from "@attesto/protocol";
-import { badRequest, internalError, notFound } from "@attesto/runtime";
+import { badRequest, internalError, notFound } from "@attesto/runtime/errors";
 import type { LedgerDependencies } from "./dependencies.js";
 import { fromHex, toHex } from "./hashes.js";
 import type { Checkpoint, NotarizationRecord } from "./records.js";

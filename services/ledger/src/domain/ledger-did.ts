@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import { decodeBase58, encodeBase58 } from "./base58.js";
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { badRequest, conflict } from "@attesto/runtime";
+import { badRequest, conflict } from "@attesto/runtime/errors";
 import { appendEntry } from "./append-entry.js";
 import type { LedgerDependencies } from "./dependencies.js";
 import { isSha256Hex } from "./hashes.js";

@@ -1,5 +1,5 @@
 import { assertEd25519PublicJwk, type Ed25519PublicJwk, KeyFormatError } from "@attesto/protocol";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 
 /**
  * The Ed25519 public JWK a DID is created for, from its JSON text. A JWK that carries a private

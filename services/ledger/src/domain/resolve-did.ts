@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { LedgerDependencies } from "./dependencies.js";
 import { parseLedgerDid } from "./ledger-did.js";
 import type { DidRecord } from "./records.js";

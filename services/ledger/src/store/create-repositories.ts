@@ -1,4 +1,4 @@
-import type { EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely } from "kysely";
 import type { LedgerRepositories } from "../domain/repositories.js";
 import { createAppendTransactions } from "./append-transactions.store.js";

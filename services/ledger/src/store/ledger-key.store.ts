@@ -1,5 +1,5 @@
 import type { Ed25519PrivateJwk } from "@attesto/protocol";
-import type { EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely } from "kysely";
 import type { LedgerKey } from "../domain/records.js";
 import type { LedgerKeyRepository } from "../domain/repositories.js";

@@ -86,3 +86,6 @@ export function publicUrlOf(config: Pick<BaseConfig, "PUBLIC_URL" | "PORT">): st
 }
 
 export { booleanFlag, port as portSchema };
+
+/** The environment-variable prefix of a service, e.g. "schema-registry" -> "SCHEMA_REGISTRY". */
+export const envPrefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");

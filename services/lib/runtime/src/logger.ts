@@ -1,6 +1,6 @@
 import type { LoggerOptions } from "pino";
 import { redactUrl } from "./http/redact-url.js";
-import { traceContextMixin } from "./log-trace-context.js";
+import { traceContextMixin } from "./telemetry/log-trace-context.js";
 
 /**
  * Paths pino removes from every log line. Secrets never reach the log: credentials in headers,

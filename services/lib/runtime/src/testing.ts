@@ -1,6 +1,6 @@
+import { envPrefixOf } from "./config.js";
 import { createServiceCredentialSigner, createServiceCredentialVerifier } from "./rpc/service-credential.js";
 import { generateServiceIdentities, SERVICE_IDENTITIES, type ServiceIdentity } from "./rpc/service-identity.js";
-import { envPrefixOf } from "./service-module.js";
 
 /**
  * Service identities for tests (`@attesto/runtime/testing`): one key pair per identity, made once

@@ -1,8 +1,4 @@
 import * as proto from "@attesto/proto";
-import type { DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   allowedCallers,
   CALLER_POLICY,
@@ -10,7 +6,11 @@ import {
   type InternalServer,
   SERVICE_IDENTITIES,
   startInternalServer,
-} from "../src/index.js";
+} from "@attesto/runtime/rpc";
+import type { DescService } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testCredentialSigner, testCredentialVerifier } from "../src/testing.js";
 
 /** Every internal service of the generated code: a new service or method shows up here by itself. */

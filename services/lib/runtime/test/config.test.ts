@@ -1,6 +1,6 @@
+import { baseConfigShape, ConfigError, loadConfig, publicUrlOf } from "@attesto/runtime/config";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { baseConfigShape, ConfigError, loadConfig, publicUrlOf } from "../src/index.js";
 import { testIdentityEnv } from "../src/testing.js";
 
 const schema = z.object(baseConfigShape({ port: 8086, internalPort: 9086, databaseSchema: "schema_registry" }));

@@ -1,18 +1,12 @@
 import { Writable } from "node:stream";
+import { AppError, OAuthError } from "@attesto/runtime/errors";
+import { type App, createApp, rateLimit } from "@attesto/runtime/http";
+import { loggerOptions } from "@attesto/runtime/logging";
+import { createServiceMetrics, type ServiceMetrics } from "@attesto/runtime/telemetry";
 import { createPostgresRateLimitCounter, createTestDatabase, type TestDatabase } from "@attesto/store";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  type App,
-  AppError,
-  createApp,
-  createServiceMetrics,
-  loggerOptions,
-  OAuthError,
-  rateLimit,
-  type ServiceMetrics,
-} from "../src/index.js";
 
 const config = {
   LOG_LEVEL: "silent",

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { createEnvelopeSealer, EnvelopeError, keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
 import { describe, expect, it } from "vitest";
-import { createEnvelopeSealer, EnvelopeError, keyEncryptionKeysSchema } from "../src/index.js";
 
 const kek = (id: string) => ({ id, key: new Uint8Array(randomBytes(32)) });
 

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createOutboundGuard,
   isPublicAddress,
   type Lookup,
   OutboundRequestError,
   parseAllowedHost,
-} from "../src/index.js";
+} from "@attesto/runtime/http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 interface Target {
   port: number;

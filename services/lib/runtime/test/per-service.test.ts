@@ -1,6 +1,6 @@
+import type { ServiceContext } from "@attesto/runtime/service";
+import { perService } from "@attesto/runtime/service";
 import { describe, expect, it } from "vitest";
-import type { ServiceContext } from "../src/index.js";
-import { perService } from "../src/index.js";
 
 describe("perService", () => {
   it("makes one value per service context, on first use", () => {

@@ -1,19 +1,12 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
+import { type BaseConfig, baseConfigShape, loadConfig } from "@attesto/runtime/config";
+import { createServiceApp, launchService, type RunningService, type ServiceDefinition } from "@attesto/runtime/service";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { type Kysely, sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  type BaseConfig,
-  baseConfigShape,
-  createServiceApp,
-  launchService,
-  loadConfig,
-  type RunningService,
-  type ServiceDefinition,
-} from "../src/index.js";
 import { testIdentityEnv } from "../src/testing.js";
 
 /**

@@ -1,5 +1,5 @@
+import { redactUrl } from "@attesto/runtime/http";
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "../src/index.js";
 
 describe("URLs as logs show them", () => {
   it.each([

@@ -1,5 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { ledgerV1, schemaV1 } from "@attesto/proto";
+import { notFound, unavailable } from "@attesto/runtime/errors";
+import {
+  callerKey,
+  clientInterceptors,
+  createRpcClient,
+  fromRpcError,
+  type InternalServer,
+  serverInterceptors,
+  startInternalServer,
+} from "@attesto/runtime/rpc";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -8,17 +18,6 @@ import * as protoLoader from "@grpc/proto-loader";
 import pino from "pino";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callerKey,
-  clientInterceptors,
-  createRpcClient,
-  fromRpcError,
-  type InternalServer,
-  notFound,
-  serverInterceptors,
-  startInternalServer,
-  unavailable,
-} from "../src/index.js";
 import { testCredentialSigner, testCredentialVerifier } from "../src/testing.js";
 
 const logger = pino({ level: "silent" });

@@ -1,11 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
+import { createApp } from "@attesto/runtime/http";
+import { loggerOptions } from "@attesto/runtime/logging";
+import { startTracing } from "@attesto/runtime/telemetry";
 import { trace } from "@opentelemetry/api";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, loggerOptions, startTracing } from "../src/index.js";
-import { lifecycleSpanName, serverSpanName } from "../src/tracing.js";
+import { lifecycleSpanName, serverSpanName } from "../src/telemetry/tracing.js";
 
 const config = {
   LOG_LEVEL: "silent",

@@ -1,5 +1,5 @@
 import type { ledgerV1 } from "@attesto/proto";
-import { fromRpcError } from "@attesto/runtime";
+import { fromRpcError } from "@attesto/runtime/rpc";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { LedgerAnchor } from "../domain/model.js";

@@ -1,5 +1,5 @@
 import type { tenantV1 } from "@attesto/proto";
-import { createLoadingCache } from "@attesto/runtime";
+import { createLoadingCache } from "@attesto/runtime/cache";
 import type { Client } from "@connectrpc/connect";
 import type { TenantWebhooks, WebhookDirectory } from "../domain/ports.js";
 import { isNotFound, rpcFailure } from "./rpc-failure.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { badRequest, conflict } from "@attesto/runtime";
+import { badRequest, conflict } from "@attesto/runtime/errors";
 import type { Notarization } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";
 import { newSalt, SHA256_HEX, saltDigest } from "./salted-digest.js";

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from "@attesto/runtime";
+import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createOutboundGuard } from "@attesto/runtime";
+import { createOutboundGuard } from "@attesto/runtime/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TargetRefusedError } from "../domain/deliver-webhook.js";
 import { createHttpWebhookSender } from "./http-webhook-sender.js";

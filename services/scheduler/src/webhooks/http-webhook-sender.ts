@@ -1,4 +1,4 @@
-import { type OutboundGuard, OutboundRequestError } from "@attesto/runtime";
+import { type OutboundGuard, OutboundRequestError } from "@attesto/runtime/http";
 import { TargetRefusedError } from "../domain/deliver-webhook.js";
 import type { WebhookSender } from "../domain/ports.js";
 

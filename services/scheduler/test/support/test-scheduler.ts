@@ -1,13 +1,8 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { ledger, loadLedgerConfig } from "@attesto/ledger";
 import { ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
-import {
-  clientInterceptors,
-  createServiceContext,
-  type ServiceContext,
-  type ServiceIdentity,
-  serverInterceptors,
-} from "@attesto/runtime";
+import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
+import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type Database, openDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";

@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { CredentialType } from "./credential-type.js";
 import type { CredentialTypeRepository } from "./credential-type-repository.js";
 import type { TypeVersion } from "./vct-url.js";

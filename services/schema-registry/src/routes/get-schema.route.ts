@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createTypeMetadataDocument } from "../domain/create-type-metadata-document.js";
 import { credentialTypeStatuses } from "../domain/credential-type.js";

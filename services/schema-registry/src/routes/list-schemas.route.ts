@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { credentialTypeStatuses } from "../domain/credential-type.js";
 import { credentialTypeSortKeys } from "../domain/credential-type-repository.js";

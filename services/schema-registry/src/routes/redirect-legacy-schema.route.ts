@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 
 const zLegacyParams = z.object({ type: z.string(), version: z.string() });

@@ -1,5 +1,5 @@
 import type { schemaV1 } from "@attesto/proto";
-import { badRequest, notFound } from "@attesto/runtime";
+import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { type CredentialTypeStatus, credentialTypeStatuses } from "../domain/credential-type.js";

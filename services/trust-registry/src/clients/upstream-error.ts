@@ -1,4 +1,5 @@
-import { AppError, fromRpcError } from "@attesto/runtime";
+import { AppError } from "@attesto/runtime/errors";
+import { fromRpcError } from "@attesto/runtime/rpc";
 
 /**
  * 503 whose message is shown to the client (`Ledger is unavailable`): the runtime hides the

@@ -1,4 +1,4 @@
-import { createEnvelopeSealer, type KeyEncryptionKey } from "@attesto/runtime";
+import { createEnvelopeSealer, type KeyEncryptionKey } from "@attesto/runtime/crypto";
 import type { Kysely } from "kysely";
 import { findX5cOfKey } from "./certificate.store.js";
 import { configuredIssuingCa } from "./configured-issuing-ca.js";

@@ -1,4 +1,4 @@
-import { gone } from "@attesto/runtime";
+import { gone } from "@attesto/runtime/errors";
 import { sql } from "kysely";
 import { sameChain } from "./certificate-tools.js";
 import {

@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
-import { AppError, badRequest } from "@attesto/runtime";
+import { AppError, badRequest } from "@attesto/runtime/errors";
 import { spkiOf } from "./certificate-tools.js";
 import { describeSubjectAltNames, type IssuerNames, namesIssuer } from "./issuer-names.js";
 import { x509 } from "./x509.js";

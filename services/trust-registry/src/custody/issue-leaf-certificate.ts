@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { internalError } from "@attesto/runtime";
+import { internalError } from "@attesto/runtime/errors";
 import {
   addDays,
   authorityKeyIdentifierFor,

@@ -7,7 +7,7 @@ import {
   p256JwkFromRawD,
   p256PublicJwk,
 } from "@attesto/protocol";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import type { KeyAlgorithm, PublicJwk } from "./key-custody.js";
 
 export const keyAlgorithms: readonly KeyAlgorithm[] = ["EdDSA", "ES256"];

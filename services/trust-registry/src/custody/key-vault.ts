@@ -1,5 +1,7 @@
 import { type KeyObject, randomUUID } from "node:crypto";
-import { createLoadingCache, type EnvelopeSealer, notFound } from "@attesto/runtime";
+import { createLoadingCache } from "@attesto/runtime/cache";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
+import { notFound } from "@attesto/runtime/errors";
 import { type CustodyDb, findKey, insertKey, type KeyRow, listKeysToRewrap, updateKeyEnvelope } from "./key.store.js";
 import type { HeldKey, KeyAlgorithm } from "./key-custody.js";
 import { exportPkcs8, importPkcs8, publicJwkOf } from "./key-material.js";

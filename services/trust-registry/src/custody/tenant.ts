@@ -1,4 +1,4 @@
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 
 /**
  * Owner of the generated CA's keys. The colon cannot occur in a tenant name, and custody refuses

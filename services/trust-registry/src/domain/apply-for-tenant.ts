@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { conflict, forbidden } from "@attesto/runtime";
+import { conflict, forbidden } from "@attesto/runtime/errors";
 import { generateApiKey, hashApiKey } from "./api-key.js";
 import { credentialConfigurationId } from "./credential-configuration-id.js";
 import type { TrustRegistryDomain } from "./dependencies.js";

@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import { createDomainLinkageCredential } from "./create-domain-linkage-credential.js";
 import type { TrustRegistryDomain } from "./dependencies.js";
 

@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { TenantDeactivation, TenantRepository } from "./tenant-repository.js";
 
 /**

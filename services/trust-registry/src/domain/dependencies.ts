@@ -1,4 +1,4 @@
-import type { EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { KeyCustody } from "../custody/key-custody.js";
 import type { ApiKeyFormat } from "./api-key.js";
 import type { DidRepository } from "./did-repository.js";

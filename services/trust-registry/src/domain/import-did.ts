@@ -1,5 +1,5 @@
 import { ed25519JwkFromSeed } from "@attesto/protocol";
-import { badRequest, conflict } from "@attesto/runtime";
+import { badRequest, conflict } from "@attesto/runtime/errors";
 import type { TrustRegistryDomain } from "./dependencies.js";
 import { ed25519VerificationMethods } from "./did-document.js";
 import { DidAlreadyHeldError } from "./did-repository.js";

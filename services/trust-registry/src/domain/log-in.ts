@@ -1,4 +1,4 @@
-import { unauthorized } from "@attesto/runtime";
+import { unauthorized } from "@attesto/runtime/errors";
 import type { TrustRegistryDomain } from "./dependencies.js";
 
 export const INVALID_CREDENTIALS_MESSAGE = "Invalid UUID or password";

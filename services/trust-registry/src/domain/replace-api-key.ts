@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import { type ApiKeyFormat, generateApiKey, hashApiKey } from "./api-key.js";
 import type { TenantRepository } from "./tenant-repository.js";
 

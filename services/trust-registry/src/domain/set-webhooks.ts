@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { badRequest, type EnvelopeSealer, notFound } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
+import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { TenantWebhook, WebhookRepository } from "./webhook-repository.js";
 
 /** Event types the scheduler emits (services/scheduler/README.md). */

@@ -1,4 +1,4 @@
-import { tenantIdProblem } from "@attesto/runtime";
+import { tenantIdProblem } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 
 /**

@@ -1,4 +1,4 @@
-import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime";
+import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime/http";
 import { z } from "zod";
 import { applyForTenant, assertSelfRegistrationOpen } from "../domain/apply-for-tenant.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";

@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createTenantDid } from "../domain/create-did.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";

@@ -1,4 +1,4 @@
-import { type App, acceptEmptyJsonBody } from "@attesto/runtime";
+import { type App, acceptEmptyJsonBody } from "@attesto/runtime/http";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { registerCreateDidRoute } from "./create-did.route.js";
 import { registerImportDidRoute } from "./import-did.route.js";

@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createDidConfiguration } from "../domain/create-did-configuration.js";
 import { DID_CONFIGURATION_CONTEXT } from "../domain/create-domain-linkage-credential.js";

@@ -1,4 +1,4 @@
-import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime";
+import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";

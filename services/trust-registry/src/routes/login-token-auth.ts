@@ -1,4 +1,5 @@
-import { type App, AppError, forbidden } from "@attesto/runtime";
+import { AppError, forbidden } from "@attesto/runtime/errors";
+import type { App } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { InvalidLoginTokenError, type LoginPrincipal } from "../domain/login-token.js";

@@ -1,5 +1,6 @@
 import { tenantV1 } from "@attesto/proto";
-import { badRequest, callerKey, notFound } from "@attesto/runtime";
+import { badRequest, notFound } from "@attesto/runtime/errors";
+import { callerKey } from "@attesto/runtime/rpc";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { z } from "zod";

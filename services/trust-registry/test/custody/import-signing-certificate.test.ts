@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { keysV1 } from "@attesto/proto";
-import type { ServiceIdentity } from "@attesto/runtime";
-import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import type { ServiceIdentity } from "@attesto/runtime/rpc";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import type { TestDatabase } from "@attesto/store";
 import { timestampDate } from "@bufbuild/protobuf/wkt";

@@ -1,6 +1,6 @@
 import { keysV1 } from "@attesto/proto";
 import { generateP256Jwk } from "@attesto/protocol";
-import { toConnectError } from "@attesto/runtime";
+import { toConnectError } from "@attesto/runtime/rpc";
 import type { TestDatabase } from "@attesto/store";
 import { Code, ConnectError, createClient, createRouterTransport, type Interceptor } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

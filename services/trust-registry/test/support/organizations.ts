@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { expect } from "vitest";
 
 export const PASSWORD = "Correct-Horse-1";

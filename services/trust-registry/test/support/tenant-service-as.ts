@@ -1,5 +1,5 @@
 import { tenantV1 } from "@attesto/proto";
-import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime";
+import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import pino from "pino";

@@ -1,14 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { ledgerV1, schemaV1, tenantV1 } from "@attesto/proto";
+import type { App } from "@attesto/runtime/http";
 import {
-  type App,
   clientInterceptors,
-  createServiceContext,
-  type ServiceContext,
   type ServiceCredentialSigner,
   type ServiceIdentity,
   serverInterceptors,
-} from "@attesto/runtime";
+} from "@attesto/runtime/rpc";
+import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type Database, openDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";

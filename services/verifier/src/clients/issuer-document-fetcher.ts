@@ -1,4 +1,4 @@
-import type { OutboundGuard } from "@attesto/runtime";
+import type { OutboundGuard } from "@attesto/runtime/http";
 import { LRUCache } from "lru-cache";
 import { type IssuerDocumentFetcher, IssuerFetchError } from "../domain/upstream.js";
 

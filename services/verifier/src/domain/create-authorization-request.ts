@@ -8,7 +8,7 @@ import {
   parseDcqlQuery,
   resolveVerifierClientId,
 } from "@attesto/protocol";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
 import { sessionTtlSeconds } from "./policy/active-policy.js";
 import {

@@ -1,4 +1,5 @@
-import type { ApiKeyAuthenticator, EnvelopeSealer } from "@attesto/runtime";
+import type { EnvelopeSealer } from "@attesto/runtime/crypto";
+import type { ApiKeyAuthenticator } from "@attesto/runtime/http";
 import type { VerifierPolicyRepository } from "./policy/verifier-policy-repository.js";
 import type {
   CredentialStatusSource,

@@ -7,7 +7,7 @@ import {
   SELF_ISSUED_AUDIENCE,
   signRequestObject,
 } from "@attesto/protocol";
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
 import { sessionKeyContext, statusAt, type VerificationSession } from "./verification-session.js";
 

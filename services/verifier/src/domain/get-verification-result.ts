@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
 import {
   type CheckResult,

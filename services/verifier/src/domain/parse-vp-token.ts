@@ -1,5 +1,6 @@
 import type { DcqlQueryDefinition } from "@attesto/protocol";
-import { findUnstorableText, InvalidRequest } from "@attesto/runtime";
+import { InvalidRequest } from "@attesto/runtime/errors";
+import { findUnstorableText } from "@attesto/runtime/http";
 
 /** Presentations of a vp_token, keyed by DCQL credential query id, in the order given. */
 export type VpToken = Record<string, unknown[]>;

@@ -4,7 +4,7 @@ import {
   encryptionKidOf,
   parseDcqlQuery,
 } from "@attesto/protocol";
-import { InvalidRequest } from "@attesto/runtime";
+import { InvalidRequest } from "@attesto/runtime/errors";
 import { verificationChecksFor } from "./checks/index.js";
 import type { VerifierDependencies } from "./dependencies.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";

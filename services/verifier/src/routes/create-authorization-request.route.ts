@@ -1,4 +1,4 @@
-import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime";
+import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createAuthorizationRequest } from "../domain/create-authorization-request.js";
 import type { VerifierDependencies } from "../domain/dependencies.js";

@@ -1,5 +1,5 @@
 import { REQUEST_OBJECT_CONTENT_TYPE } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { VerifierDependencies } from "../domain/dependencies.js";
 import { getRequestObject } from "../domain/get-request-object.js";

@@ -1,4 +1,4 @@
-import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime";
+import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { VerifierDependencies } from "../domain/dependencies.js";
 import { getVerificationResult } from "../domain/get-verification-result.js";

@@ -1,4 +1,4 @@
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { VerifierDependencies } from "../domain/dependencies.js";
 import { submitPresentation } from "../domain/submit-presentation.js";

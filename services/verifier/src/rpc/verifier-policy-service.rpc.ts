@@ -1,5 +1,5 @@
 import { verifierPolicyV1 } from "@attesto/proto";
-import { badRequest, notFound } from "@attesto/runtime";
+import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
 import { didKeyFromPublicJwk, generateEd25519Jwk } from "@attesto/protocol";
-import { type App, createServiceContext, type ServiceContext } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
+import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";

@@ -1,4 +1,4 @@
-import { AppError } from "@attesto/runtime";
+import { AppError } from "@attesto/runtime/errors";
 
 /**
  * A browser-facing failure of /v1/authorize or /v1/authorize/submit: answered with an HTML error

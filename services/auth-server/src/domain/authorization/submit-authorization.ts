@@ -1,4 +1,4 @@
-import { InvalidGrant, isAppError } from "@attesto/runtime";
+import { InvalidGrant, isAppError } from "@attesto/runtime/errors";
 import type { Grant } from "../grant.js";
 import { matchesHash, randomSecret, sha256Hex } from "../secrets.js";
 import { AUTHORIZATION_CODE_LIFETIME_SECONDS } from "./authorization-code.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { VerifiedDpopProof } from "@attesto/protocol";
-import { InvalidDpopProof, InvalidRequest } from "@attesto/runtime";
+import { InvalidDpopProof, InvalidRequest } from "@attesto/runtime/errors";
 import type { AuthorizationRequestRepository } from "../authorization/authorization-request.js";
 import {
   authenticateClient,

@@ -1,5 +1,5 @@
 import { isS256CodeChallenge, PKCE_S256 } from "@attesto/protocol";
-import { InvalidRequest } from "@attesto/runtime";
+import { InvalidRequest } from "@attesto/runtime/errors";
 import { optionalParameter, requiredParameter, type TokenParameters } from "../token/token-parameters.js";
 
 /** PAR `state` is at most 4096 characters. */

@@ -1,4 +1,4 @@
-import { InvalidAuthorizationDetails, InvalidScope } from "@attesto/runtime";
+import { InvalidAuthorizationDetails, InvalidScope } from "@attesto/runtime/errors";
 import type { Grant } from "../grant.js";
 import type { ParParameters } from "./parse-par-request.js";
 

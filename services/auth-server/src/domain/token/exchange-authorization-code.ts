@@ -1,5 +1,5 @@
 import { PkceError, type VerifiedDpopProof, verifyPkceS256 } from "@attesto/protocol";
-import { InvalidDpopProof, InvalidGrant } from "@attesto/runtime";
+import { InvalidDpopProof, InvalidGrant } from "@attesto/runtime/errors";
 import { decodeJwt } from "jose";
 import type { AuthorizationCode, AuthorizationCodeRepository } from "../authorization/authorization-code.js";
 import {

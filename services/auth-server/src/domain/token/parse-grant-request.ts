@@ -1,4 +1,4 @@
-import { UnsupportedGrantType } from "@attesto/runtime";
+import { UnsupportedGrantType } from "@attesto/runtime/errors";
 import {
   AUTHORIZATION_CODE_GRANT_TYPE,
   PRE_AUTHORIZED_CODE_GRANT_TYPE,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { InvalidGrant } from "@attesto/runtime";
+import { InvalidGrant } from "@attesto/runtime/errors";
 import type { ReplayGuard } from "@attesto/store";
 import type { Grant, GrantRedeemer } from "../grant.js";
 import type { PreAuthorizedCodeGrantRequest } from "./parse-grant-request.js";

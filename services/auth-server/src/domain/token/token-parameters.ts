@@ -1,4 +1,4 @@
-import { InvalidRequest } from "@attesto/runtime";
+import { InvalidRequest } from "@attesto/runtime/errors";
 
 /** A form-encoded token request: a parameter sent twice arrives as an array. */
 export type TokenParameters = Record<string, string | string[] | undefined>;

@@ -5,7 +5,7 @@ import {
   type VerifiedDpopProof,
   verifyDpopProof,
 } from "@attesto/protocol";
-import { dpopErrorResponse } from "@attesto/runtime";
+import { dpopErrorResponse } from "@attesto/runtime/errors";
 
 export interface TokenDpopDeps {
   /** Public URL of the token endpoint: the `htu` proofs must name. */

@@ -1,4 +1,4 @@
-import { tooManyRequests, unauthorized } from "@attesto/runtime";
+import { tooManyRequests, unauthorized } from "@attesto/runtime/errors";
 import type { HolderDependencies } from "../dependencies.js";
 import type { User } from "../model.js";
 import {

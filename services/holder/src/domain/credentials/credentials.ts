@@ -1,4 +1,4 @@
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { HolderDependencies } from "../dependencies.js";
 import type { CredentialSummary, StoredCredential } from "../model.js";
 

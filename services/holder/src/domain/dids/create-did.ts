@@ -1,5 +1,5 @@
 import { ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import type { HolderDependencies } from "../dependencies.js";
 import { LEDGER_DID_METHOD } from "../model.js";
 

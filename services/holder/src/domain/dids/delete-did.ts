@@ -1,5 +1,5 @@
 import { didOfDidUrl } from "@attesto/protocol";
-import { notFound } from "@attesto/runtime";
+import { notFound } from "@attesto/runtime/errors";
 import type { HolderDependencies } from "../dependencies.js";
 
 export const DID_NOT_IN_WALLET_MESSAGE = "DID not found";

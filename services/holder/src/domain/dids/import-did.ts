@@ -1,5 +1,5 @@
 import { ed25519JwkFromSeed, ed25519PublicJwk, verificationMethodsOf } from "@attesto/protocol";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import type { HolderDependencies } from "../dependencies.js";
 import { type HolderDid, LEDGER_DID_METHOD } from "../model.js";
 

@@ -1,4 +1,5 @@
-import { type AppError, OutboundRequestError } from "@attesto/runtime";
+import type { AppError } from "@attesto/runtime/errors";
+import { OutboundRequestError } from "@attesto/runtime/http";
 import type { HolderDependencies } from "../dependencies.js";
 import type { OutboundRequest, OutboundResponse } from "../ports.js";
 

@@ -1,5 +1,5 @@
 import { createDpopProof } from "@attesto/protocol";
-import { unavailable } from "@attesto/runtime";
+import { unavailable } from "@attesto/runtime/errors";
 import type { JWK } from "jose";
 import type { HolderDependencies } from "../dependencies.js";
 import { invalidProof, issuanceFailed } from "../errors.js";

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { envPrefixOf } from "../config.js";
 import { generateServiceIdentities, SERVICE_IDENTITIES } from "../rpc/service-identity.js";
-import { envPrefixOf } from "../service-module.js";
 
 /**
  * A fresh set of service identities (docs/internal-rpc-permissions.md): a private key for every

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { AppError, type ErrorShape, isAppError } from "../errors.js";
+import { AppError, type ErrorShape, isAppError } from "../errors/app-error.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {

@@ -1,5 +1,5 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import { tooManyRequests } from "../errors.js";
+import { tooManyRequests } from "../errors/app-error.js";
 
 /** Outcome of consuming one unit of a limit. */
 export interface RateLimitDecision {

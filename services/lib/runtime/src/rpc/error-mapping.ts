@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { AppError, isAppError } from "../errors.js";
+import { AppError, isAppError } from "../errors/app-error.js";
 
 const CODE_BY_STATUS: Array<[number, Code]> = [
   [400, Code.InvalidArgument],

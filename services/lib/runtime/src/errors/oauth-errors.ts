@@ -1,4 +1,4 @@
-import { type AppErrorOptions, OAuthError } from "./errors.js";
+import { type AppErrorOptions, OAuthError } from "./app-error.js";
 
 /**
  * The OAuth error model of every endpoint that answers `{error, error_description}`: one class per

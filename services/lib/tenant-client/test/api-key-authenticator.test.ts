@@ -1,7 +1,10 @@
 import { tenantV1 } from "@attesto/proto";
+import { type App, apiTenantOf, createApp, requireApiKey } from "@attesto/runtime/http";
+import { createRpcClient } from "@attesto/runtime/rpc";
+import { testCredentialSigner } from "@attesto/runtime/testing";
+import { createApiKeyAuthenticator } from "@attesto/tenant-client";
 import { type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, apiTenantOf, createApiKeyAuthenticator, createApp, requireApiKey } from "../src/index.js";
 
 const config = {
   LOG_LEVEL: "silent",
@@ -88,8 +91,6 @@ describe("requireApiKey", () => {
   });
 
   it("answers 503 when the trust registry is unreachable", async () => {
-    const { createRpcClient } = await import("../src/index.js");
-    const { testCredentialSigner } = await import("../src/testing.js");
     const down = createRpcClient(tenantV1.TenantService, {
       baseUrl: "http://127.0.0.1:1",
       audience: "trust-registry",

@@ -11,23 +11,23 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import pino from "pino";
-import { type BaseConfig, publicUrlOf } from "./config.js";
-import type { KeyEncryptionKey } from "./crypto/envelope.js";
-import { rewrapSealedColumns } from "./crypto/rewrap-sealed-columns.js";
-import { registerDatabasePoolMetrics } from "./db-pool-metrics.js";
-import type { App } from "./http/create-app.js";
-import type { RateLimitCounter } from "./http/rate-limit.js";
-import { loggerOptions } from "./logger.js";
-import { createServiceMetrics, type ServiceMetrics } from "./metrics.js";
-import { databaseCheck, migrationsCheck, peerCheck, type ReadinessCheck, registerReadinessRoute } from "./readiness.js";
-import { createRpcClient } from "./rpc/client.js";
-import { startInternalServer } from "./rpc/server.js";
+import { type BaseConfig, publicUrlOf } from "../config.js";
+import type { KeyEncryptionKey } from "../crypto/envelope.js";
+import { rewrapSealedColumns } from "../crypto/rewrap-sealed-columns.js";
+import type { App } from "../http/create-app.js";
+import type { RateLimitCounter } from "../http/rate-limit.js";
+import { loggerOptions } from "../logger.js";
+import { createRpcClient } from "../rpc/client.js";
+import { startInternalServer } from "../rpc/server.js";
 import {
   createServiceCredentialSigner,
   createServiceCredentialVerifier,
   type ServiceCredentialSigner,
-} from "./rpc/service-credential.js";
-import type { Tracing } from "./tracing.js";
+} from "../rpc/service-credential.js";
+import { registerDatabasePoolMetrics } from "../telemetry/db-pool-metrics.js";
+import { createServiceMetrics, type ServiceMetrics } from "../telemetry/metrics.js";
+import type { Tracing } from "../telemetry/tracing.js";
+import { databaseCheck, migrationsCheck, peerCheck, type ReadinessCheck, registerReadinessRoute } from "./readiness.js";
 
 /** What the runtime hands a service when it starts: its database, limits, metrics and RPC clients. */
 export interface ServiceContext<C extends BaseConfig = BaseConfig> {

@@ -1,10 +1,10 @@
 import pino from "pino";
-import type { BaseConfig } from "./config.js";
-import { ConfigError } from "./config.js";
-import { type App, createApp } from "./http/create-app.js";
+import type { BaseConfig } from "../config.js";
+import { ConfigError } from "../config.js";
+import { type App, createApp } from "../http/create-app.js";
+import { loggerOptions } from "../logger.js";
+import { startTracing } from "../telemetry/tracing.js";
 import { closeOnSignals, launchService, type ServiceContext, type ServiceDefinition } from "./launch.js";
-import { loggerOptions } from "./logger.js";
-import { startTracing } from "./tracing.js";
 
 /** Everything a launcher needs to know about a service: how to configure it and how to run it. */
 export interface ServiceModule<C extends BaseConfig = BaseConfig> {
@@ -27,9 +27,6 @@ export function perService<C extends BaseConfig, T>(create: (context: ServiceCon
     return values.get(context) as T;
   };
 }
-
-/** The environment-variable prefix of a service, e.g. "schema-registry" -> "SCHEMA_REGISTRY". */
-export const envPrefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
 
 /** The base Fastify app of a service, built from its context. */
 export function createServiceApp(context: ServiceContext): Promise<App> {

@@ -1,7 +1,7 @@
 import { ClientRequest } from "node:http";
 import { createRequire } from "node:module";
 import type { Logger } from "pino";
-import type { App } from "./http/create-app.js";
+import type { App } from "../http/create-app.js";
 
 export interface Tracing {
   /** Registers server spans for a Fastify app (call before its routes). */

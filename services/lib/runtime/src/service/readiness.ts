@@ -1,7 +1,7 @@
 import { type Migrations, missingMigrations, pingDatabase } from "@attesto/store";
 import type { Kysely } from "kysely";
 import pino, { type LevelWithSilent } from "pino";
-import type { App } from "./http/create-app.js";
+import type { App } from "../http/create-app.js";
 
 /**
  * `GET /ready`: whether this replica can serve now. Kubernetes' readiness probe (the chart's) takes

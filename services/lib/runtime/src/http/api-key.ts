@@ -1,8 +1,9 @@
-import { tenantV1 } from "@attesto/proto";
-import type { Client } from "@connectrpc/connect";
+/**
+ * API-key routes: the preHandler and the tenant it vouches for. How a key is checked is the
+ * `ApiKeyAuthenticator` a service is given (`@attesto/tenant-client` asks the trust registry).
+ */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import { AppError, forbidden, unauthorized } from "../errors.js";
-import { fromRpcError } from "../rpc/error-mapping.js";
+import { AppError, forbidden, unauthorized } from "../errors/app-error.js";
 
 /** The tenant an API key belongs to, as the trust registry vouches for it. */
 export interface AuthenticatedTenant {
@@ -20,41 +21,10 @@ declare module "fastify" {
   }
 }
 
-export type TenantClient = Client<typeof tenantV1.TenantService>;
 export type TenantRole = "issuer" | "verifier";
 
 export interface ApiKeyAuthenticator {
   authenticate(apiKey: string): Promise<AuthenticatedTenant>;
-}
-
-/**
- * Authenticates API keys through TenantService.AuthenticateApiKey, answering with the exact
- * interface messages. Every request asks the trust registry, whose database is the one place a
- * key is revoked or replaced: no service keeps accepting a key after it was revoked, on any
- * replica (an earlier in-process cache kept accepting it for up to 5 s). The lookup is one
- * multiplexed internal call and one indexed query by the key's SHA-256.
- */
-export function createApiKeyAuthenticator(tenants: TenantClient): ApiKeyAuthenticator {
-  return {
-    async authenticate(apiKey) {
-      let response: tenantV1.AuthenticateApiKeyResponse;
-      try {
-        response = await tenants.authenticateApiKey({ apiKey });
-      } catch (error) {
-        throw fromRpcError(error, "Trust registry");
-      }
-      if (response.outcome === tenantV1.ApiKeyOutcome.NOT_APPROVED) throw unauthorized("Account is not approved");
-      if (response.outcome !== tenantV1.ApiKeyOutcome.VALID || !response.tenant) throw unauthorized("Invalid API Key");
-      const t = response.tenant;
-      return {
-        accountUuid: t.accountUuid,
-        tenant: t.tenant,
-        name: t.name,
-        isIssuer: t.roles.includes(tenantV1.Role.ISSUER),
-        isVerifier: t.roles.includes(tenantV1.Role.VERIFIER),
-      };
-    },
-  };
 }
 
 /**

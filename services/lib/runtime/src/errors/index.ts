@@ -1,0 +1,4 @@
+// `@attesto/runtime/errors`: the error model, and the only runtime subpath domain code may import.
+// It loads nothing else (no HTTP, RPC or telemetry code): test/subpath-imports.test.ts.
+export * from "./app-error.js";
+export * from "./oauth-errors.js";
