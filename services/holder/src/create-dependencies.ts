@@ -1,13 +1,14 @@
 import { ledgerV1 } from "@attesto/proto";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
-import { createServiceOutboundGuard } from "@attesto/runtime/http";
+import { createServiceOutboundGuard, type OutboundGuard } from "@attesto/runtime/http";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createLedger } from "./clients/ledger.js";
+import { outboundHttpOf } from "./clients/outbound-http.js";
 import type { HolderConfig } from "./config.js";
 import { createArgon2PasswordHasher } from "./crypto/argon2-password-hasher.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
 import type { HolderDependencies } from "./domain/dependencies.js";
-import type { Ledger, OutboundHttp } from "./domain/ports.js";
+import type { Ledger } from "./domain/ports.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createDidStore } from "./store/did.store.js";
 import { createLoginAttemptStore } from "./store/login-attempt.store.js";
@@ -17,7 +18,7 @@ export interface HolderDependencyOptions {
   /** Replaces LedgerService over Connect (tests). */
   ledger?: Ledger;
   /** Replaces the outbound request guard (tests: a guard that reaches their doubles on loopback). */
-  http?: OutboundHttp;
+  http?: Pick<OutboundGuard, "request" | "checkUrl">;
   /** Clock (tests move it). */
   now?: () => Date;
 }
@@ -47,8 +48,9 @@ export function createHolderDeps(
       createLedger(
         context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
       ),
-    http: options.http ?? createServiceOutboundGuard({ name: context.service, version: context.version, config }),
-    sealer,
+    http: outboundHttpOf(
+      options.http ?? createServiceOutboundGuard({ name: context.service, version: context.version, config }),
+    ),
     clockSkewSeconds: config.CLOCK_SKEW_SECONDS,
     now,
   };

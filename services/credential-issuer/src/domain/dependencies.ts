@@ -1,12 +1,18 @@
 import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
-import type { EnvelopeSealer } from "@attesto/runtime/crypto";
-import type { ApiKeyAuthenticator } from "@attesto/runtime/http";
 import type { AccessTokenStatus } from "./access-token-status.js";
 import type { ClaimsValidators } from "./claims-validators.js";
 import type { SignedStatusListCache } from "./get-status-list-token.js";
 import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
 import type { IssuerSigningKeyRepository } from "./issuer-signing-keys.js";
-import type { CredentialTypeCatalog, Ledger, Notary, TenantDirectory, X509Signers } from "./ports.js";
+import type {
+  ApiKeyAuthenticator,
+  CredentialTypeCatalog,
+  Ledger,
+  Notary,
+  SecretSealer,
+  TenantDirectory,
+  X509Signers,
+} from "./ports.js";
 import type { CredentialRepository, IssuanceAllowanceRepository, OfferRepository } from "./repositories.js";
 import type { StatusListRepository } from "./status-lists.js";
 
@@ -40,7 +46,7 @@ export interface IssuerDependencies {
   accessTokens: AccessTokenVerifier;
   /** Revocation of `revocable` access tokens, at the authorization server (TokenStatusService). */
   accessTokenStatus: AccessTokenStatus;
-  sealer: EnvelopeSealer;
+  sealer: SecretSealer;
   offers: OfferRepository;
   credentials: CredentialRepository;
   /** Credentials drawn per access token and configuration (the batch_size bound). */

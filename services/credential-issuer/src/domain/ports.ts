@@ -62,3 +62,26 @@ export interface Notary {
 export interface X509Signers {
   signerFor(tenant: string): Promise<JwtSigner>;
 }
+
+/**
+ * Seals secrets at rest (the runtime's envelope sealer, `@attesto/runtime/crypto`): `context` binds
+ * an envelope to the row it belongs to, so a sealed value copied elsewhere does not open.
+ */
+export interface SecretSealer {
+  seal(plaintext: Uint8Array, context: string): string;
+  open(envelope: string, context: string): Uint8Array;
+}
+
+/** The tenant an X-API-Key belongs to, as the trust registry vouches for it. */
+export interface ApiKeyTenant {
+  accountUuid: string;
+  tenant: string;
+  name: string;
+  isIssuer: boolean;
+  isVerifier: boolean;
+}
+
+/** Checks X-API-Key values (`@attesto/tenant-client`: TenantService.AuthenticateApiKey); routes use it through `requireApiKey`. */
+export interface ApiKeyAuthenticator {
+  authenticate(apiKey: string): Promise<ApiKeyTenant>;
+}

@@ -1,4 +1,3 @@
-import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { HolderTokens } from "./accounts/holder-token.js";
 import type { LoginAttemptRepository } from "./accounts/login-throttle.js";
 import type {
@@ -21,7 +20,6 @@ export interface HolderDependencies {
   loginAttempts: LoginAttemptRepository;
   ledger: Ledger;
   http: OutboundHttp;
-  sealer: EnvelopeSealer;
   /** Tolerance on time claims of credentials and request objects. */
   clockSkewSeconds: number;
   now: () => Date;

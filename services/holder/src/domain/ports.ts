@@ -1,4 +1,3 @@
-import type { OutboundGuard, OutboundRequest, OutboundResponse } from "@attesto/runtime/http";
 import type { CredentialSummary, HolderDid, StoredCredential, User } from "./model.js";
 
 export interface PasswordHasher {
@@ -51,11 +50,43 @@ export interface Ledger {
   assertReachable(): Promise<void>;
 }
 
+export interface OutboundRequest {
+  method: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** Overrides the deadline for this request. */
+  timeoutMs?: number;
+  /** Overrides the response size limit for this request. */
+  maxBytes?: number;
+  /** Read and drop the body (up to the size limit): `text` is empty. */
+  discardBody?: boolean;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: Headers;
+  /** The body as text, at most the size limit. */
+  text: string;
+  /** The final URL (after redirects). */
+  url: string;
+}
+
 /**
  * HTTP to parties the holder does not control (issuers, authorization servers, verifiers): the
  * runtime's outbound request guard (public addresses only unless allowed, https unless allowed,
- * redirects re-checked, a deadline and a response size limit). Failures throw
- * OutboundRequestError, whose message says nothing about the network.
+ * redirects re-checked, a deadline and a response size limit), adapted in `clients/outbound-http.ts`.
  */
-export type OutboundHttp = Pick<OutboundGuard, "request" | "checkUrl">;
-export type { OutboundRequest, OutboundResponse };
+export interface OutboundHttp {
+  /** Why `url` may not be fetched at all (not absolute http(s), credentials, http not allowed), or undefined. */
+  checkUrl(url: string): string | undefined;
+  /** One request; anything but an HTTP answer rejects with `ThirdPartyUnreachable`. */
+  request(url: string, request: OutboundRequest): Promise<OutboundResponse>;
+}
+
+/**
+ * No HTTP answer from a third party (a refused address, a refused connection, a timeout, an
+ * oversized answer). The message says nothing about the network; the cause (logged) does.
+ */
+export class ThirdPartyUnreachable extends Error {
+  override name = "ThirdPartyUnreachable";
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type App, createOutboundGuard, outboundGuardOptionsOf } from "@attesto/runtime/http";
+import { type App, createOutboundGuard, type OutboundGuard, outboundGuardOptionsOf } from "@attesto/runtime/http";
 import { createServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
@@ -7,7 +7,6 @@ import { buildApp } from "../../src/app.js";
 import { loadHolderConfig } from "../../src/config.js";
 import { createHolderDeps } from "../../src/create-dependencies.js";
 import type { HolderDependencies } from "../../src/domain/dependencies.js";
-import type { OutboundHttp } from "../../src/domain/ports.js";
 import { holder } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryLedger } from "./in-memory-ledger.js";
@@ -41,7 +40,11 @@ export interface TestHolder {
  * exactly as the configuration says (`guard: "configured"`: nothing internal, https only).
  */
 export async function startTestHolder(
-  options: { http?: OutboundHttp; env?: Record<string, string>; guard?: "loopback" | "configured" } = {},
+  options: {
+    http?: Pick<OutboundGuard, "request" | "checkUrl">;
+    env?: Record<string, string>;
+    guard?: "loopback" | "configured";
+  } = {},
 ): Promise<TestHolder> {
   const database = await createTestDatabase<unknown>({ prefix: "holder", migrations });
   const config = loadHolderConfig({

@@ -1,9 +1,8 @@
-import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { KeyCustody } from "../custody/key-custody.js";
 import type { ApiKeyFormat } from "./api-key.js";
 import type { DidRepository } from "./did-repository.js";
 import type { LoginTokens } from "./login-token.js";
-import type { Clock, CredentialTypeCatalog, DidLedger, PasswordHasher } from "./ports.js";
+import type { Clock, CredentialTypeCatalog, DidLedger, PasswordHasher, SecretSealer } from "./ports.js";
 import type { TenantAdmission } from "./tenant.js";
 import type { TenantRepository } from "./tenant-repository.js";
 import type { WebhookRepository } from "./webhook-repository.js";
@@ -24,7 +23,7 @@ export interface TrustRegistryDomain {
   /** Tenants' webhook endpoints and sealed signing secrets (for the scheduler). */
   webhooks: WebhookRepository;
   /** Seals webhook secrets under KEY_ENCRYPTION_KEYS (context `webhook:<tenant>`). */
-  webhookSealer: EnvelopeSealer;
+  webhookSealer: SecretSealer;
   /** The origin a tenant's Domain Linkage Credentials link its DIDs to (scheme://host[:port]). */
   domainLinkageOrigin(tenant: string): string;
   /** The `iss` of the tenant's credentials: `<CREDENTIAL_ISSUER_URL>/<tenant>`. */

@@ -40,3 +40,12 @@ export interface PasswordHasher {
 }
 
 export type Clock = () => Date;
+
+/**
+ * Seals secrets at rest (the runtime's envelope sealer, `@attesto/runtime/crypto`): `context` binds
+ * an envelope to the row it belongs to, so a sealed value copied elsewhere does not open.
+ */
+export interface SecretSealer {
+  seal(plaintext: Uint8Array, context: string): string;
+  open(envelope: string, context: string): Uint8Array;
+}

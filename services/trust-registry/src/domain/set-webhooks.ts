@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import { badRequest, notFound } from "@attesto/runtime/errors";
+import type { SecretSealer } from "./ports.js";
 import type { TenantWebhook, WebhookRepository } from "./webhook-repository.js";
 
 /** Event types the scheduler emits (services/scheduler/README.md). */
@@ -17,7 +17,7 @@ const SECRET = /^[\x21-\x7e]{24,256}$/;
 
 export interface WebhookDependencies {
   webhooks: WebhookRepository;
-  webhookSealer: EnvelopeSealer;
+  webhookSealer: SecretSealer;
 }
 
 /** The envelope context: a sealed secret copied to another tenant's row does not open. */

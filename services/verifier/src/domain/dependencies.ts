@@ -1,5 +1,3 @@
-import type { EnvelopeSealer } from "@attesto/runtime/crypto";
-import type { ApiKeyAuthenticator } from "@attesto/runtime/http";
 import type { VerifierPolicyRepository } from "./policy/verifier-policy-repository.js";
 import type {
   CredentialStatusSource,
@@ -9,6 +7,29 @@ import type {
   TrustAnchorSource,
 } from "./upstream.js";
 import type { VerificationSessionRepository } from "./verification-session-repository.js";
+
+/**
+ * Seals secrets at rest (the runtime's envelope sealer, `@attesto/runtime/crypto`): `context` binds
+ * an envelope to the row it belongs to, so a sealed value copied elsewhere does not open.
+ */
+export interface SecretSealer {
+  seal(plaintext: Uint8Array, context: string): string;
+  open(envelope: string, context: string): Uint8Array;
+}
+
+/** The tenant an X-API-Key belongs to, as the trust registry vouches for it. */
+export interface ApiKeyTenant {
+  accountUuid: string;
+  tenant: string;
+  name: string;
+  isIssuer: boolean;
+  isVerifier: boolean;
+}
+
+/** Checks X-API-Key values (`@attesto/tenant-client`: TenantService.AuthenticateApiKey); routes use it through `requireApiKey`. */
+export interface ApiKeyAuthenticator {
+  authenticate(apiKey: string): Promise<ApiKeyTenant>;
+}
 
 /** Tolerances of the verification checks (configuration, in seconds). */
 export interface VerificationLimits {
@@ -34,7 +55,7 @@ export interface VerifierDependencies {
   /** The tenants' verifier policies (VerifierPolicyService). */
   policies: VerifierPolicyRepository;
   /** Seals the session's private keys at rest (context `session:<id>`). */
-  sealer: EnvelopeSealer;
+  sealer: SecretSealer;
   apiKeys: ApiKeyAuthenticator;
   ledger: LedgerDidResolver;
   trustAnchors: TrustAnchorSource;

@@ -1,6 +1,5 @@
 import type { DcqlQueryDefinition } from "@attesto/protocol";
-import { InvalidRequest } from "@attesto/runtime/errors";
-import { findUnstorableText } from "@attesto/runtime/http";
+import { findUnstorableText, InvalidRequest } from "@attesto/runtime/errors";
 
 /** Presentations of a vp_token, keyed by DCQL credential query id, in the order given. */
 export type VpToken = Record<string, unknown[]>;

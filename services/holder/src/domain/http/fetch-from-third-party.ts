@@ -1,7 +1,6 @@
 import type { AppError } from "@attesto/runtime/errors";
-import { OutboundRequestError } from "@attesto/runtime/http";
 import type { HolderDependencies } from "../dependencies.js";
-import type { OutboundRequest, OutboundResponse } from "../ports.js";
+import { type OutboundRequest, type OutboundResponse, ThirdPartyUnreachable } from "../ports.js";
 
 /**
  * One request to an issuer, authorization server or verifier. A URL the policy refuses by its
@@ -22,7 +21,7 @@ export async function fetchFromThirdParty(
   try {
     return await deps.http.request(url, request);
   } catch (error) {
-    if (error instanceof OutboundRequestError) throw fail(`${what} could not be fetched`, { cause: error });
+    if (error instanceof ThirdPartyUnreachable) throw fail(`${what} could not be fetched`, { cause: error });
     throw error;
   }
 }

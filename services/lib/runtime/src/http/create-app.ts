@@ -8,11 +8,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDe
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { BaseConfig } from "../config.js";
 import { badRequest } from "../errors/app-error.js";
+import { findUnstorableText as unstorableAt } from "../errors/unstorable-text.js";
 import { loggerOptions } from "../logger.js";
 import type { ServiceMetrics } from "../telemetry/metrics.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
 import { DeferredIncomingRequestLog, logIncomingRequests } from "./traced-request-log.js";
-import { findUnstorableText as unstorableAt } from "./unstorable-text.js";
 
 export type App = FastifyInstance<
   RawServerDefault,

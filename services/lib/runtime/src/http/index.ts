@@ -36,4 +36,3 @@ export {
   rateLimitKey,
 } from "./rate-limit.js";
 export { LOGGED_QUERY_PARAMETERS, redactUrl } from "./redact-url.js";
-export { findUnstorableText } from "./unstorable-text.js";
