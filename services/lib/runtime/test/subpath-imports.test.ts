@@ -56,6 +56,14 @@ describe("runtime subpaths", () => {
     expect(packagesOf(loaded.filter((url) => !url.startsWith(runtimeSource)))).toEqual([]);
   });
 
+  it("/tenant-id loads only its rules and zod", () => {
+    const loaded = modulesLoadedBy("@attesto/runtime/tenant-id");
+    expect([...new Set(loaded.filter((url) => url.startsWith(runtimeSource)))]).toEqual([
+      `${runtimeSource}tenant-id.ts`,
+    ]);
+    expect(packagesOf(loaded.filter((url) => !url.startsWith(runtimeSource)))).toEqual(["zod"]);
+  });
+
   it.each(["config", "logging"])("/%s loads no HTTP, RPC, database or telemetry SDK package", (subpath) => {
     const packages = packagesOf(modulesLoadedBy(`@attesto/runtime/${subpath}`));
     expect(packages.filter((name) => HEAVY.test(name) && name !== "@opentelemetry/api")).toEqual([]);
