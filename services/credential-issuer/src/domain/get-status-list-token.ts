@@ -1,5 +1,5 @@
 import { createPrivateJwkSigner, type JwtSigner, signStatusListToken } from "@attesto/protocol";
-import { notFound, unavailable } from "@attesto/runtime";
+import { notFound, unavailable } from "@attesto/runtime/errors";
 import { X509_STATUS_LIST_SIGNER } from "./credential-signer.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";

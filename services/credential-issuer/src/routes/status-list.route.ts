@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { STATUS_LIST_JWT_MEDIA_TYPE } from "@attesto/protocol";
-import type { App } from "@attesto/runtime";
+import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { getStatusListToken } from "../domain/get-status-list-token.js";
