@@ -11,6 +11,7 @@ describe("loadLauncherConfig", () => {
       LOG_LEVEL: "info",
       STARTUP_TIMEOUT_MS: 60_000,
       SHUTDOWN_GRACE_MS: 10_000,
+      IN_PROCESS_RPC: true,
     });
   });
 

@@ -37,6 +37,15 @@ export const launcherConfigSchema = z.object({
   STARTUP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** How long SIGTERM/SIGINT may take to drain every service and the database, in milliseconds. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Internal calls between the services of this one process take Connect's in-process router
+   * transport (same interceptors, credentials, caller policy, deadlines and error mapping as over
+   * h2c, no socket). `false`: every call goes over the loopback network, as between processes.
+   */
+  IN_PROCESS_RPC: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((value) => value === "true"),
   /** OTLP/HTTP traces endpoint shared by every service; tracing is off when unset. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });

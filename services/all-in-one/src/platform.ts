@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { type BaseConfig, ConfigError, envPrefixOf } from "@attesto/runtime/config";
+import { enableInProcessRpc } from "@attesto/runtime/rpc";
 import { launchService, type RunningService, type ServiceModule } from "@attesto/runtime/service";
 import type { Tracing } from "@attesto/runtime/telemetry";
 import type { Logger } from "pino";
@@ -68,6 +69,7 @@ function configure(modules: ReadonlyArray<ServiceModule<BaseConfig>>, envOf: (in
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const { config, logger } = options;
   const cwd = options.cwd ?? process.cwd();
+  enableInProcessRpc(config.IN_PROCESS_RPC);
   const dataDir = resolve(cwd, config.ATTESTO_DATA_DIR);
   const secrets = developmentSecrets(dataDir, options.env ?? process.env);
   if (secrets.generated.length > 0) {

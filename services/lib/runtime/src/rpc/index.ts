@@ -2,6 +2,7 @@
 export { allowedCallers, CALLER_POLICY, callerKey } from "./caller-policy.js";
 export { clientInterceptors, createRpcClient, type RpcClientOptions } from "./client.js";
 export { fromRpcError, rpcErrorCodeOf, toConnectError } from "./error-mapping.js";
+export { enableInProcessRpc } from "./in-process.js";
 export { type InternalServer, serverInterceptors, startInternalServer } from "./server.js";
 export {
   createServiceCredentialSigner,

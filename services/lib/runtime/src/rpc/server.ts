@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import { callerKey, callerPolicyInterceptor } from "./caller-policy.js";
 import { toConnectError } from "./error-mapping.js";
+import { registerLocalServer } from "./in-process.js";
 import { rpcMetricsInterceptor } from "./rpc-metrics.js";
 import type { ServiceCredentialVerifier } from "./service-credential.js";
 import { traceServerInterceptor } from "./trace-context.js";
@@ -67,12 +68,13 @@ export function serverInterceptors(
  */
 export async function startInternalServer(options: InternalServerOptions): Promise<InternalServer> {
   const { service, version, metrics } = options;
+  const interceptors = [
+    ...(metrics ? [rpcMetricsInterceptor(metrics)] : []),
+    ...serverInterceptors(options.verifier, options.logger, service),
+  ];
   const handler = connectNodeAdapter({
     routes: options.routes,
-    interceptors: [
-      ...(metrics ? [rpcMetricsInterceptor(metrics)] : []),
-      ...serverInterceptors(options.verifier, options.logger, service),
-    ],
+    interceptors,
     fallback: (req, res) => {
       const path = (req.url ?? "").split("?")[0];
       if (req.method === "GET" && path === "/health") {
@@ -115,11 +117,13 @@ export async function startInternalServer(options: InternalServerOptions): Promi
   });
   const address = listener.address() as net.AddressInfo;
   const host = options.host === "0.0.0.0" || options.host === "::" ? "localhost" : options.host;
+  const unregister = registerLocalServer(options.host, address.port, { routes: options.routes, interceptors });
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
     close: () =>
       new Promise<void>((resolve) => {
+        unregister();
         listener.close(() => resolve());
         h1.closeIdleConnections();
         for (const socket of sockets) socket.end();

@@ -1,0 +1,182 @@
+/**
+ * `npm run bench:footprint`: what `npm start` costs with no traffic. Starts it as a user does
+ * (`npm start`, embedded database, a fresh data folder), measures the time to its "Attesto ready"
+ * line (cold: empty data folder, so database creation, migrations and secrets included; then
+ * warm: stopped and started again on the same folder), then, after settling, the idle RSS and
+ * PSS of the whole process tree (npm, tsx, node; the embedded database runs inside node) and its
+ * idle CPU in % of one core. Prints a table and writes bench-footprint.json.
+ *
+ * BENCH_FOOTPRINT_SETTLE_SECONDS (default 10) and BENCH_FOOTPRINT_IDLE_SECONDS (default 20).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { loadAverage, machineFacts } from "./proc-stats.js";
+import { table } from "./report.js";
+import { repoRoot } from "./topology.js";
+
+const env = process.env;
+/** 21600: ports 29681..29688 and 30681..30688, clear of the test suites and of `npm run bench` (21500). */
+const PORT_OFFSET = Number(env.BENCH_PORT_OFFSET ?? 21_600);
+const SETTLE_SECONDS = Number(env.BENCH_FOOTPRINT_SETTLE_SECONDS ?? 10);
+const IDLE_SECONDS = Number(env.BENCH_FOOTPRINT_IDLE_SECONDS ?? 20);
+const READY_TIMEOUT_MS = 120_000;
+const TICKS_PER_SECOND = 100;
+
+/** The process and every descendant (by parent pid, from /proc). */
+function treeOf(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [pid, parent] of parentOf) if (parent === tree[i]) tree.push(pid);
+  }
+  return tree;
+}
+
+function usageOf(pids: number[]) {
+  let cpuSeconds = 0;
+  let rssKb = 0;
+  let pssKb = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      cpuSeconds += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      rssKb += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      pssKb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return { cpuSeconds, rssMb: Math.round(rssKb / 1024), pssMb: Math.round(pssKb / 1024) };
+}
+
+async function start(dataDir: string): Promise<{ child: ChildProcess; readyMs: number; output: () => string }> {
+  const started = performance.now();
+  const child = spawn("npm", ["start"], {
+    cwd: repoRoot,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...env,
+      ATTESTO_DATA_DIR: dataDir,
+      PORT_OFFSET: String(PORT_OFFSET),
+      DATABASE_URL: "",
+      LOG_LEVEL: env.BENCH_LOG_LEVEL ?? "warn",
+    },
+  });
+  let output = "";
+  const readyMs = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`npm start was not ready within ${READY_TIMEOUT_MS} ms`)),
+      READY_TIMEOUT_MS,
+    );
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-20_000);
+      if (output.includes("Attesto ready in")) {
+        clearTimeout(timer);
+        resolve(performance.now() - started);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, readyMs: Math.round(readyMs), output: () => output };
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  process.kill(-child.pid!, "SIGTERM");
+  const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 30_000);
+  await exited;
+  clearTimeout(timer);
+  // Let the process group finish after npm itself exited.
+  for (let i = 0; i < 50; i++) {
+    try {
+      process.kill(-child.pid!, 0);
+    } catch {
+      return;
+    }
+    await sleep(100);
+  }
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), "attesto-footprint-"));
+  const loadAtStart = loadAverage();
+  try {
+    const cold = await start(dataDir);
+    await stop(cold.child);
+    const warm = await start(dataDir);
+    try {
+      await sleep(SETTLE_SECONDS * 1000);
+      const pids = treeOf(warm.child.pid!);
+      const before = usageOf(pids);
+      await sleep(IDLE_SECONDS * 1000);
+      const after = usageOf(pids);
+      const perProcess = pids.map((pid) => {
+        let command = "?";
+        try {
+          command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, 3).join(" ").slice(0, 80);
+        } catch {
+          // gone
+        }
+        return { pid, command, ...usageOf([pid]) };
+      });
+      const result = {
+        machine: { ...machineFacts(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
+        coldStartMs: cold.readyMs,
+        warmStartMs: warm.readyMs,
+        idleRssMb: after.rssMb,
+        idlePssMb: after.pssMb,
+        idleCpuPercent: Math.round(((after.cpuSeconds - before.cpuSeconds) / IDLE_SECONDS) * 1000) / 10,
+        settleSeconds: SETTLE_SECONDS,
+        idleSeconds: IDLE_SECONDS,
+        processes: perProcess,
+      };
+      writeFileSync("bench-footprint.json", `${JSON.stringify(result, null, 2)}\n`);
+      const m = result.machine;
+      process.stdout.write(
+        `Machine: ${m.cores} cores (${m.cpu}), Node ${m.node}; load average ${m.loadAverageAtStart.join(" ")} at start, ${m.loadAverageAtEnd.join(" ")} at end\n\n`,
+      );
+      process.stdout.write(
+        `${table(
+          ["npm start (embedded database)", "value"],
+          [
+            ["cold start to ready (empty data folder), s", (result.coldStartMs / 1000).toFixed(1)],
+            ["warm start to ready (same folder), s", (result.warmStartMs / 1000).toFixed(1)],
+            ["idle RSS, whole process tree, MiB (sum; shared pages counted per process)", result.idleRssMb],
+            ["idle PSS, whole process tree, MiB (shared pages split)", result.idlePssMb],
+            [`idle CPU over ${IDLE_SECONDS} s, % of one core`, result.idleCpuPercent],
+          ],
+        )}\n\n${table(
+          ["process", "RSS MiB", "PSS MiB"],
+          perProcess.map((p) => [`${p.pid} ${p.command}`, p.rssMb, p.pssMb]),
+        )}\nwrote bench-footprint.json\n`,
+      );
+    } finally {
+      await stop(warm.child);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
