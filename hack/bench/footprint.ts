@@ -18,8 +18,8 @@ import { table } from "./report.js";
 import { repoRoot } from "./topology.js";
 
 const env = process.env;
-/** 21600: ports 29681..29688 and 30681..30688, clear of the test suites and of `npm run bench` (21500). */
-const PORT_OFFSET = Number(env.BENCH_PORT_OFFSET ?? 21_600);
+/** 21700: ports 29781..29788 and 30781..30788, clear of the test suites and of `npm run bench` (21500). */
+const PORT_OFFSET = Number(env.BENCH_PORT_OFFSET ?? 21_700);
 const SETTLE_SECONDS = Number(env.BENCH_FOOTPRINT_SETTLE_SECONDS ?? 10);
 const IDLE_SECONDS = Number(env.BENCH_FOOTPRINT_IDLE_SECONDS ?? 20);
 const READY_TIMEOUT_MS = 120_000;
