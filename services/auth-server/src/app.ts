@@ -1,8 +1,9 @@
 import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
+import { clientAttestationFailureCounter, dpopFailureCounter } from "./auth-server-metrics.js";
 import { createGrantRedeemer } from "./clients/grant-service.client.js";
 import type { AuthServerConfig } from "./config.js";
-import { type AuthServerDeps, createAuthServerDeps } from "./dependencies.js";
+import { type AuthServerDeps, createDependencies } from "./dependencies.js";
 import type { AuthorizationStepDeps } from "./domain/authorization/authorization-step-deps.js";
 import type { ClientAuthenticationDeps } from "./domain/client-authentication.js";
 import {
@@ -10,7 +11,6 @@ import {
   createAuthorizationServerMetadata,
 } from "./domain/create-authorization-server-metadata.js";
 import type { TokenDpopDeps } from "./domain/token/verify-token-dpop-proof.js";
-import { clientAttestationFailureCounter, dpopFailureCounter } from "./metrics.js";
 import { registerAuthorizeRoute } from "./routes/authorize.route.js";
 import { registerAuthorizeSubmitRoute } from "./routes/authorize-submit.route.js";
 import { registerEndSessionRoute } from "./routes/end-session.route.js";
@@ -25,7 +25,7 @@ import { registerTokenRoute } from "./routes/token.route.js";
  */
 export async function buildApp(
   context: ServiceContext<AuthServerConfig>,
-  deps: AuthServerDeps = createAuthServerDeps(context),
+  deps: AuthServerDeps = createDependencies(context),
 ): Promise<App> {
   const app = await createServiceApp(context);
   const { config } = context;

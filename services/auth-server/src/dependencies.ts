@@ -46,7 +46,7 @@ export function clientAttestationTrustOf(config: AuthServerConfig): ClientAttest
 }
 
 /** The production dependencies, from the service context and its configuration. */
-export function createAuthServerDeps(context: ServiceContext<AuthServerConfig>): AuthServerDeps {
+export function createDependencies(context: ServiceContext<AuthServerConfig>): AuthServerDeps {
   const { config } = context;
   const now = () => new Date();
   return {

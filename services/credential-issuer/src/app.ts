@@ -3,9 +3,9 @@ import { type App, acceptEmptyJsonBody } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { CredentialIssuerConfig } from "./config.js";
-import { createIssuerDeps } from "./create-dependencies.js";
+import { createIssuerMetrics } from "./credential-issuer-metrics.js";
+import { createDependencies } from "./dependencies.js";
 import type { IssuerDependencies } from "./domain/dependencies.js";
-import { createIssuerMetrics } from "./issuer-metrics.js";
 import { registerCreateNonceRoute } from "./routes/create-nonce.route.js";
 import { registerCreateOfferRoute } from "./routes/create-offer.route.js";
 import { registerCredentialRoute } from "./routes/credential.route.js";
@@ -21,7 +21,7 @@ import { IssuerServiceRpc } from "./rpc/issuer-service.rpc.js";
 /** The credential issuer's public API: offers, nonces, the credential endpoint, issuer metadata, JWT VC Issuer Metadata and status lists. */
 export async function buildApp(
   context: ServiceContext<CredentialIssuerConfig>,
-  deps: IssuerDependencies = createIssuerDeps(context),
+  deps: IssuerDependencies = createDependencies(context),
 ): Promise<App> {
   const app = await createServiceApp(context);
   registerCreateOfferRoute(app, deps);

@@ -1,5 +1,5 @@
 export { buildApp, registerIssuerRpc } from "./app.js";
 export * from "./config.js";
-export { createIssuerDeps, type IssuerDependencyOptions } from "./create-dependencies.js";
+export { createDependencies, type IssuerDependencyOptions } from "./dependencies.js";
 export type { IssuerDependencies } from "./domain/dependencies.js";
 export { credentialIssuer } from "./service.js";

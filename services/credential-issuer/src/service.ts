@@ -3,13 +3,13 @@ import { perService, readPackageVersion, type ServiceModule } from "@attesto/run
 import pino from "pino";
 import { buildApp, registerIssuerRpc } from "./app.js";
 import { type CredentialIssuerConfig, credentialIssuerPorts, loadCredentialIssuerConfig } from "./config.js";
-import { createIssuerDeps } from "./create-dependencies.js";
+import { createDependencies } from "./dependencies.js";
 import { recordEarlierIssuerKeys } from "./domain/record-earlier-issuer-keys.js";
 import { migrations } from "./store/migrations/index.js";
 import { sealedColumns } from "./store/sealed-columns.js";
 
-/** One set of edges per running service, shared by the public app and the internal RPC. */
-const depsOf = perService(createIssuerDeps);
+/** One set of edges per running service, shared by the public app, the internal RPC and start-up work. */
+export const dependenciesOf = perService(createDependencies);
 
 export const credentialIssuer: ServiceModule<CredentialIssuerConfig> = {
   definition: {
@@ -23,10 +23,10 @@ export const credentialIssuer: ServiceModule<CredentialIssuerConfig> = {
       "schema-registry": config.SCHEMA_REGISTRY_INTERNAL_URL,
       ledger: config.LEDGER_INTERNAL_URL,
     }),
-    buildApp: (context) => buildApp(context, depsOf(context)),
-    rpc: (router, context) => registerIssuerRpc(router, depsOf(context)),
+    buildApp: (context) => buildApp(context, dependenciesOf(context)),
+    rpc: (router, context) => registerIssuerRpc(router, dependenciesOf(context)),
     async init(context) {
-      const { recorded, unreadable } = await recordEarlierIssuerKeys(depsOf(context));
+      const { recorded, unreadable } = await recordEarlierIssuerKeys(dependenciesOf(context));
       if (recorded > 0 || unreadable > 0) {
         pino(loggerOptions(context.service, context.config.LOG_LEVEL)).info(
           { recorded, unreadable },

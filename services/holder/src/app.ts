@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { HolderConfig } from "./config.js";
-import { createHolderDeps } from "./create-dependencies.js";
+import { createDependencies } from "./dependencies.js";
 import type { HolderDependencies } from "./domain/dependencies.js";
 import { registerDidRoutes } from "./routes/did.routes.js";
 import { requireHolderToken } from "./routes/holder-auth.js";
@@ -13,7 +13,7 @@ import { registerVcRoutes } from "./routes/vc.routes.js";
 /** The holder's public API (this service's README). Tests pass their own `deps` (ledger double, clock). */
 export async function buildApp(
   context: ServiceContext<HolderConfig>,
-  deps: HolderDependencies = createHolderDeps(context),
+  deps: HolderDependencies = createDependencies(context),
 ): Promise<App> {
   const app = await createServiceApp(context);
   registerUserRoutes(app, deps);

@@ -1,4 +1,4 @@
 export { buildApp } from "./app.js";
 export * from "./config.js";
-export { createHolderDeps, type HolderDependencyOptions } from "./create-dependencies.js";
+export { createDependencies, type HolderDependencyOptions } from "./dependencies.js";
 export { holder } from "./service.js";

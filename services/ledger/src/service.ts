@@ -1,13 +1,16 @@
 import { ledgerV1 } from "@attesto/proto";
 import { loggerOptions } from "@attesto/runtime/logging";
-import { readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
+import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import pino from "pino";
 import { buildApp } from "./app.js";
 import { type LedgerConfig, ledgerPorts, loadLedgerConfig } from "./config.js";
-import { ledgerDependencies } from "./create-dependencies.js";
+import { createDependencies } from "./dependencies.js";
 import { startCheckpointer } from "./domain/start-checkpointer.js";
 import { LedgerServiceRpc } from "./rpc/ledger-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
+
+/** One set of edges per running service, shared by the public app, the internal RPC and start-up work. */
+export const dependenciesOf = perService(createDependencies);
 
 /** Start-up: load (or generate and store) the signing key, then run the background checkpointer. */
 async function startLedger(context: ServiceContext<LedgerConfig>): Promise<() => Promise<void>> {
@@ -16,7 +19,7 @@ async function startLedger(context: ServiceContext<LedgerConfig>): Promise<() =>
   if (!config.LEDGER_SIGNING_KEY && !config.KEY_ENCRYPTION_KEYS) {
     log.warn("neither LEDGER_SIGNING_KEY nor KEY_ENCRYPTION_KEYS is set: the checkpoint key is stored unencrypted");
   }
-  const dependencies = ledgerDependencies(context);
+  const dependencies = dependenciesOf(context);
   await dependencies.signer.publicJwk();
   return startCheckpointer({
     checkpointing: dependencies.checkpointing,
@@ -30,10 +33,10 @@ export const ledger: ServiceModule<LedgerConfig> = {
     name: "ledger",
     version: readPackageVersion(import.meta.url),
     migrations,
-    buildApp,
+    buildApp: (context) => buildApp(context, dependenciesOf(context)),
     init: startLedger,
     rpc(router, context) {
-      router.service(ledgerV1.LedgerService, new LedgerServiceRpc(ledgerDependencies(context)));
+      router.service(ledgerV1.LedgerService, new LedgerServiceRpc(dependenciesOf(context)));
     },
   },
   loadConfig: loadLedgerConfig,

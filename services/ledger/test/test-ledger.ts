@@ -9,9 +9,8 @@ import { type Client, createClient, createRouterTransport } from "@connectrpc/co
 import type { Kysely } from "kysely";
 import pino from "pino";
 import { type LedgerConfig, loadLedgerConfig } from "../src/config.js";
-import { ledgerDependencies } from "../src/create-dependencies.js";
 import type { LedgerDependencies } from "../src/domain/dependencies.js";
-import { ledger } from "../src/service.js";
+import { dependenciesOf, ledger } from "../src/service.js";
 import { migrations } from "../src/store/migrations/index.js";
 import type { LedgerTables } from "../src/store/tables.js";
 
@@ -65,7 +64,7 @@ function startNode(database: TestDatabase<LedgerTables>, env: Record<string, str
   return {
     config,
     context,
-    dependencies: ledgerDependencies(context),
+    dependencies: dependenciesOf(context),
     client: clientAs("scheduler"),
     dids: clientAs("trust-registry"),
   };

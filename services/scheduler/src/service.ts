@@ -4,20 +4,20 @@ import { perService, readPackageVersion, type ServiceContext, type ServiceModule
 import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadSchedulerConfig, type SchedulerConfig, schedulerPorts } from "./config.js";
-import { createSchedulerRuntime, type SchedulerRuntime, startSchedulerRuntime } from "./create-dependencies.js";
+import { createDependencies, type SchedulerRuntime, startSchedulerRuntime } from "./dependencies.js";
 import { NotaryServiceRpc } from "./rpc/notary-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 
-/** One runtime per running service, shared by the workers (init) and the internal RPC. */
-const runtimeOf = perService((context: ServiceContext<SchedulerConfig>): SchedulerRuntime => {
+/** One set of edges (the job runtime) per running service, shared by the workers (init) and the internal RPC. */
+export const dependenciesOf = perService((context: ServiceContext<SchedulerConfig>): SchedulerRuntime => {
   const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
-  return createSchedulerRuntime(context, {}, (error) => log.error({ err: error }, "job queue error"));
+  return createDependencies(context, {}, (error) => log.error({ err: error }, "job queue error"));
 });
 
 /** Start-up: the job queue (its schema is installed or migrated), workers, batch cutter and reconciler. */
 async function startScheduler(context: ServiceContext<SchedulerConfig>): Promise<() => Promise<void>> {
   const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
-  return startSchedulerRuntime(runtimeOf(context), context.config, (error, activity) =>
+  return startSchedulerRuntime(dependenciesOf(context), context.config, (error, activity) =>
     log.error({ err: error, activity }, "background work failed"),
   );
 }
@@ -35,7 +35,7 @@ export const scheduler: ServiceModule<SchedulerConfig> = {
     buildApp,
     init: startScheduler,
     rpc(router, context) {
-      router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtimeOf(context).deps));
+      router.service(notaryV1.NotaryService, new NotaryServiceRpc(dependenciesOf(context).deps));
     },
   },
   loadConfig: loadSchedulerConfig,

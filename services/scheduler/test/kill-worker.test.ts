@@ -11,7 +11,7 @@ import { type Kysely, sql } from "kysely";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSchedulerConfig } from "../src/config.js";
-import { createSchedulerRuntime } from "../src/create-dependencies.js";
+import { createDependencies } from "../src/dependencies.js";
 import { NotaryServiceRpc } from "../src/rpc/notary-service.rpc.js";
 import { scheduler } from "../src/service.js";
 import { migrations } from "../src/store/migrations/index.js";
@@ -140,7 +140,7 @@ describe("a scheduler killed mid-job", () => {
     // The issuer's side: enqueue through NotaryService on the same database.
     const config = loadSchedulerConfig({ ...env, LOG_LEVEL: "silent" });
     const context = createServiceContext(scheduler.definition, config, database.db as Kysely<unknown>);
-    const runtime = createSchedulerRuntime(context);
+    const runtime = createDependencies(context);
     const notary = inMemoryClient(
       notaryV1.NotaryService,
       (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),

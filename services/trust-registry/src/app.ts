@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { TrustRegistryConfig } from "./config.js";
-import { createDomain, createTrustRegistryDeps, type TrustRegistryDeps } from "./dependencies.js";
+import { createDependencies, createDomain, type TrustRegistryDeps } from "./dependencies.js";
 import { registerApplyRoute } from "./routes/apply.route.js";
 import { registerDidRoutes } from "./routes/did.routes.js";
 import { registerGetDidConfigurationRoute } from "./routes/get-did-configuration.route.js";
@@ -11,7 +11,7 @@ import { registerTrustAnchorRoutes } from "./routes/trust-anchors.routes.js";
 /** The trust-registry public API (this service's README). `deps` are the service's edges; tests pass doubles. */
 export async function buildApp(
   context: ServiceContext<TrustRegistryConfig>,
-  deps: TrustRegistryDeps = createTrustRegistryDeps(context),
+  deps: TrustRegistryDeps = createDependencies(context),
 ): Promise<App> {
   const app = await createServiceApp(context);
   const domain = createDomain(context, deps);

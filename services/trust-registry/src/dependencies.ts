@@ -24,7 +24,7 @@ export interface TrustRegistryDeps {
 }
 
 /** Real clients from configuration: the schema registry and the ledger over Connect, custody on the database. */
-export function createTrustRegistryDeps(context: ServiceContext<TrustRegistryConfig>): TrustRegistryDeps {
+export function createDependencies(context: ServiceContext<TrustRegistryConfig>): TrustRegistryDeps {
   const { config } = context;
   return {
     schemaTypes: context.rpcClient(schemaV1.SchemaService, {

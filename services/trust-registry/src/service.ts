@@ -5,13 +5,13 @@ import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";
 import { registerKeyCustodyRpc } from "./custody/index.js";
-import { createDomain, createTrustRegistryDeps } from "./dependencies.js";
+import { createDependencies, createDomain } from "./dependencies.js";
 import { TenantServiceRpc } from "./rpc/tenant-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 import { sealedColumns } from "./store/sealed-columns.js";
 
-/** One set of edges per running service, shared by the public app and the internal RPC. */
-const depsOf = perService(createTrustRegistryDeps);
+/** One set of edges per running service, shared by the public app, the internal RPC and start-up work. */
+export const dependenciesOf = perService(createDependencies);
 
 export const trustRegistry: ServiceModule<TrustRegistryConfig> = {
   definition: {
@@ -24,11 +24,11 @@ export const trustRegistry: ServiceModule<TrustRegistryConfig> = {
       "schema-registry": config.SCHEMA_REGISTRY_INTERNAL_URL,
       ledger: config.LEDGER_INTERNAL_URL,
     }),
-    buildApp: (context) => buildApp(context, depsOf(context)),
+    buildApp: (context) => buildApp(context, dependenciesOf(context)),
     // Custody keys under an older KEK, or still in the former column layout, are resealed at start-up.
     async init(context) {
       try {
-        await depsOf(context).custody.rewrapKeys();
+        await dependenciesOf(context).custody.rewrapKeys();
       } catch (error) {
         // A key that does not open fails where it is used; the others still serve.
         pino(loggerOptions(context.service, context.config.LOG_LEVEL)).warn(
@@ -38,7 +38,7 @@ export const trustRegistry: ServiceModule<TrustRegistryConfig> = {
       }
     },
     rpc(router, context) {
-      const deps = depsOf(context);
+      const deps = dependenciesOf(context);
       router.service(tenantV1.TenantService, new TenantServiceRpc(createDomain(context, deps)));
       registerKeyCustodyRpc(router, deps.custody);
     },

@@ -3,7 +3,7 @@ import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { VerifierConfig } from "./config.js";
-import { createVerifierDeps } from "./create-dependencies.js";
+import { createDependencies } from "./dependencies.js";
 import type { VerifierDependencies } from "./domain/dependencies.js";
 import { registerCreateAuthorizationRequestRoute } from "./routes/create-authorization-request.route.js";
 import { registerGetRequestObjectRoute } from "./routes/get-request-object.route.js";
@@ -14,7 +14,7 @@ import { VerifierPolicyServiceRpc } from "./rpc/verifier-policy-service.rpc.js";
 /** The verifier's public API (this service's README). Tests pass their own `deps` (in-memory edges, a clock). */
 export async function buildApp(
   context: ServiceContext<VerifierConfig>,
-  deps: VerifierDependencies = createVerifierDeps(context),
+  deps: VerifierDependencies = createDependencies(context),
 ): Promise<App> {
   const app = await createServiceApp(context);
   registerCreateAuthorizationRequestRoute(app, deps);

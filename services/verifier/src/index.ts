@@ -1,5 +1,5 @@
 export { buildApp, registerVerifierRpc } from "./app.js";
 export * from "./config.js";
-export { createVerifierDeps } from "./create-dependencies.js";
+export { createDependencies } from "./dependencies.js";
 export type { VerifierDependencies } from "./domain/dependencies.js";
 export { verifier } from "./service.js";

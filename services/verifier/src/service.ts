@@ -1,7 +1,7 @@
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp, registerVerifierRpc } from "./app.js";
 import { loadVerifierConfig, type VerifierConfig, verifierPorts } from "./config.js";
-import { createVerifierDeps } from "./create-dependencies.js";
+import { createDependencies } from "./dependencies.js";
 import { dropExpiredSessionKeys, KEY_SWEEP_INTERVAL_MS } from "./domain/drop-expired-session-keys.js";
 import {
   failInterruptedVerifications,
@@ -9,7 +9,9 @@ import {
 } from "./domain/fail-interrupted-verifications.js";
 import { migrations } from "./store/migrations/index.js";
 import { sealedColumns } from "./store/sealed-columns.js";
-import { createVerificationSessionStore } from "./store/verification-session.store.js";
+
+/** One set of edges per running service, shared by the public app, the internal RPC and start-up work. */
+export const dependenciesOf = perService(createDependencies);
 
 /**
  * Start-up: background sweeps that drop the sealed keys of sessions that expired unanswered and
@@ -17,7 +19,7 @@ import { createVerificationSessionStore } from "./store/verification-session.sto
  */
 async function startSweeps(context: ServiceContext<VerifierConfig>): Promise<() => Promise<void>> {
   const deps = {
-    sessions: createVerificationSessionStore(context.db),
+    sessions: dependenciesOf(context).sessions,
     now: () => new Date(),
     timeoutSeconds: context.config.VERIFICATION_TIMEOUT_SECONDS,
   };
@@ -38,9 +40,6 @@ async function startSweeps(context: ServiceContext<VerifierConfig>): Promise<() 
   };
 }
 
-/** One set of edges per running service, shared by the public app and the internal RPC. */
-const depsOf = perService(createVerifierDeps);
-
 export const verifier: ServiceModule<VerifierConfig> = {
   definition: {
     name: "verifier",
@@ -52,8 +51,8 @@ export const verifier: ServiceModule<VerifierConfig> = {
       "trust-registry": config.TRUST_REGISTRY_INTERNAL_URL,
       ledger: config.LEDGER_INTERNAL_URL,
     }),
-    buildApp: (context) => buildApp(context, depsOf(context)),
-    rpc: (router, context) => registerVerifierRpc(router, depsOf(context)),
+    buildApp: (context) => buildApp(context, dependenciesOf(context)),
+    rpc: (router, context) => registerVerifierRpc(router, dependenciesOf(context)),
     init: startSweeps,
   },
   loadConfig: loadVerifierConfig,

@@ -9,7 +9,7 @@ import { createClient, createRouterTransport } from "@connectrpc/connect";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { type AuthServerConfig, loadAuthServerConfig } from "../../src/config.js";
-import { type AuthServerDeps, createAuthServerDeps } from "../../src/dependencies.js";
+import { type AuthServerDeps, createDependencies } from "../../src/dependencies.js";
 import type { IssuerDisplay, IssuerDisplaySource } from "../../src/domain/authorization/issuer-display.js";
 import { authServer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -150,7 +150,7 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
   const clock = createTestClock();
   const issuerDisplay = new StaticIssuerDisplay();
   grants.now = clock.now;
-  const production = createAuthServerDeps(context);
+  const production = createDependencies(context);
   const deps: AuthServerDeps = {
     ...production,
     grantService,

@@ -1,9 +1,9 @@
 import { isAppError } from "@attesto/runtime/errors";
 import type { App } from "@attesto/runtime/http";
+import type { IssuerMetrics } from "../credential-issuer-metrics.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issueCredentials } from "../domain/issue-credentials.js";
 import { parseCredentialRequest } from "../domain/parse-credential-request.js";
-import type { IssuerMetrics } from "../issuer-metrics.js";
 import {
   checkAccessTokenNotRevoked,
   readAccessToken,

@@ -9,7 +9,7 @@ import { type Client, createClient, createRouterTransport } from "@connectrpc/co
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { buildApp, registerIssuerRpc } from "../../src/app.js";
 import { type CredentialIssuerConfig, loadCredentialIssuerConfig } from "../../src/config.js";
-import { createIssuerDeps } from "../../src/create-dependencies.js";
+import { createDependencies } from "../../src/dependencies.js";
 import type { IssuerDependencies } from "../../src/domain/dependencies.js";
 import { credentialIssuer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -75,7 +75,7 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
   };
   const asKeys = await generateKeyPair("ES256", { extractable: true });
   const asJwk: JWK = { ...(await exportJWK(asKeys.publicKey)), kid: "as-key-1", alg: "ES256", use: "sig" };
-  const deps = createIssuerDeps(context, { accessTokenJwks: { keys: [asJwk] }, now: () => clock.now });
+  const deps = createDependencies(context, { accessTokenJwks: { keys: [asJwk] }, now: () => clock.now });
   const app = await buildApp(context, deps);
 
   // The internal port as each caller reaches it: the auth server redeems grants, the verifier asks for status.

@@ -5,7 +5,7 @@ import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../../src/app.js";
 import { loadHolderConfig } from "../../src/config.js";
-import { createHolderDeps } from "../../src/create-dependencies.js";
+import { createDependencies } from "../../src/dependencies.js";
 import type { HolderDependencies } from "../../src/domain/dependencies.js";
 import { holder } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -70,7 +70,7 @@ export async function startTestHolder(
     (options.guard === "configured"
       ? undefined
       : createOutboundGuard({ ...outboundGuardOptionsOf(config), allowInternal: true }));
-  const deps = createHolderDeps(context, {
+  const deps = createDependencies(context, {
     ledger: ledger.client(),
     now: () => clock.now,
     ...(http ? { http } : {}),

@@ -20,7 +20,7 @@ import pino from "pino";
 import { createLedgerAnchoring } from "../../src/clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "../../src/clients/tenant-webhooks.js";
 import { loadSchedulerConfig, type SchedulerConfig } from "../../src/config.js";
-import { createSchedulerRuntime, type SchedulerRuntime, startSchedulerRuntime } from "../../src/create-dependencies.js";
+import { createDependencies, type SchedulerRuntime, startSchedulerRuntime } from "../../src/dependencies.js";
 import { NotaryServiceRpc } from "../../src/rpc/notary-service.rpc.js";
 import { scheduler } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -187,7 +187,7 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
   const tenants = new FakeTenantWebhooks();
   const errors: unknown[] = [];
   const warnings: TestScheduler["warnings"] = [];
-  const runtime = createSchedulerRuntime(
+  const runtime = createDependencies(
     context,
     {
       ledger: createLedgerAnchoring(testLedger.client),

@@ -11,7 +11,7 @@ import { decodeJwt } from "jose";
 import { buildApp } from "../../src/app.js";
 import { createIssuerDocumentFetcher } from "../../src/clients/issuer-document-fetcher.js";
 import { loadVerifierConfig, type VerifierConfig } from "../../src/config.js";
-import { createVerifierDeps } from "../../src/create-dependencies.js";
+import { createDependencies } from "../../src/dependencies.js";
 import type { VerifierDependencies } from "../../src/domain/dependencies.js";
 import { verifier } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -71,7 +71,7 @@ export async function startTestVerifier(
   };
   const clock = new TestClock();
   const deps: VerifierDependencies = {
-    ...createVerifierDeps(context),
+    ...createDependencies(context),
     // Issuers' web origins are the external edge: served from memory, through the real caching fetcher.
     issuerDocuments: createIssuerDocumentFetcher(edges.webClient, {
       cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,

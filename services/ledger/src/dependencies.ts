@@ -7,16 +7,12 @@ import type { LedgerDependencies } from "./domain/dependencies.js";
 import { loadSigningKey } from "./domain/load-signing-key.js";
 import { createLedgerRepositories } from "./store/create-repositories.js";
 
-const built = new WeakMap<ServiceContext<LedgerConfig>, LedgerDependencies>();
-
 /**
- * The ledger's dependencies for a service context, built once and shared by the public app, the
- * RPC handlers and the checkpointer (one signing key, one in-process checkpoint refresh at a time).
- * Checkpoint JWS name the ledger's public URL as `iss`.
+ * The ledger's dependencies for a service context. `service.ts` builds them once per running
+ * service (`perService`) for the public app, the RPC handlers and the checkpointer (one signing
+ * key, one in-process checkpoint refresh at a time). Checkpoint JWS name the ledger's public URL as `iss`.
  */
-export function ledgerDependencies(context: ServiceContext<LedgerConfig>): LedgerDependencies {
-  const existing = built.get(context);
-  if (existing) return existing;
+export function createDependencies(context: ServiceContext<LedgerConfig>): LedgerDependencies {
   const { KEY_ENCRYPTION_KEYS } = context.config;
   const sealer = KEY_ENCRYPTION_KEYS ? createEnvelopeSealer(KEY_ENCRYPTION_KEYS) : undefined;
   const repositories = createLedgerRepositories(context.db, sealer);
@@ -39,6 +35,5 @@ export function ledgerDependencies(context: ServiceContext<LedgerConfig>): Ledge
     checkpointOnRead: context.config.LEDGER_CHECKPOINT_ON_READ,
     now,
   };
-  built.set(context, dependencies);
   return dependencies;
 }

@@ -35,7 +35,8 @@ export interface SchedulerRuntime {
   queue: PgBossJobQueue;
 }
 
-export function createSchedulerRuntime(
+/** The scheduler's edges and job queue, fresh on every call (`service.ts` shares one per running service). */
+export function createDependencies(
   context: ServiceContext<SchedulerConfig>,
   edges: SchedulerEdges = {},
   onError: (error: Error) => void = () => {},

@@ -41,20 +41,15 @@ function dpopNonceSecretOf(config: CredentialIssuerConfig): string {
   );
 }
 
-const cache = new WeakMap<ServiceContext<CredentialIssuerConfig>, IssuerDependencies>();
-
 /**
  * The issuer's dependencies from its service context: stores, RPC clients of the trust registry
- * (tenants, API keys, key custody), schema registry and ledger, token and nonce verifiers. Without
- * options, one instance per context is shared by the public app and the internal RPC services.
+ * (tenants, API keys, key custody), schema registry and ledger, token and nonce verifiers. Built
+ * fresh on every call: `service.ts` shares one per running service (`perService`).
  */
-export function createIssuerDeps(
+export function createDependencies(
   context: ServiceContext<CredentialIssuerConfig>,
   options: IssuerDependencyOptions = {},
 ): IssuerDependencies {
-  const shared = Object.keys(options).length === 0;
-  const cached = shared ? cache.get(context) : undefined;
-  if (cached) return cached;
   const { config } = context;
   const now = options.now ?? (() => new Date());
   const trustRegistry = { baseUrl: config.TRUST_REGISTRY_INTERNAL_URL, audience: "trust-registry" };
@@ -112,6 +107,5 @@ export function createIssuerDeps(
     credentialTtlSeconds: config.CREDENTIAL_TTL_SECONDS,
     now,
   };
-  if (shared) cache.set(context, deps);
   return deps;
 }

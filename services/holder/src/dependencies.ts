@@ -24,7 +24,7 @@ export interface HolderDependencyOptions {
 }
 
 /** The holder's dependencies from its service context: stores, ledger client, outbound HTTP, tokens. */
-export function createHolderDeps(
+export function createDependencies(
   context: ServiceContext<HolderConfig>,
   options: HolderDependencyOptions = {},
 ): HolderDependencies {

@@ -38,7 +38,7 @@ function createVerificationRecorder(context: ServiceContext<VerifierConfig>): Ve
 }
 
 /** The verifier's dependencies from its service context: store, sealer, and clients of its edges. */
-export function createVerifierDeps(context: ServiceContext<VerifierConfig>): VerifierDependencies {
+export function createDependencies(context: ServiceContext<VerifierConfig>): VerifierDependencies {
   const { config } = context;
   const tenants = context.rpcClient(tenantV1.TenantService, {
     baseUrl: config.TRUST_REGISTRY_INTERNAL_URL,

@@ -1,0 +1,9 @@
+import type { ServiceContext } from "@attesto/runtime/service";
+import type { SchemaRegistryConfig } from "./config.js";
+import type { SchemaRegistryDependencies } from "./domain/dependencies.js";
+import { createCredentialTypeStore } from "./store/credential-type.store.js";
+
+/** The dependencies routes, RPC handlers and start-up share, from the service context. */
+export function createDependencies(context: ServiceContext<SchemaRegistryConfig>): SchemaRegistryDependencies {
+  return { repository: createCredentialTypeStore(context.db), registryUrl: context.publicUrl };
+}
