@@ -125,7 +125,8 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
           : {}),
       },
       iat: now,
-      exp: options.tamper === "expired" ? now - 10 : now + 300,
+      // Expired by an hour: the holder under test reads a clock fixed when its test began, not this one.
+      exp: options.tamper === "expired" ? now - 3600 : now + 300,
       ...(walletNonce ? { wallet_nonce: walletNonce } : {}),
     };
     const typ = options.tamper === "typ" ? "JWT" : "oauth-authz-req+jwt";
