@@ -230,6 +230,50 @@ describe("webhooks", () => {
     expect(requestsTo("/every-type").map((r) => r.headers["attesto-event-type"])).toEqual(["credential.notarized"]);
   });
 
+  it("sends the credential issuer's credential events, once per event key; only the credential issuer publishes", async () => {
+    const { tenant } = scheduler.tenants.register([`${receiver.url}/credential-events`]);
+    const credentialId = newCredentialId();
+    const offerId = "4b0d7a7e-3c2f-4f38-9a43-1f3e0f9f2d11";
+    const request = {
+      tenant,
+      type: "credential.status_changed",
+      credentialId,
+      offerId,
+      eventKey: "change-1",
+      dataJson: JSON.stringify({ status: "revoked", previous_status: "active" }),
+    };
+    expect(await scheduler.notary.publishCredentialEvent(request)).toMatchObject({ created: true });
+    expect(await scheduler.notary.publishCredentialEvent(request)).toMatchObject({ created: false });
+    const asVerifier = inMemoryClient(
+      notaryV1.NotaryService,
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(scheduler.runtime.deps)),
+      { caller: "verifier", callee: "scheduler" },
+    );
+    expect(String(await asVerifier.publishCredentialEvent(request).catch((e: unknown) => e))).toContain(
+      "attesto.notary.v1.NotaryService/PublishCredentialEvent may not be called by 'verifier'",
+    );
+    for (const [change, message] of [
+      [{ type: "credential.issued" }, "type must be one of"],
+      [{ dataJson: "[1]" }, "data_json must be a JSON object"],
+      [{ credentialId: "nope" }, "credential_id must be a lowercase UUID"],
+      [{ eventKey: "" }, "event_key is required"],
+    ] as const) {
+      const refused = await scheduler.notary.publishCredentialEvent({ ...request, ...change }).catch((e: unknown) => e);
+      expect(String(refused)).toContain(message);
+    }
+    const [delivered] = await waitFor(
+      async () => requestsTo("/credential-events").length > 0 && requestsTo("/credential-events"),
+    );
+    expect(JSON.parse(delivered!.body)).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: "credential.status_changed",
+      created_at: expect.any(String),
+      tenant,
+      data: { status: "revoked", previous_status: "active", offer_id: offerId, credential_id: credentialId },
+    });
+    expect(delivered!.headers["attesto-event-type"]).toBe("credential.status_changed");
+  });
+
   it("sends an event only to endpoints subscribed to its type", async () => {
     const { tenant } = await notarizeFor("/failures-only", ["credential.notarization_failed"]);
     await waitFor(async () => {

@@ -136,7 +136,7 @@ describe("TenantService SetWebhooks / GetWebhooks", () => {
       ],
       [
         [{ url: "https://hooks.example.com/x", events: ["credential.issued"] }],
-        "unknown webhook event type 'credential.issued' (known: credential.notarized, credential.notarization_failed, verification.completed, verification.failed)",
+        "unknown webhook event type 'credential.issued' (known: credential.notarized, credential.notarization_failed, verification.completed, verification.failed, credential.status_changed, credential.accepted, credential.failure, credential.deleted)",
       ],
       [
         Array.from({ length: 11 }, (_, i) => ({ url: `https://hooks.example.com/${i}`, events: [] })),

@@ -19,6 +19,10 @@ export const eventTypes = [
   "credential.notarization_failed",
   "verification.completed",
   "verification.failed",
+  "credential.status_changed",
+  "credential.accepted",
+  "credential.failure",
+  "credential.deleted",
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 

@@ -5,6 +5,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { enqueueNotarization } from "../domain/enqueue-notarization.js";
 import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "../domain/model.js";
 import type { NotaryDependencies } from "../domain/ports.js";
+import { publishCredentialEvent } from "../domain/publish-credential-event.js";
 import { publishVerificationEvent } from "../domain/publish-verification-event.js";
 import { getNotarization, getReference, listNotarizations, listWebhookDeliveries } from "../domain/queries.js";
 import { retryDeadJobs } from "../domain/retry-dead-jobs.js";
@@ -160,6 +161,20 @@ export class NotaryServiceRpc implements ServiceImpl<typeof notaryV1.NotaryServi
       sessionId: request.sessionId,
       verified: request.verified,
       resultJson: request.resultJson,
+    });
+    return { created };
+  }
+
+  async publishCredentialEvent(
+    request: notaryV1.PublishCredentialEventRequest,
+  ): Reply<typeof notaryV1.PublishCredentialEventResponseSchema> {
+    const created = await publishCredentialEvent(this.deps, {
+      tenant: request.tenant,
+      type: request.type,
+      credentialId: request.credentialId,
+      offerId: request.offerId,
+      eventKey: request.eventKey,
+      dataJson: request.dataJson,
     });
     return { created };
   }

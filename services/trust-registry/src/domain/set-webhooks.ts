@@ -10,6 +10,11 @@ export const WEBHOOK_EVENT_TYPES = [
   // Opt-in (verifier results): sent only to endpoints that list them.
   "verification.completed",
   "verification.failed",
+  // The credential issuer's (PublishCredentialEvent): status changes and wallet notifications.
+  "credential.status_changed",
+  "credential.accepted",
+  "credential.failure",
+  "credential.deleted",
 ] as const;
 export const MAX_WEBHOOKS = 10;
 const MAX_URL_LENGTH = 2048;

@@ -57,6 +57,8 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     ListWebhookDeliveries: ["operator"],
     // Only the verifier knows a session's outcome: no other service may speak for it.
     PublishVerificationEvent: ["verifier"],
+    // Only the credential issuer knows a credential's status changes and its wallets' notifications.
+    PublishCredentialEvent: ["credential-issuer"],
   },
   "attesto.schema.v1.SchemaService": {
     GetCredentialType: ["credential-issuer"],

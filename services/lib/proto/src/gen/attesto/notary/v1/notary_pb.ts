@@ -16,9 +16,82 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_notary_v1_notary: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch5hdHRlc3RvL25vdGFyeS92MS9ub3RhcnkucHJvdG8SEWF0dGVzdG8ubm90YXJ5LnYxImwKH1B1Ymxpc2hWZXJpZmljYXRpb25FdmVudFJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSEwoLcmVzdWx0X2pzb24YBCABKAkiMwogUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVzcG9uc2USDwoHY3JlYXRlZBgBIAEoCCJwCg5CYXRjaEluY2x1c2lvbhIQCghiYXRjaF9pZBgBIAEoCRIMCgRyb290GAIgASgJEhIKCmxlYWZfaW5kZXgYAyABKAMSEQoJdHJlZV9zaXplGAQgASgDEhcKD2luY2x1c2lvbl9wcm9vZhgFIAMoCSK/AQoMTGVkZ2VyQW5jaG9yEhEKCW9iamVjdF9pZBgBIAEoCRINCgVjaGFpbhgCIAEoCRIQCghzZXF1ZW5jZRgDIAEoAxIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoKY2hlY2twb2ludBgFIAEoCzIdLmF0dGVzdG8ubGVkZ2VyLnYxLkNoZWNrcG9pbnQSFwoPaW5jbHVzaW9uX3Byb29mGAYgAygJIuADCgxOb3Rhcml6YXRpb24SEQoJb2JqZWN0X2lkGAEgASgJEg0KBWNoYWluGAIgASgJEjMKBXN0YXRlGAMgASgOMiQuYXR0ZXN0by5ub3RhcnkudjEuTm90YXJpemF0aW9uU3RhdGUSDgoGdGVuYW50GAQgASgJEhUKDWNyZWRlbnRpYWxfaWQYBSABKAkSDgoGZGlnZXN0GAYgASgJEgwKBHNhbHQYByABKAkSFQoNc2FsdGVkX2RpZ2VzdBgIIAEoCRIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgthbmNob3JlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoFYmF0Y2gYCyABKAsyIS5hdHRlc3RvLm5vdGFyeS52MS5CYXRjaEluY2x1c2lvbhIvCgZhbmNob3IYDCABKAsyHy5hdHRlc3RvLm5vdGFyeS52MS5MZWRnZXJBbmNob3ISEAoIYXR0ZW1wdHMYDSABKAUSEgoKbGFzdF9lcnJvchgOIAEoCRIzCg9uZXh0X2F0dGVtcHRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIocBChpFbnF1ZXVlTm90YXJpemF0aW9uUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSFQoNY3JlZGVudGlhbF9pZBgCIAEoCRIOCgZkaWdlc3QYAyABKAkSIAoYcmVxdWlyZV9sZWRnZXJfcmVhY2hhYmxlGAQgASgIEhAKCG9mZmVyX2lkGAUgASgJInQKG0VucXVldWVOb3Rhcml6YXRpb25SZXNwb25zZRIRCglvYmplY3RfaWQYASABKAkSDQoFY2hhaW4YAiABKAkSMwoFc3RhdGUYAyABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZSIrChZHZXROb3Rhcml6YXRpb25SZXF1ZXN0EhEKCW9iamVjdF9pZBgBIAEoCSJQChdHZXROb3Rhcml6YXRpb25SZXNwb25zZRI1Cgxub3Rhcml6YXRpb24YASABKAsyHy5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb24iPAoTR2V0UmVmZXJlbmNlUmVxdWVzdBIVCg1jcmVkZW50aWFsX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCSJtChRHZXRSZWZlcmVuY2VSZXNwb25zZRINCgVjaGFpbhgBIAEoCRIRCglvYmplY3RfaWQYAiABKAkSMwoFc3RhdGUYAyABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZSJuChhMaXN0Tm90YXJpemF0aW9uc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJEjMKBXN0YXRlGAIgASgOMiQuYXR0ZXN0by5ub3RhcnkudjEuTm90YXJpemF0aW9uU3RhdGUSDQoFbGltaXQYAyABKAUiUwoZTGlzdE5vdGFyaXphdGlvbnNSZXNwb25zZRI2Cg1ub3Rhcml6YXRpb25zGAEgAygLMh8uYXR0ZXN0by5ub3RhcnkudjEuTm90YXJpemF0aW9uIlAKFFJldHJ5RGVhZEpvYnNSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRISCgpvYmplY3RfaWRzGAIgAygJEhQKDGRlbGl2ZXJ5X2lkcxgDIAMoCSJbChVSZXRyeURlYWRKb2JzUmVzcG9uc2USDwoHYmF0Y2hlcxgBIAEoBRIVCg1ub3Rhcml6YXRpb25zGAIgASgFEhoKEndlYmhvb2tfZGVsaXZlcmllcxgDIAEoBSKmAQoOV2ViaG9va0F0dGVtcHQSDwoHYXR0ZW1wdBgBIAEoBRIuCgpzdGFydGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RhdHVzX2NvZGUYBCABKAUSDQoFZXJyb3IYBSABKAkiqQMKD1dlYmhvb2tEZWxpdmVyeRITCgtkZWxpdmVyeV9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEg4KBnRlbmFudBgEIAEoCRILCgN1cmwYBSABKAkSLwoFc3RhdGUYBiABKA4yIC5hdHRlc3RvLm5vdGFyeS52MS5EZWxpdmVyeVN0YXRlEhAKCGF0dGVtcHRzGAcgASgFEhgKEGxhc3Rfc3RhdHVzX2NvZGUYCCABKAUSEgoKbGFzdF9lcnJvchgJIAEoCRIzCg9uZXh0X2F0dGVtcHRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGRlbGl2ZXJlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoLYXR0ZW1wdF9sb2cYDSADKAsyIS5hdHRlc3RvLm5vdGFyeS52MS5XZWJob29rQXR0ZW1wdCKAAQocTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEAoIZXZlbnRfaWQYAiABKAkSLwoFc3RhdGUYAyABKA4yIC5hdHRlc3RvLm5vdGFyeS52MS5EZWxpdmVyeVN0YXRlEg0KBWxpbWl0GAQgASgFIlcKHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEjYKCmRlbGl2ZXJpZXMYASADKAsyIi5hdHRlc3RvLm5vdGFyeS52MS5XZWJob29rRGVsaXZlcnkqtAEKEU5vdGFyaXphdGlvblN0YXRlEiIKHk5PVEFSSVpBVElPTl9TVEFURV9VTlNQRUNJRklFRBAAEh4KGk5PVEFSSVpBVElPTl9TVEFURV9QRU5ESU5HEAESHwobTk9UQVJJWkFUSU9OX1NUQVRFX0FOQ0hPUkVEEAISHQoZTk9UQVJJWkFUSU9OX1NUQVRFX0ZBSUxFRBADEhsKF05PVEFSSVpBVElPTl9TVEFURV9ERUFEEAQqnQEKDURlbGl2ZXJ5U3RhdGUSHgoaREVMSVZFUllfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZERUxJVkVSWV9TVEFURV9QRU5ESU5HEAESHAoYREVMSVZFUllfU1RBVEVfREVMSVZFUkVEEAISGQoVREVMSVZFUllfU1RBVEVfRkFJTEVEEAMSFwoTREVMSVZFUllfU1RBVEVfREVBRBAEMsQGCg1Ob3RhcnlTZXJ2aWNlEnkKE0VucXVldWVOb3Rhcml6YXRpb24SLS5hdHRlc3RvLm5vdGFyeS52MS5FbnF1ZXVlTm90YXJpemF0aW9uUmVxdWVzdBouLmF0dGVzdG8ubm90YXJ5LnYxLkVucXVldWVOb3Rhcml6YXRpb25SZXNwb25zZSIDkAICEm0KD0dldE5vdGFyaXphdGlvbhIpLmF0dGVzdG8ubm90YXJ5LnYxLkdldE5vdGFyaXphdGlvblJlcXVlc3QaKi5hdHRlc3RvLm5vdGFyeS52MS5HZXROb3Rhcml6YXRpb25SZXNwb25zZSIDkAIBEmQKDEdldFJlZmVyZW5jZRImLmF0dGVzdG8ubm90YXJ5LnYxLkdldFJlZmVyZW5jZVJlcXVlc3QaJy5hdHRlc3RvLm5vdGFyeS52MS5HZXRSZWZlcmVuY2VSZXNwb25zZSIDkAIBEnMKEUxpc3ROb3Rhcml6YXRpb25zEisuYXR0ZXN0by5ub3RhcnkudjEuTGlzdE5vdGFyaXphdGlvbnNSZXF1ZXN0GiwuYXR0ZXN0by5ub3RhcnkudjEuTGlzdE5vdGFyaXphdGlvbnNSZXNwb25zZSIDkAIBEmIKDVJldHJ5RGVhZEpvYnMSJy5hdHRlc3RvLm5vdGFyeS52MS5SZXRyeURlYWRKb2JzUmVxdWVzdBooLmF0dGVzdG8ubm90YXJ5LnYxLlJldHJ5RGVhZEpvYnNSZXNwb25zZRJ/ChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSLy5hdHRlc3RvLm5vdGFyeS52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GjAuYXR0ZXN0by5ub3RhcnkudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2UiA5ACARKIAQoYUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50EjIuYXR0ZXN0by5ub3RhcnkudjEuUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVxdWVzdBozLmF0dGVzdG8ubm90YXJ5LnYxLlB1Ymxpc2hWZXJpZmljYXRpb25FdmVudFJlc3BvbnNlIgOQAgJiBnByb3RvMw",
+    "Ch5hdHRlc3RvL25vdGFyeS92MS9ub3RhcnkucHJvdG8SEWF0dGVzdG8ubm90YXJ5LnYxIowBCh1QdWJsaXNoQ3JlZGVudGlhbEV2ZW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSDAoEdHlwZRgCIAEoCRIVCg1jcmVkZW50aWFsX2lkGAMgASgJEhAKCG9mZmVyX2lkGAQgASgJEhEKCWV2ZW50X2tleRgFIAEoCRIRCglkYXRhX2pzb24YBiABKAkiMQoeUHVibGlzaENyZWRlbnRpYWxFdmVudFJlc3BvbnNlEg8KB2NyZWF0ZWQYASABKAgibAofUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBITCgtyZXN1bHRfanNvbhgEIAEoCSIzCiBQdWJsaXNoVmVyaWZpY2F0aW9uRXZlbnRSZXNwb25zZRIPCgdjcmVhdGVkGAEgASgIInAKDkJhdGNoSW5jbHVzaW9uEhAKCGJhdGNoX2lkGAEgASgJEgwKBHJvb3QYAiABKAkSEgoKbGVhZl9pbmRleBgDIAEoAxIRCgl0cmVlX3NpemUYBCABKAMSFwoPaW5jbHVzaW9uX3Byb29mGAUgAygJIr8BCgxMZWRnZXJBbmNob3ISEQoJb2JqZWN0X2lkGAEgASgJEg0KBWNoYWluGAIgASgJEhAKCHNlcXVlbmNlGAMgASgDEi8KC3JlY29yZGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCgpjaGVja3BvaW50GAUgASgLMh0uYXR0ZXN0by5sZWRnZXIudjEuQ2hlY2twb2ludBIXCg9pbmNsdXNpb25fcHJvb2YYBiADKAki4AMKDE5vdGFyaXphdGlvbhIRCglvYmplY3RfaWQYASABKAkSDQoFY2hhaW4YAiABKAkSMwoFc3RhdGUYAyABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZRIOCgZ0ZW5hbnQYBCABKAkSFQoNY3JlZGVudGlhbF9pZBgFIAEoCRIOCgZkaWdlc3QYBiABKAkSDAoEc2FsdBgHIAEoCRIVCg1zYWx0ZWRfZGlnZXN0GAggASgJEi4KCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2FuY2hvcmVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgViYXRjaBgLIAEoCzIhLmF0dGVzdG8ubm90YXJ5LnYxLkJhdGNoSW5jbHVzaW9uEi8KBmFuY2hvchgMIAEoCzIfLmF0dGVzdG8ubm90YXJ5LnYxLkxlZGdlckFuY2hvchIQCghhdHRlbXB0cxgNIAEoBRISCgpsYXN0X2Vycm9yGA4gASgJEjMKD25leHRfYXR0ZW1wdF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAihwEKGkVucXVldWVOb3Rhcml6YXRpb25SZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIVCg1jcmVkZW50aWFsX2lkGAIgASgJEg4KBmRpZ2VzdBgDIAEoCRIgChhyZXF1aXJlX2xlZGdlcl9yZWFjaGFibGUYBCABKAgSEAoIb2ZmZXJfaWQYBSABKAkidAobRW5xdWV1ZU5vdGFyaXphdGlvblJlc3BvbnNlEhEKCW9iamVjdF9pZBgBIAEoCRINCgVjaGFpbhgCIAEoCRIzCgVzdGF0ZRgDIAEoDjIkLmF0dGVzdG8ubm90YXJ5LnYxLk5vdGFyaXphdGlvblN0YXRlIisKFkdldE5vdGFyaXphdGlvblJlcXVlc3QSEQoJb2JqZWN0X2lkGAEgASgJIlAKF0dldE5vdGFyaXphdGlvblJlc3BvbnNlEjUKDG5vdGFyaXphdGlvbhgBIAEoCzIfLmF0dGVzdG8ubm90YXJ5LnYxLk5vdGFyaXphdGlvbiI8ChNHZXRSZWZlcmVuY2VSZXF1ZXN0EhUKDWNyZWRlbnRpYWxfaWQYASABKAkSDgoGdGVuYW50GAIgASgJIm0KFEdldFJlZmVyZW5jZVJlc3BvbnNlEg0KBWNoYWluGAEgASgJEhEKCW9iamVjdF9pZBgCIAEoCRIzCgVzdGF0ZRgDIAEoDjIkLmF0dGVzdG8ubm90YXJ5LnYxLk5vdGFyaXphdGlvblN0YXRlIm4KGExpc3ROb3Rhcml6YXRpb25zUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSMwoFc3RhdGUYAiABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZRINCgVsaW1pdBgDIAEoBSJTChlMaXN0Tm90YXJpemF0aW9uc1Jlc3BvbnNlEjYKDW5vdGFyaXphdGlvbnMYASADKAsyHy5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb24iUAoUUmV0cnlEZWFkSm9ic1JlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCm9iamVjdF9pZHMYAiADKAkSFAoMZGVsaXZlcnlfaWRzGAMgAygJIlsKFVJldHJ5RGVhZEpvYnNSZXNwb25zZRIPCgdiYXRjaGVzGAEgASgFEhUKDW5vdGFyaXphdGlvbnMYAiABKAUSGgoSd2ViaG9va19kZWxpdmVyaWVzGAMgASgFIqYBCg5XZWJob29rQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEi4KCnN0YXJ0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGF0dXNfY29kZRgEIAEoBRINCgVlcnJvchgFIAEoCSKpAwoPV2ViaG9va0RlbGl2ZXJ5EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEhIKCmV2ZW50X3R5cGUYAyABKAkSDgoGdGVuYW50GAQgASgJEgsKA3VybBgFIAEoCRIvCgVzdGF0ZRgGIAEoDjIgLmF0dGVzdG8ubm90YXJ5LnYxLkRlbGl2ZXJ5U3RhdGUSEAoIYXR0ZW1wdHMYByABKAUSGAoQbGFzdF9zdGF0dXNfY29kZRgIIAEoBRISCgpsYXN0X2Vycm9yGAkgASgJEjMKD25leHRfYXR0ZW1wdF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMZGVsaXZlcmVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2CgthdHRlbXB0X2xvZxgNIAMoCzIhLmF0dGVzdG8ubm90YXJ5LnYxLldlYmhvb2tBdHRlbXB0IoABChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIvCgVzdGF0ZRgDIAEoDjIgLmF0dGVzdG8ubm90YXJ5LnYxLkRlbGl2ZXJ5U3RhdGUSDQoFbGltaXQYBCABKAUiVwodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USNgoKZGVsaXZlcmllcxgBIAMoCzIiLmF0dGVzdG8ubm90YXJ5LnYxLldlYmhvb2tEZWxpdmVyeSq0AQoRTm90YXJpemF0aW9uU3RhdGUSIgoeTk9UQVJJWkFUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaTk9UQVJJWkFUSU9OX1NUQVRFX1BFTkRJTkcQARIfChtOT1RBUklaQVRJT05fU1RBVEVfQU5DSE9SRUQQAhIdChlOT1RBUklaQVRJT05fU1RBVEVfRkFJTEVEEAMSGwoXTk9UQVJJWkFUSU9OX1NUQVRFX0RFQUQQBCqdAQoNRGVsaXZlcnlTdGF0ZRIeChpERUxJVkVSWV9TVEFURV9VTlNQRUNJRklFRBAAEhoKFkRFTElWRVJZX1NUQVRFX1BFTkRJTkcQARIcChhERUxJVkVSWV9TVEFURV9ERUxJVkVSRUQQAhIZChVERUxJVkVSWV9TVEFURV9GQUlMRUQQAxIXChNERUxJVkVSWV9TVEFURV9ERUFEEAQyyQcKDU5vdGFyeVNlcnZpY2USeQoTRW5xdWV1ZU5vdGFyaXphdGlvbhItLmF0dGVzdG8ubm90YXJ5LnYxLkVucXVldWVOb3Rhcml6YXRpb25SZXF1ZXN0Gi4uYXR0ZXN0by5ub3RhcnkudjEuRW5xdWV1ZU5vdGFyaXphdGlvblJlc3BvbnNlIgOQAgISbQoPR2V0Tm90YXJpemF0aW9uEikuYXR0ZXN0by5ub3RhcnkudjEuR2V0Tm90YXJpemF0aW9uUmVxdWVzdBoqLmF0dGVzdG8ubm90YXJ5LnYxLkdldE5vdGFyaXphdGlvblJlc3BvbnNlIgOQAgESZAoMR2V0UmVmZXJlbmNlEiYuYXR0ZXN0by5ub3RhcnkudjEuR2V0UmVmZXJlbmNlUmVxdWVzdBonLmF0dGVzdG8ubm90YXJ5LnYxLkdldFJlZmVyZW5jZVJlc3BvbnNlIgOQAgEScwoRTGlzdE5vdGFyaXphdGlvbnMSKy5hdHRlc3RvLm5vdGFyeS52MS5MaXN0Tm90YXJpemF0aW9uc1JlcXVlc3QaLC5hdHRlc3RvLm5vdGFyeS52MS5MaXN0Tm90YXJpemF0aW9uc1Jlc3BvbnNlIgOQAgESYgoNUmV0cnlEZWFkSm9icxInLmF0dGVzdG8ubm90YXJ5LnYxLlJldHJ5RGVhZEpvYnNSZXF1ZXN0GiguYXR0ZXN0by5ub3RhcnkudjEuUmV0cnlEZWFkSm9ic1Jlc3BvbnNlEn8KFUxpc3RXZWJob29rRGVsaXZlcmllcxIvLmF0dGVzdG8ubm90YXJ5LnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaMC5hdHRlc3RvLm5vdGFyeS52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZSIDkAIBEogBChhQdWJsaXNoVmVyaWZpY2F0aW9uRXZlbnQSMi5hdHRlc3RvLm5vdGFyeS52MS5QdWJsaXNoVmVyaWZpY2F0aW9uRXZlbnRSZXF1ZXN0GjMuYXR0ZXN0by5ub3RhcnkudjEuUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVzcG9uc2UiA5ACAhKCAQoWUHVibGlzaENyZWRlbnRpYWxFdmVudBIwLmF0dGVzdG8ubm90YXJ5LnYxLlB1Ymxpc2hDcmVkZW50aWFsRXZlbnRSZXF1ZXN0GjEuYXR0ZXN0by5ub3RhcnkudjEuUHVibGlzaENyZWRlbnRpYWxFdmVudFJlc3BvbnNlIgOQAgJiBnByb3RvMw",
     [file_attesto_ledger_v1_ledger, file_google_protobuf_timestamp],
   );
+
+/**
+ * @generated from message attesto.notary.v1.PublishCredentialEventRequest
+ */
+export type PublishCredentialEventRequest = Message<"attesto.notary.v1.PublishCredentialEventRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * credential.status_changed, credential.accepted, credential.failure or credential.deleted.
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * The issuer's credential id.
+   *
+   * @generated from field: string credential_id = 3;
+   */
+  credentialId: string;
+
+  /**
+   * The offer the credential was issued for (event `data.offer_id`).
+   *
+   * @generated from field: string offer_id = 4;
+   */
+  offerId: string;
+
+  /**
+   * The idempotency key (at most 255 characters), unique per tenant: e.g. the id of the status change.
+   *
+   * @generated from field: string event_key = 5;
+   */
+  eventKey: string;
+
+  /**
+   * Further event fields, a JSON object (at most 16 KiB) merged into the event's `data`; never claim values.
+   *
+   * @generated from field: string data_json = 6;
+   */
+  dataJson: string;
+};
+
+/**
+ * Describes the message attesto.notary.v1.PublishCredentialEventRequest.
+ * Use `create(PublishCredentialEventRequestSchema)` to create a new message.
+ */
+export const PublishCredentialEventRequestSchema: GenMessage<PublishCredentialEventRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_notary_v1_notary, 0);
+
+/**
+ * @generated from message attesto.notary.v1.PublishCredentialEventResponse
+ */
+export type PublishCredentialEventResponse = Message<"attesto.notary.v1.PublishCredentialEventResponse"> & {
+  /**
+   * False when the event existed already.
+   *
+   * @generated from field: bool created = 1;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message attesto.notary.v1.PublishCredentialEventResponse.
+ * Use `create(PublishCredentialEventResponseSchema)` to create a new message.
+ */
+export const PublishCredentialEventResponseSchema: GenMessage<PublishCredentialEventResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_notary_v1_notary, 1);
 
 /**
  * @generated from message attesto.notary.v1.PublishVerificationEventRequest
@@ -57,7 +130,7 @@ export type PublishVerificationEventRequest = Message<"attesto.notary.v1.Publish
  */
 export const PublishVerificationEventRequestSchema: GenMessage<PublishVerificationEventRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 0);
+  messageDesc(file_attesto_notary_v1_notary, 2);
 
 /**
  * @generated from message attesto.notary.v1.PublishVerificationEventResponse
@@ -77,7 +150,7 @@ export type PublishVerificationEventResponse = Message<"attesto.notary.v1.Publis
  */
 export const PublishVerificationEventResponseSchema: GenMessage<PublishVerificationEventResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 1);
+  messageDesc(file_attesto_notary_v1_notary, 3);
 
 /**
  * The position of a credential's salted digest in its batch's Merkle tree (RFC 6962).
@@ -121,7 +194,7 @@ export type BatchInclusion = Message<"attesto.notary.v1.BatchInclusion"> & {
  */
 export const BatchInclusionSchema: GenMessage<BatchInclusion> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 2);
+  messageDesc(file_attesto_notary_v1_notary, 4);
 
 /**
  * The ledger record of a batch root, with the ledger's own proof.
@@ -170,7 +243,7 @@ export type LedgerAnchor = Message<"attesto.notary.v1.LedgerAnchor"> & {
  * Describes the message attesto.notary.v1.LedgerAnchor.
  * Use `create(LedgerAnchorSchema)` to create a new message.
  */
-export const LedgerAnchorSchema: GenMessage<LedgerAnchor> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 3);
+export const LedgerAnchorSchema: GenMessage<LedgerAnchor> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 5);
 
 /**
  * One credential's notarization.
@@ -276,7 +349,7 @@ export type Notarization = Message<"attesto.notary.v1.Notarization"> & {
  * Describes the message attesto.notary.v1.Notarization.
  * Use `create(NotarizationSchema)` to create a new message.
  */
-export const NotarizationSchema: GenMessage<Notarization> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 4);
+export const NotarizationSchema: GenMessage<Notarization> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 6);
 
 /**
  * @generated from message attesto.notary.v1.EnqueueNotarizationRequest
@@ -324,7 +397,7 @@ export type EnqueueNotarizationRequest = Message<"attesto.notary.v1.EnqueueNotar
  */
 export const EnqueueNotarizationRequestSchema: GenMessage<EnqueueNotarizationRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 5);
+  messageDesc(file_attesto_notary_v1_notary, 7);
 
 /**
  * @generated from message attesto.notary.v1.EnqueueNotarizationResponse
@@ -352,7 +425,7 @@ export type EnqueueNotarizationResponse = Message<"attesto.notary.v1.EnqueueNota
  */
 export const EnqueueNotarizationResponseSchema: GenMessage<EnqueueNotarizationResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 6);
+  messageDesc(file_attesto_notary_v1_notary, 8);
 
 /**
  * @generated from message attesto.notary.v1.GetNotarizationRequest
@@ -370,7 +443,7 @@ export type GetNotarizationRequest = Message<"attesto.notary.v1.GetNotarizationR
  */
 export const GetNotarizationRequestSchema: GenMessage<GetNotarizationRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 7);
+  messageDesc(file_attesto_notary_v1_notary, 9);
 
 /**
  * @generated from message attesto.notary.v1.GetNotarizationResponse
@@ -388,7 +461,7 @@ export type GetNotarizationResponse = Message<"attesto.notary.v1.GetNotarization
  */
 export const GetNotarizationResponseSchema: GenMessage<GetNotarizationResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 8);
+  messageDesc(file_attesto_notary_v1_notary, 10);
 
 /**
  * @generated from message attesto.notary.v1.GetReferenceRequest
@@ -413,7 +486,7 @@ export type GetReferenceRequest = Message<"attesto.notary.v1.GetReferenceRequest
  */
 export const GetReferenceRequestSchema: GenMessage<GetReferenceRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 9);
+  messageDesc(file_attesto_notary_v1_notary, 11);
 
 /**
  * @generated from message attesto.notary.v1.GetReferenceResponse
@@ -441,7 +514,7 @@ export type GetReferenceResponse = Message<"attesto.notary.v1.GetReferenceRespon
  */
 export const GetReferenceResponseSchema: GenMessage<GetReferenceResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 10);
+  messageDesc(file_attesto_notary_v1_notary, 12);
 
 /**
  * @generated from message attesto.notary.v1.ListNotarizationsRequest
@@ -473,7 +546,7 @@ export type ListNotarizationsRequest = Message<"attesto.notary.v1.ListNotarizati
  */
 export const ListNotarizationsRequestSchema: GenMessage<ListNotarizationsRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 11);
+  messageDesc(file_attesto_notary_v1_notary, 13);
 
 /**
  * @generated from message attesto.notary.v1.ListNotarizationsResponse
@@ -491,7 +564,7 @@ export type ListNotarizationsResponse = Message<"attesto.notary.v1.ListNotarizat
  */
 export const ListNotarizationsResponseSchema: GenMessage<ListNotarizationsResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 12);
+  messageDesc(file_attesto_notary_v1_notary, 14);
 
 /**
  * @generated from message attesto.notary.v1.RetryDeadJobsRequest
@@ -525,7 +598,7 @@ export type RetryDeadJobsRequest = Message<"attesto.notary.v1.RetryDeadJobsReque
  */
 export const RetryDeadJobsRequestSchema: GenMessage<RetryDeadJobsRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 13);
+  messageDesc(file_attesto_notary_v1_notary, 15);
 
 /**
  * @generated from message attesto.notary.v1.RetryDeadJobsResponse
@@ -555,7 +628,7 @@ export type RetryDeadJobsResponse = Message<"attesto.notary.v1.RetryDeadJobsResp
  */
 export const RetryDeadJobsResponseSchema: GenMessage<RetryDeadJobsResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 14);
+  messageDesc(file_attesto_notary_v1_notary, 16);
 
 /**
  * @generated from message attesto.notary.v1.WebhookAttempt
@@ -597,7 +670,7 @@ export type WebhookAttempt = Message<"attesto.notary.v1.WebhookAttempt"> & {
  */
 export const WebhookAttemptSchema: GenMessage<WebhookAttempt> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 15);
+  messageDesc(file_attesto_notary_v1_notary, 17);
 
 /**
  * @generated from message attesto.notary.v1.WebhookDelivery
@@ -675,7 +748,7 @@ export type WebhookDelivery = Message<"attesto.notary.v1.WebhookDelivery"> & {
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 16);
+  messageDesc(file_attesto_notary_v1_notary, 18);
 
 /**
  * @generated from message attesto.notary.v1.ListWebhookDeliveriesRequest
@@ -712,7 +785,7 @@ export type ListWebhookDeliveriesRequest = Message<"attesto.notary.v1.ListWebhoo
  */
 export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 17);
+  messageDesc(file_attesto_notary_v1_notary, 19);
 
 /**
  * @generated from message attesto.notary.v1.ListWebhookDeliveriesResponse
@@ -730,7 +803,7 @@ export type ListWebhookDeliveriesResponse = Message<"attesto.notary.v1.ListWebho
  */
 export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 18);
+  messageDesc(file_attesto_notary_v1_notary, 20);
 
 /**
  * Where a notarization is in its life.
@@ -906,5 +979,18 @@ export const NotaryService: GenService<{
     methodKind: "unary";
     input: typeof PublishVerificationEventRequestSchema;
     output: typeof PublishVerificationEventResponseSchema;
+  };
+  /**
+   * PublishCredentialEvent (credential issuer only) turns a change in an issued credential's life
+   * into a webhook event for the tenant: `credential.status_changed` (the tenant revoked, suspended
+   * or reinstated it) or a wallet's OID4VCI notification (`credential.accepted`,
+   * `credential.failure`, `credential.deleted`). One event per event_key: a repeated call creates none.
+   *
+   * @generated from rpc attesto.notary.v1.NotaryService.PublishCredentialEvent
+   */
+  publishCredentialEvent: {
+    methodKind: "unary";
+    input: typeof PublishCredentialEventRequestSchema;
+    output: typeof PublishCredentialEventResponseSchema;
   };
 }> = /*@__PURE__*/ serviceDesc(file_attesto_notary_v1_notary, 0);

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import { badRequest } from "@attesto/runtime";
+import type { EventType, NewWebhookEvent } from "./model.js";
+import type { NotaryDependencies } from "./ports.js";
+
+/** Event types the credential issuer publishes (README "Events"). */
+export const CREDENTIAL_EVENT_TYPES = [
+  "credential.status_changed",
+  "credential.accepted",
+  "credential.failure",
+  "credential.deleted",
+] as const satisfies readonly EventType[];
+
+const MAX_KEY_LENGTH = 255;
+const MAX_DATA_BYTES = 16 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface CredentialEventInput {
+  tenant: string;
+  type: string;
+  credentialId: string;
+  offerId: string;
+  eventKey: string;
+  /** A JSON object merged into the event's `data`. */
+  dataJson: string;
+}
+
+function parseData(dataJson: string): Record<string, unknown> {
+  if (dataJson === "") return {};
+  if (Buffer.byteLength(dataJson, "utf8") > MAX_DATA_BYTES) {
+    throw badRequest(`data_json must be at most ${MAX_DATA_BYTES} bytes`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(dataJson);
+  } catch {
+    throw badRequest("data_json must be a JSON object");
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) throw badRequest("data_json must be a JSON object");
+  return data as Record<string, unknown>;
+}
+
+/**
+ * `credential.status_changed`, `credential.accepted`, `credential.failure`, `credential.deleted`
+ * (README "Events"): one event per (tenant, event key), dispatched like every event. Whether it was new.
+ */
+export async function publishCredentialEvent(
+  deps: Pick<NotaryDependencies, "events" | "now">,
+  input: CredentialEventInput,
+): Promise<boolean> {
+  const tenant = input.tenant.trim().toLowerCase();
+  if (!tenant || tenant.length > 100) throw badRequest("tenant is required (at most 100 characters)");
+  const type = CREDENTIAL_EVENT_TYPES.find((known) => known === input.type);
+  if (!type) throw badRequest(`type must be one of ${CREDENTIAL_EVENT_TYPES.join(", ")}`);
+  if (!UUID.test(input.credentialId)) throw badRequest("credential_id must be a lowercase UUID");
+  if (!UUID.test(input.offerId)) throw badRequest("offer_id must be a lowercase UUID");
+  if (!input.eventKey || input.eventKey.length > MAX_KEY_LENGTH) {
+    throw badRequest(`event_key is required (at most ${MAX_KEY_LENGTH} characters)`);
+  }
+  const data = parseData(input.dataJson);
+  const now = deps.now();
+  const eventId = randomUUID();
+  const event: NewWebhookEvent = {
+    eventId,
+    dedupeKey: `credential-event:${tenant}:${input.eventKey}`,
+    tenant,
+    type,
+    body: JSON.stringify({
+      id: eventId,
+      type,
+      created_at: now.toISOString(),
+      tenant,
+      data: { ...data, offer_id: input.offerId, credential_id: input.credentialId },
+    }),
+    createdAt: now,
+  };
+  return deps.events.insertEvent(event);
+}
