@@ -9,6 +9,7 @@ import type { IssuerDependencies } from "./domain/dependencies.js";
 import { registerCreateNonceRoute } from "./routes/create-nonce.route.js";
 import { registerCreateOfferRoute } from "./routes/create-offer.route.js";
 import { registerCredentialRoute } from "./routes/credential.route.js";
+import { registerCredentialsRoutes } from "./routes/credentials.route.js";
 import { registerGetOfferRoute } from "./routes/get-offer.route.js";
 import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js";
 import { registerJwtVcIssuerMetadataRoute } from "./routes/jwt-vc-issuer-metadata.route.js";
@@ -26,6 +27,7 @@ export async function buildApp(
   const app = await createServiceApp(context);
   registerCreateOfferRoute(app, deps);
   registerGetOfferRoute(app, deps);
+  registerCredentialsRoutes(app, deps);
   // Wallet endpoints: an empty JSON body is a valid request here.
   await app.register(async (scope: App) => {
     acceptEmptyJsonBody(scope);

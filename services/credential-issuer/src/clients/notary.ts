@@ -23,5 +23,19 @@ export function createNotary(client: Client<typeof notaryV1.NotaryService>): Not
         throw fromRpcError(error, "Ledger");
       }
     },
+    async publishCredentialEvent({ tenant, type, credentialId, offerId, eventKey, data }) {
+      try {
+        await client.publishCredentialEvent({
+          tenant,
+          type,
+          credentialId,
+          offerId,
+          eventKey,
+          dataJson: JSON.stringify(data),
+        });
+      } catch (error) {
+        throw fromRpcError(error, "Scheduler");
+      }
+    },
   };
 }

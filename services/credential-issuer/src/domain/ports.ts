@@ -56,7 +56,26 @@ export interface Notary {
     /** The offer the credential is issued for (in the scheduler's webhook events as `offer_id`). */
     offerId: string;
   }): Promise<{ chain: string; objectId: string }>;
+  /**
+   * A credential webhook event for the tenant (`credential.status_changed`, `credential.accepted`,
+   * `credential.failure`, `credential.deleted`), created once per `eventKey`; 503 when the
+   * scheduler cannot be reached.
+   */
+  publishCredentialEvent(input: {
+    tenant: string;
+    type: CredentialEventType;
+    credentialId: string;
+    offerId: string;
+    eventKey: string;
+    data: Record<string, unknown>;
+  }): Promise<void>;
 }
+
+export type CredentialEventType =
+  | "credential.status_changed"
+  | "credential.accepted"
+  | "credential.failure"
+  | "credential.deleted";
 
 /** Signers over each tenant's X.509 signing key in key custody (`x5c` header). */
 export interface X509Signers {

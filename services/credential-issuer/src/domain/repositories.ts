@@ -43,15 +43,60 @@ export interface CredentialRecord {
   issuedAt: Date;
   expiresAt: Date;
   revokedAt?: Date;
+  /** When its status last changed. */
+  statusChangedAt?: Date;
   /** Set when the credential was notarized: the salted digest's ledger record and its salt. */
   notarization?: { chain: string; objectId: string; salt: string };
   /** Its entry in a status list (its `status` claim); unset for credentials issued before status lists. */
   statusEntry?: StatusEntry;
 }
 
+/** One recorded status change: who changed the credential's status, from what to what, when. */
+export interface CredentialStatusChange {
+  id: string;
+  credentialId: string;
+  tenant: string;
+  from: CredentialStatus;
+  to: CredentialStatus;
+  /** `account:<account uuid>` of the API key that made the change. */
+  actor: string;
+  changedAt: Date;
+}
+
+export interface CredentialListQuery {
+  tenant: string;
+  offerId?: string;
+  status?: CredentialStatus;
+  offset: number;
+  limit: number;
+}
+
+export type StatusChangeOutcome =
+  | { outcome: "not_found" }
+  /** Revoked is final: no change. */
+  | { outcome: "final"; record: CredentialRecord }
+  /** Already in that status; `change` is the latest change (if any) that brought it there. */
+  | { outcome: "unchanged"; record: CredentialRecord; change?: CredentialStatusChange }
+  | { outcome: "changed"; record: CredentialRecord; change: CredentialStatusChange };
+
 export interface CredentialRepository {
   insertMany(records: CredentialRecord[]): Promise<void>;
   findByIssuerJwtSha256(digest: string): Promise<CredentialRecord | undefined>;
+  /** The tenant's credentials, newest first, and how many match in all. */
+  list(query: CredentialListQuery): Promise<{ records: CredentialRecord[]; total: number }>;
+  /**
+   * In one transaction under the credential's row lock: its status, its status list entry (one
+   * byte rewritten in one statement, the list's version raised) and the history row.
+   */
+  changeStatus(input: {
+    tenant: string;
+    id: string;
+    to: CredentialStatus;
+    actor: string;
+    at: Date;
+  }): Promise<StatusChangeOutcome>;
+  /** The credential's status changes, oldest first. */
+  statusHistory(tenant: string, id: string): Promise<CredentialStatusChange[]>;
   /** Marks a credential revoked (operator action; no public endpoint exists). */
   revoke(id: string, at: Date): Promise<boolean>;
 }

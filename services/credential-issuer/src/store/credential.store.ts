@@ -1,6 +1,30 @@
-import type { Kysely, Selectable } from "kysely";
-import type { CredentialRecord, CredentialRepository } from "../domain/repositories.js";
-import type { CredentialsTable, IssuerTables } from "./tables.js";
+import { randomUUID } from "node:crypto";
+import { STATUS_LIST_BITS, STATUS_TYPE } from "@attesto/protocol";
+import { type Kysely, type Selectable, sql } from "kysely";
+import type {
+  CredentialRecord,
+  CredentialRepository,
+  CredentialStatus,
+  CredentialStatusChange,
+} from "../domain/repositories.js";
+import type { CredentialStatusChangesTable, CredentialsTable, IssuerTables } from "./tables.js";
+
+/** The Token Status List value of each status. */
+const STATUS_VALUE: Record<CredentialStatus, number> = {
+  active: STATUS_TYPE.valid,
+  revoked: STATUS_TYPE.invalid,
+  suspended: STATUS_TYPE.suspended,
+};
+
+const toChange = (row: Selectable<CredentialStatusChangesTable>): CredentialStatusChange => ({
+  id: row.id,
+  credentialId: row.credential_id,
+  tenant: row.tenant,
+  from: row.from_status,
+  to: row.to_status,
+  actor: row.actor,
+  changedAt: row.changed_at,
+});
 
 function toRecord(row: Selectable<CredentialsTable>): CredentialRecord {
   return {
@@ -16,6 +40,7 @@ function toRecord(row: Selectable<CredentialsTable>): CredentialRecord {
     issuedAt: row.issued_at,
     expiresAt: row.expires_at,
     ...(row.revoked_at === null ? {} : { revokedAt: row.revoked_at }),
+    ...(row.status_changed_at === null ? {} : { statusChangedAt: row.status_changed_at }),
     ...(row.ledger_chain === null || row.ledger_object_id === null || row.notarization_salt === null
       ? {}
       : { notarization: { chain: row.ledger_chain, objectId: row.ledger_object_id, salt: row.notarization_salt } }),
@@ -64,6 +89,96 @@ export function createCredentialStore(database: Kysely<unknown>): CredentialRepo
         .executeTakeFirst();
       return row ? toRecord(row) : undefined;
     },
+    async list({ tenant, offerId, status, offset, limit }) {
+      let query = db.selectFrom("credentials").where("tenant", "=", tenant);
+      if (offerId !== undefined) query = query.where("offer_id", "=", offerId);
+      if (status !== undefined) query = query.where("status", "=", status);
+      const [rows, count] = await Promise.all([
+        query.selectAll().orderBy("issued_at", "desc").orderBy("id", "desc").offset(offset).limit(limit).execute(),
+        query.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+      ]);
+      return { records: rows.map(toRecord), total: Number(count.total) };
+    },
+
+    async changeStatus({ tenant, id, to, actor, at }) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("credentials")
+          .selectAll()
+          .where("id", "=", id)
+          .where("tenant", "=", tenant)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!row) return { outcome: "not_found" as const };
+        if (row.status === to) {
+          const latest = await trx
+            .selectFrom("credential_status_changes")
+            .selectAll()
+            .where("credential_id", "=", id)
+            .where("tenant", "=", tenant)
+            .orderBy("changed_at", "desc")
+            .limit(1)
+            .executeTakeFirst();
+          return {
+            outcome: "unchanged" as const,
+            record: toRecord(row),
+            ...(latest ? { change: toChange(latest) } : {}),
+          };
+        }
+        if (row.status === "revoked") return { outcome: "final" as const, record: toRecord(row) };
+        const updated = await trx
+          .updateTable("credentials")
+          .set({ status: to, status_changed_at: at, ...(to === "revoked" ? { revoked_at: at } : {}) })
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        if (row.status_list_id !== null && row.status_idx !== null) {
+          // One byte of the list, rewritten in one statement under the row lock: readers see before or after.
+          const bitOffset = row.status_idx * STATUS_LIST_BITS;
+          const byte = bitOffset >> 3;
+          const shift = bitOffset & 7;
+          const keep = 0xff & ~(((1 << STATUS_LIST_BITS) - 1) << shift);
+          const value = STATUS_VALUE[to] << shift;
+          await trx
+            .updateTable("status_lists")
+            .set({
+              statuses: sql`set_byte(statuses, ${byte}, (get_byte(statuses, ${byte}) & ${keep}) | ${value})`,
+              version: sql`version + 1`,
+              updated_at: at,
+            })
+            .where("id", "=", row.status_list_id)
+            .where("tenant", "=", tenant)
+            .where("bits", "=", STATUS_LIST_BITS)
+            .execute();
+        }
+        const change = await trx
+          .insertInto("credential_status_changes")
+          .values({
+            id: randomUUID(),
+            credential_id: id,
+            tenant,
+            from_status: row.status,
+            to_status: to,
+            actor,
+            changed_at: at,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return { outcome: "changed" as const, record: toRecord(updated), change: toChange(change) };
+      });
+    },
+
+    async statusHistory(tenant, id) {
+      const rows = await db
+        .selectFrom("credential_status_changes")
+        .selectAll()
+        .where("credential_id", "=", id)
+        .where("tenant", "=", tenant)
+        .orderBy("changed_at")
+        .execute();
+      return rows.map(toChange);
+    },
+
     async revoke(id, at) {
       const result = await db
         .updateTable("credentials")

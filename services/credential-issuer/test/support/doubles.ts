@@ -167,10 +167,25 @@ export class NotaryDouble {
     objectId: string;
   }> = [];
 
+  /** Credential webhook events, once per event key (as the scheduler keeps them). */
+  readonly credentialEvents = new Map<
+    string,
+    { tenant: string; type: string; credentialId: string; offerId: string; data: Record<string, unknown> }
+  >();
+  /** False: PublishCredentialEvent answers UNAVAILABLE (scheduler down). */
+  available = true;
+
   constructor(private readonly ledger: LedgerDouble) {}
 
   register(router: ConnectRouter): void {
     router.service(notaryV1.NotaryService, {
+      publishCredentialEvent: async ({ tenant, type, credentialId, offerId, eventKey, dataJson }) => {
+        if (!this.available) throw new ConnectError("Scheduler is unavailable", Code.Unavailable);
+        const key = `${tenant}:${eventKey}`;
+        if (this.credentialEvents.has(key)) return { created: false };
+        this.credentialEvents.set(key, { tenant, type, credentialId, offerId, data: JSON.parse(dataJson) });
+        return { created: true };
+      },
       enqueueNotarization: async ({ tenant, credentialId, digest, offerId, requireLedgerReachable }) => {
         if (requireLedgerReachable && !this.ledger.available) {
           throw new ConnectError("Ledger is unavailable", Code.Unavailable);

@@ -36,7 +36,8 @@ function parseData(dataJson: string): Record<string, unknown> {
   } catch {
     throw badRequest("data_json must be a JSON object");
   }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) throw badRequest("data_json must be a JSON object");
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    throw badRequest("data_json must be a JSON object");
   return data as Record<string, unknown>;
 }
 

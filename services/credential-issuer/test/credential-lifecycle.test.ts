@@ -1,0 +1,267 @@
+import { createHash, randomUUID } from "node:crypto";
+import { decodeSdJwt } from "@sd-jwt/decode";
+import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_KEYS } from "./support/doubles.js";
+import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
+import {
+  didKeyOf,
+  ed25519Key,
+  fetchNonce,
+  keyProof,
+  p256Key,
+  postCredential,
+  redeemedOffer,
+} from "./support/wallet.js";
+
+const hasher = (data: string | ArrayBuffer) =>
+  new Uint8Array(
+    createHash("sha256")
+      .update(typeof data === "string" ? data : Buffer.from(data))
+      .digest(),
+  );
+
+interface Issued {
+  offerId: string;
+  credentialId: string;
+  idx: number;
+  uri: string;
+}
+
+describe("issued credentials: admin API and status changes", () => {
+  let issuer: TestIssuer;
+  const issuerKey = ed25519Key();
+
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+  });
+  afterAll(async () => {
+    await issuer.close();
+  });
+
+  /** One DID-path credential, with its record id and status list entry. */
+  async function issue(): Promise<Issued> {
+    const { offerId } = await redeemedOffer(issuer, {
+      issuer_did: didKeyOf(issuerKey),
+      issuer_private_key: issuerKey.privateJwk.d,
+    });
+    const body = {
+      credential_configuration_id: "university-diploma",
+      proofs: { jwt: [await keyProof({ key: p256Key(), nonce: await fetchNonce(issuer), now: issuer.clock.now })] },
+    };
+    const response = await postCredential(issuer, { token: await issuer.accessToken({ offerId }), body });
+    const credential = response.json().credentials[0].credential as string;
+    const { idx, uri } = (
+      (await decodeSdJwt(credential, hasher)).jwt.payload as { status: { status_list: { idx: number; uri: string } } }
+    ).status.status_list;
+    const digest = createHash("sha256").update(credential.split("~")[0]!).digest("hex");
+    const record = await issuer.deps.credentials.findByIssuerJwtSha256(digest);
+    return { offerId, credentialId: record!.id, idx, uri };
+  }
+
+  const patch = (id: string, payload: unknown, apiKey = API_KEYS.acme) =>
+    issuer.app.inject({
+      method: "PATCH",
+      url: `/v1/credentials/${id}`,
+      headers: { "x-api-key": apiKey },
+      payload: payload as never,
+    });
+  const list = (query = "", apiKey = API_KEYS.acme) =>
+    issuer.app.inject({ method: "GET", url: `/v1/credentials${query}`, headers: { "x-api-key": apiKey } });
+  const statusInList = async (issued: Issued) => {
+    const response = await issuer.app.inject({ method: "GET", url: new URL(issued.uri).pathname });
+    return getListFromStatusListJWT(response.body).getStatus(issued.idx);
+  };
+
+  it("lists the tenant's credentials, newest first, filtered by offer and status, without claims", async () => {
+    const first = await issue();
+    issuer.clock.advance(1);
+    const second = await issue();
+    const all = await list();
+    expect(all.statusCode).toBe(200);
+    expect(all.headers["cache-control"]).toBe("no-store");
+    const body = all.json();
+    expect(body).toMatchObject({ offset: 0, limit: 50 });
+    expect(body.credentials[0]).toEqual({
+      id: second.credentialId,
+      offer_id: second.offerId,
+      vct: expect.any(String),
+      status: "active",
+      issued_at: expect.any(String),
+      expires_at: expect.any(String),
+      status_changed_at: null,
+    });
+    const byOffer = (await list(`?offer_id=${first.offerId}`)).json();
+    expect(byOffer.credentials.map((c: { id: string }) => c.id)).toEqual([first.credentialId]);
+    expect(byOffer.total).toBe(1);
+    const paged = (await list("?limit=1&offset=1")).json();
+    expect(paged.credentials).toHaveLength(1);
+    expect(paged.total).toBeGreaterThanOrEqual(2);
+  });
+
+  it("revokes: the list shows INVALID at once, history and webhook recorded, and revocation is final (409)", async () => {
+    const issued = await issue();
+    expect(await statusInList(issued)).toBe(0);
+    issuer.clock.advance(5);
+    const revoked = await patch(issued.credentialId, { status: "revoked" });
+    expect(revoked.statusCode).toBe(200);
+    expect(revoked.json()).toMatchObject({
+      id: issued.credentialId,
+      status: "revoked",
+      status_changed_at: issuer.clock.now.toISOString(),
+    });
+    expect(await statusInList(issued)).toBe(1);
+    const again = await patch(issued.credentialId, { status: "active" });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ error: "conflict", message: "Credential is revoked; revocation is final" });
+    expect((await patch(issued.credentialId, { status: "suspended" })).statusCode).toBe(409);
+    expect(await statusInList(issued)).toBe(1);
+    const history = await issuer.deps.credentials.statusHistory("acme", issued.credentialId);
+    expect(history).toEqual([
+      {
+        id: expect.any(String),
+        credentialId: issued.credentialId,
+        tenant: "acme",
+        from: "active",
+        to: "revoked",
+        actor: "account:11111111-1111-4111-8111-111111111111",
+        changedAt: issuer.clock.now,
+      },
+    ]);
+    const events = [...issuer.doubles.notary.credentialEvents.values()].filter(
+      (e) => e.credentialId === issued.credentialId,
+    );
+    expect(events).toEqual([
+      {
+        tenant: "acme",
+        type: "credential.status_changed",
+        credentialId: issued.credentialId,
+        offerId: issued.offerId,
+        data: {
+          status: "revoked",
+          previous_status: "active",
+          changed_at: issuer.clock.now.toISOString(),
+          actor: "account:11111111-1111-4111-8111-111111111111",
+        },
+      },
+    ]);
+    expect((await list("?status=revoked")).json().credentials.map((c: { id: string }) => c.id)).toContain(
+      issued.credentialId,
+    );
+  });
+
+  it("suspends and reinstates, each change in the list and the history", async () => {
+    const issued = await issue();
+    expect((await patch(issued.credentialId, { status: "suspended" })).json().status).toBe("suspended");
+    expect(await statusInList(issued)).toBe(2);
+    issuer.clock.advance(1);
+    expect((await patch(issued.credentialId, { status: "active" })).json().status).toBe("active");
+    expect(await statusInList(issued)).toBe(0);
+    const history = await issuer.deps.credentials.statusHistory("acme", issued.credentialId);
+    expect(history.map((change) => [change.from, change.to])).toEqual([
+      ["active", "suspended"],
+      ["suspended", "active"],
+    ]);
+  });
+
+  it("answers a failed webhook with 503 and sends it when the same request is repeated", async () => {
+    const issued = await issue();
+    issuer.doubles.notary.available = false;
+    try {
+      expect((await patch(issued.credentialId, { status: "suspended" })).statusCode).toBe(503);
+    } finally {
+      issuer.doubles.notary.available = true;
+    }
+    expect(await statusInList(issued)).toBe(2);
+    const repeated = await patch(issued.credentialId, { status: "suspended" });
+    expect(repeated.statusCode).toBe(200);
+    const events = [...issuer.doubles.notary.credentialEvents.values()].filter(
+      (e) => e.credentialId === issued.credentialId,
+    );
+    expect(events.map((e) => e.data.status)).toEqual(["suspended"]);
+    expect(await issuer.deps.credentials.statusHistory("acme", issued.credentialId)).toHaveLength(1);
+  });
+
+  it("keeps tenants apart: another tenant's credential is 404, and so is an unknown one", async () => {
+    const issued = await issue();
+    const [foreign] = (await issuer.deps.credentials.list({ tenant: "acme", offset: 0, limit: 1 })).records;
+    const globexId = randomUUID();
+    await issuer.deps.credentials.insertMany([
+      { ...foreign!, id: globexId, tenant: "globex", issuerJwtSha256: "f".repeat(64), statusEntry: undefined },
+    ]);
+    expect((await patch(globexId, { status: "revoked" })).statusCode).toBe(404);
+    expect((await patch(randomUUID(), { status: "revoked" })).statusCode).toBe(404);
+    expect((await list()).json().credentials.map((c: { id: string }) => c.id)).not.toContain(globexId);
+    expect((await issuer.deps.credentials.list({ tenant: "globex", offset: 0, limit: 10 })).records[0]?.status).toBe(
+      "active",
+    );
+    expect(await statusInList(issued)).toBe(0);
+  });
+
+  it("requires an issuer API key", async () => {
+    const { credentialId } = await issue();
+    for (const response of [await list("", "wrong"), await patch(credentialId, { status: "revoked" }, "wrong")]) {
+      expect(response.statusCode).toBe(401);
+    }
+    for (const response of [
+      await list("", API_KEYS.verifierOnly),
+      await patch(credentialId, { status: "revoked" }, API_KEYS.verifierOnly),
+    ]) {
+      expect(response.statusCode).toBe(403);
+    }
+    const noKey = await issuer.app.inject({ method: "GET", url: "/v1/credentials" });
+    expect(noKey.statusCode).toBe(401);
+  });
+
+  it("refuses bad queries and bodies with 400", async () => {
+    const { credentialId } = await issue();
+    for (const query of [
+      "?limit=0",
+      "?limit=201",
+      "?limit=x",
+      "?offset=-1",
+      "?status=deleted",
+      "?offer_id=nope",
+      "?page=2",
+      "?limit=1.5",
+    ]) {
+      const response = await list(query);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json().error).toBe("invalid_request");
+    }
+    for (const payload of [{}, { status: "expired" }, { status: "revoked", reason: "x" }, [], null]) {
+      expect((await patch(credentialId, payload)).statusCode, JSON.stringify(payload)).toBe(400);
+    }
+    expect((await patch("not-a-uuid", { status: "revoked" })).statusCode).toBe(400);
+  });
+
+  it("never serves a torn list: every token fetched during changes is a state before or after one", async () => {
+    const entries = await Promise.all([issue(), issue(), issue()]);
+    const [a, b, c] = entries;
+    // Two credentials of the same list change together in each round; readers must see them agree.
+    expect(a!.uri).toBe(b!.uri);
+    const rounds = ["suspended", "active", "suspended", "active", "suspended", "active"] as const;
+    const seen: Array<[number, number]> = [];
+    let writing = true;
+    const reader = (async () => {
+      while (writing) {
+        const response = await issuer.app.inject({ method: "GET", url: new URL(a!.uri).pathname });
+        const list = getListFromStatusListJWT(response.body);
+        seen.push([list.getStatus(a!.idx), list.getStatus(b!.idx)]);
+      }
+    })();
+    for (const status of rounds) {
+      await Promise.all([patch(a!.credentialId, { status }), patch(b!.credentialId, { status })]);
+    }
+    writing = false;
+    await reader;
+    expect(seen.length).toBeGreaterThan(0);
+    for (const [statusA, statusB] of seen) {
+      expect([0, 2]).toContain(statusA);
+      expect([0, 2]).toContain(statusB);
+    }
+    expect(await statusInList(a!)).toBe(0);
+    expect(await statusInList(b!)).toBe(0);
+    expect(await statusInList(c!)).toBe(0);
+  });
+});
