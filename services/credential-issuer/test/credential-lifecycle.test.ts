@@ -187,7 +187,14 @@ describe("issued credentials: admin API and status changes", () => {
     const [foreign] = (await issuer.deps.credentials.list({ tenant: "acme", offset: 0, limit: 1 })).records;
     const globexId = randomUUID();
     await issuer.deps.credentials.insertMany([
-      { ...foreign!, id: globexId, tenant: "globex", issuerJwtSha256: "f".repeat(64), statusEntry: undefined },
+      {
+        ...foreign!,
+        id: globexId,
+        tenant: "globex",
+        status: "active",
+        issuerJwtSha256: "f".repeat(64),
+        statusEntry: undefined,
+      },
     ]);
     expect((await patch(globexId, { status: "revoked" })).statusCode).toBe(404);
     expect((await patch(randomUUID(), { status: "revoked" })).statusCode).toBe(404);

@@ -1,4 +1,4 @@
-import { conflict, notFound } from "@attesto/runtime";
+import { conflict, notFound } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { CredentialRecord, CredentialStatus, CredentialStatusChange } from "./repositories.js";
 

@@ -1,4 +1,4 @@
-import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime";
+import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { changeCredentialStatus } from "../domain/change-credential-status.js";
 import { credentialViewOf } from "../domain/credential-view.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { badRequest } from "@attesto/runtime";
+import { badRequest } from "@attesto/runtime/errors";
 import type { EventType, NewWebhookEvent } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";
 
