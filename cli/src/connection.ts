@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createPlatformClients, OPERATOR_CALLER, type Platform } from "@attesto/operator/library";
-import { notaryV1, type tenantV1 } from "@attesto/proto";
+import { notaryV1, schemaV1, type tenantV1 } from "@attesto/proto";
 import {
   createRpcClient,
   createServiceCredentialSigner,
@@ -125,6 +125,7 @@ export interface PlatformConnection {
   platform: Platform;
   notary: Client<typeof notaryV1.NotaryService>;
   tenants: Client<typeof tenantV1.TenantService>;
+  schemas: Client<typeof schemaV1.SchemaService>;
   signer: ServiceCredentialSigner;
 }
 
@@ -143,7 +144,13 @@ export function connect(settings: ConnectionSettings): PlatformConnection {
     signer,
     timeoutMs: settings.timeoutMs,
   });
-  return { settings, platform, notary, tenants: platform.tenants, signer };
+  const schemas = createRpcClient(schemaV1.SchemaService, {
+    baseUrl: settings.urls["schema-registry"],
+    audience: "schema-registry",
+    signer,
+    timeoutMs: settings.timeoutMs,
+  });
+  return { settings, platform, notary, tenants: platform.tenants, schemas, signer };
 }
 
 /** The platform is not reachable: the message says where it was looked for and how to fix it. */

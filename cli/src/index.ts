@@ -1,6 +1,7 @@
 export * from "./commands/apikey.js";
 export * from "./commands/dead-letters.js";
 export * from "./commands/reveal.js";
+export * from "./commands/types.js";
 export * from "./connection.js";
 export * from "./control-plane.js";
 export * from "./local-cluster/local-cluster.js";

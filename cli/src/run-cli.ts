@@ -7,6 +7,7 @@ import { runGet } from "./commands/get.js";
 import { type CommandIo, UsageError } from "./commands/io.js";
 import { revealTo } from "./commands/reveal.js";
 import { runTenantsApprove } from "./commands/tenants.js";
+import { runTypesAdd } from "./commands/types.js";
 import { runWebhooksList, runWebhooksSet } from "./commands/webhooks.js";
 import {
   assertReachable,
@@ -30,6 +31,7 @@ export const USAGE = `usage: attesto <command> [options]
   webhooks set <tenant> --url URL [--events a,b] [--url URL ...] [--secret-file FILE]
   apikey rotate <tenant> [--api-key-dir DIR]         revoke the tenant's API keys and issue a new one
   tenants approve <tenant>                           admit a tenant pending approval (TENANT_ADMISSION=approval)
+  types add -f <type.json|dir> [-f ...]              register credential types; every tenant can issue them at once
   dead-letters list [--tenant T]
   dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
 
@@ -145,6 +147,15 @@ async function dispatch(argv: string[], env: Env, io: CommandIo): Promise<number
       if (verb !== "approve" || positionals.length !== 1) throw new UsageError("tenants approve needs <tenant>");
       const connection = await connected(values, ["trust-registry"]);
       return runTenantsApprove({ tenant: positionals[0]! }, connection.tenants, io);
+    }
+    case "types": {
+      const [verb, ...args] = rest;
+      const { values, positionals } = parse(args, { filename: { type: "string", short: "f", multiple: true } });
+      if (verb !== "add" || !values.filename?.length || positionals.length > 0) {
+        throw new UsageError("types add needs -f <type.json|dir>");
+      }
+      const connection = await connected(values, ["schema-registry", "trust-registry"]);
+      return runTypesAdd({ files: values.filename }, { schemas: connection.schemas, tenants: connection.tenants }, io);
     }
     case "dead-letters": {
       // Its own argument grammar (repeatable ids); only the global options are taken out here.

@@ -49,6 +49,23 @@ spec:
   requiredClaims: [degree]
 `;
 
+/** A credential type the platform does not seed (`attesto types add`). */
+const LIBRARY_CARD = {
+  type: "library-card",
+  version: "v1",
+  name: "Library Card",
+  description: "Membership of a public library.",
+  status: "active",
+  use_case: ["library_membership"],
+  display: [{ locale: "en-US", name: "Library Card" }],
+  schema: {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    properties: { member_number: { type: "string", minLength: 1 }, branch: { type: "string" } },
+    required: ["member_number"],
+  },
+};
+
 async function waitForFile(path: string, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(path)) {
@@ -58,13 +75,16 @@ async function waitForFile(path: string, timeoutMs: number): Promise<string> {
   return readFileSync(path, "utf8").trim();
 }
 
-describe("attesto CLI against npm start", () => {
+// Each `attesto` run starts a tsx process: seconds each on a busy machine, so a test gets 2 minutes.
+describe("attesto CLI against npm start", { timeout: 120_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "attesto-cli-e2e-"));
   const dataDir = join(root, "data");
   const configDir = join(root, "config");
   const keysDir = join(root, "keys");
   const acmeFile = join(root, "acme.yaml");
   let launcher: LauncherProcess;
+  /** The API key of the tenant that applied through POST /v1/apply (approved by `attesto tenants approve`). */
+  let pendingCollegeApiKey = "";
 
   const attestoWith = async (extraEnv: NodeJS.ProcessEnv, args: string[]) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ATTESTO_DATA_DIR: dataDir, ...extraEnv };
@@ -176,12 +196,16 @@ describe("attesto CLI against npm start", () => {
     expect(refused.stderr).toContain("is declared by Tenant default/acme: change its spec.webhooks");
   });
 
-  it("apikey rotate replaces the key; dead-letters list answers", async () => {
+  it("apikey rotate replaces the key; dead-letters list and retry answer", async () => {
     const before = readFileSync(join(keysDir, "acme-university.key"), "utf8");
     const rotated = await attesto("apikey", "rotate", "acme-university", "--api-key-dir", keysDir);
     expect(rotated.code).toBe(0);
     expect(readFileSync(join(keysDir, "acme-university.key"), "utf8")).not.toBe(before);
     expect(await attesto("dead-letters", "list")).toMatchObject({ code: 0, stdout: "" });
+    expect(await attesto("dead-letters", "retry")).toMatchObject({
+      code: 0,
+      stdout: "retried 0 batch(es) (0 notarization(s)) and 0 webhook delivery(ies)\n",
+    });
   });
 
   it("tenants approve admits a tenant that applied while admission needs approval", async () => {
@@ -198,6 +222,7 @@ describe("attesto CLI against npm start", () => {
     expect(applied.status).toBe(201);
     const { api_key: apiKey, status } = (await applied.json()) as { api_key: string; status: string };
     expect(status).toBe("PENDING");
+    pendingCollegeApiKey = apiKey;
     const offer = () =>
       fetch(`http://127.0.0.1:${8082 + PORT_OFFSET}/v1/offers`, {
         method: "POST",
@@ -218,6 +243,53 @@ describe("attesto CLI against npm start", () => {
       stdout: `tenant ${tenantId} was already approved\n`,
     });
     expect((await attesto("tenants", "approve", "no-such-tenant")).code).toBe(1);
+  });
+
+  it("types add: a tenant issues the new type at once, without a restart; again is unchanged; a new schema is refused", async () => {
+    const issuerUrl = `http://127.0.0.1:${8082 + PORT_OFFSET}`;
+    const apiKey = pendingCollegeApiKey;
+    const offerLibraryCard = () =>
+      fetch(`${issuerUrl}/v1/offers`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": apiKey },
+        body: JSON.stringify({
+          flow: "pre-authorized",
+          credential: { config_id: "library-card", claims: { member_number: "L-1001", branch: "Central" } },
+        }),
+      });
+    // The issuer now holds the tenant's configurations (cached), without library-card.
+    const before = await offerLibraryCard();
+    expect(before.status).toBe(400);
+    expect(await before.text()).toContain("'library-card' is not a credential configuration of tenant");
+
+    const typeFile = join(root, "library-card.v1.json");
+    writeFileSync(typeFile, JSON.stringify(LIBRARY_CARD, null, 2));
+    const added = await attesto("types", "add", "-f", typeFile);
+    expect(added).toMatchObject({ code: 0, stderr: "" });
+    expect(added.stdout).toMatch(
+      new RegExp(
+        `^credentialtype/library-card/v1 created http://localhost:${8086 + PORT_OFFSET}/schemas/library-card/v1\nd+ credential configuration(s) added to tenants\n$`,
+      ),
+    );
+    const offered = await offerLibraryCard();
+    expect(offered.status).toBe(201);
+    expect(await offered.json()).toMatchObject({ credential_offer_uri: expect.stringContaining("/v1/offers/") });
+
+    expect(await attesto("types", "add", "-f", typeFile)).toMatchObject({
+      code: 0,
+      stdout: `credentialtype/library-card/v1 unchanged http://localhost:${8086 + PORT_OFFSET}/schemas/library-card/v1\n0 credential configuration(s) added to tenants\n`,
+    });
+    writeFileSync(typeFile, JSON.stringify({ ...LIBRARY_CARD, schema: { ...LIBRARY_CARD.schema, required: [] } }));
+    const refused = await attesto("types", "add", "-f", typeFile);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("already exists with a different schema");
+
+    writeFileSync(typeFile, JSON.stringify({ ...LIBRARY_CARD, type: "Library Card", display: [] }));
+    const invalid = await attesto("types", "add", "-f", typeFile);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toBe(
+      `attesto: ${typeFile}: invalid credential type:\n  type: must be lowercase letters, digits, '.', '-' or '_'\n  display: Too small: expected array to have >=1 items\n`,
+    );
   });
 
   it("delete removes the Issuer and VerifierPolicy before the Tenant", async () => {

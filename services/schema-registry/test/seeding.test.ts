@@ -143,7 +143,7 @@ describe("seeding at start-up", () => {
     const file = join(dir, "driving-licence.v1.json");
     writeFileSync(file, readFileSync(file, "utf8").replace('"format": "date"', '"format": "calendar-day"'));
     await expect(registry.seed(dir)).rejects.toThrow(
-      `Credential type seed ${file} is invalid: schema does not compile as JSON Schema 2020-12: unknown format "calendar-day"`,
+      `Credential type seed ${file} is invalid: schema: does not compile as JSON Schema 2020-12: unknown format "calendar-day"`,
     );
   });
 

@@ -194,6 +194,62 @@ describe("TenantService", () => {
   });
 });
 
+describe("TenantService.ProvisionCredentialTypes (attesto types add)", () => {
+  let registry: TestRegistry;
+  beforeAll(async () => {
+    registry = await startTestRegistry();
+  });
+  afterAll(async () => {
+    await registry?.close();
+  });
+  const idsOf = async (tenant: string) =>
+    (await registry.tenantService.getTenant({ tenant })).credentialConfigurations.map((c) => c.id).sort();
+
+  it("gives every active tenant the active types it lacks, once; deactivated tenants are left alone", async () => {
+    const first = await registerOrganization(registry.app);
+    const second = await registerOrganization(registry.app);
+    const gone = await registerOrganization(registry.app);
+    await registry.tenantService.deleteTenant({ tenant: gone.tenant });
+    const before = await idsOf(first.tenant);
+    expect(before).not.toContain("library-card");
+
+    registry.schemaRegistry.types.push(
+      { type: "library-card", version: "v1", status: "active" },
+      { type: "museum-pass", version: "v1", status: "draft" },
+    );
+    try {
+      const added = await registry.tenantService.provisionCredentialTypes({});
+      // The two active tenants of this registry, not the deactivated one.
+      expect(added.configurationsAdded).toBe(2);
+      expect(await idsOf(first.tenant)).toEqual([...before, "library-card"].sort());
+      expect(await idsOf(second.tenant)).toContain("library-card");
+      expect(await idsOf(first.tenant)).not.toContain("museum-pass");
+      const configuration = (
+        await registry.tenantService.getTenant({ tenant: first.tenant })
+      ).credentialConfigurations.find((c) => c.id === "library-card");
+      expect(configuration).toMatchObject({ type: "library-card", version: "v1", vct: vctOf("library-card", "v1") });
+      const deactivatedConfigurations = await registry.db
+        .selectFrom("tenant_credential_configurations")
+        .select("config_id")
+        .where("tenant", "=", gone.tenant)
+        .execute();
+      expect(deactivatedConfigurations.map((row) => row.config_id)).not.toContain("library-card");
+
+      expect((await registry.tenantService.provisionCredentialTypes({})).configurationsAdded).toBe(0);
+    } finally {
+      registry.schemaRegistry.types.splice(-2, 2);
+    }
+  });
+
+  it("is the operator's only", async () => {
+    const error = await registry
+      .tenantServiceAs("credential-issuer")
+      .provisionCredentialTypes({})
+      .catch((e: unknown) => e);
+    expect(codeOf(error)).toBe(Code.PermissionDenied);
+  });
+});
+
 describe("attesto apikey rotate", () => {
   let registry: TestRegistry;
   beforeAll(async () => {

@@ -31,5 +31,10 @@ export function createTrustRegistryTenants(client: Client<typeof tenantV1.Tenant
       throw fromRpcError(error, "Trust registry");
     }
   };
-  return { find: (tenant) => cache.get(tenant, () => load(tenant)) };
+  return {
+    find: (tenant, options) => {
+      if (options?.fresh) cache.delete(tenant);
+      return cache.get(tenant, () => load(tenant));
+    },
+  };
 }

@@ -10,6 +10,7 @@ import {
   type IssuerConfiguration,
   type OfferedConfiguration,
 } from "./issuer-configuration.js";
+import type { IssuerTenant } from "./ports.js";
 
 /** An issuer configuration as the operator sends it (proto fields; empty string or 0 = unset). */
 export interface IssuerConfigurationInput {
@@ -131,10 +132,15 @@ async function validate(deps: Dependencies, input: IssuerConfigurationInput): Pr
   if (declared.signingKeyId && declared.signingMode !== "x509") {
     throw badRequest("signing_key_id: is only allowed with signing_mode X509");
   }
-  const tenant = await deps.tenants.find(declared.tenant);
+  const unknownOf = (tenant: IssuerTenant) => {
+    const provisioned = new Set(tenant.configurations.map((c) => c.id));
+    return declared.credentialConfigurations.filter((c) => !provisioned.has(c.id)).map((c) => c.id);
+  };
+  let tenant = await deps.tenants.find(declared.tenant);
+  // A credential type added since the tenant was cached (`attesto types add`) is offered at once.
+  if (!tenant || unknownOf(tenant).length > 0) tenant = await deps.tenants.find(declared.tenant, { fresh: true });
   if (!tenant) throw notFound(`Tenant '${declared.tenant}' not found`);
-  const provisioned = new Set(tenant.configurations.map((c) => c.id));
-  const unknown = declared.credentialConfigurations.filter((c) => !provisioned.has(c.id)).map((c) => c.id);
+  const unknown = unknownOf(tenant);
   if (unknown.length > 0) {
     throw badRequest(
       `credential_configurations: not credential configurations of tenant '${declared.tenant}': ${unknown.join(", ")}`,

@@ -92,8 +92,12 @@ async function findConfiguration(
   configurationId: string,
   configured: IssuerConfiguration | undefined,
 ): Promise<CredentialConfiguration> {
-  const found = await deps.tenants.find(tenant);
-  const configuration = found?.configurations.find((candidate) => candidate.id === configurationId);
+  const configurationOf = (found: Awaited<ReturnType<typeof deps.tenants.find>>) =>
+    found?.configurations.find((candidate) => candidate.id === configurationId);
+  // A credential type added since the tenant was cached (`attesto types add`) is usable at once.
+  const configuration =
+    configurationOf(await deps.tenants.find(tenant)) ??
+    configurationOf(await deps.tenants.find(tenant, { fresh: true }));
   if (!configuration) {
     throw badRequest(
       `credential.config_id '${configurationId}' is not a credential configuration of tenant '${tenant}'`,

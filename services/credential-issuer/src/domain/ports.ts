@@ -17,8 +17,11 @@ export interface IssuerTenant {
 
 /** Tenants and their credential configurations (trust registry). */
 export interface TenantDirectory {
-  /** Undefined when no such tenant exists. */
-  find(tenant: string): Promise<IssuerTenant | undefined>;
+  /**
+   * Undefined when no such tenant exists. Answers may be a few seconds old; `fresh` asks the trust
+   * registry again (for a configuration the cached answer lacks: a credential type added since).
+   */
+  find(tenant: string, options?: { fresh?: boolean }): Promise<IssuerTenant | undefined>;
 }
 
 export type JsonObject = { [key: string]: unknown };

@@ -4,7 +4,7 @@ import type { JsonObject } from "./json.js";
 import { createVctUrl } from "./vct-url.js";
 
 /**
- * The SD-JWT VC type metadata document of a credential type (interface spec 2.9), served at its
+ * The SD-JWT VC type metadata document of a credential type, served at its
  * vct URL and carried by the internal API. `status`, `use_case`, `schema` and `updated_at` are
  * registry extensions; the rest follows the SD-JWT VC type metadata members.
  */

@@ -29,8 +29,16 @@ export type UpsertOutcome = "created" | "updated" | "unchanged";
 
 /** Where credential types are kept (implemented in store/). */
 export interface CredentialTypeRepository {
-  /** Inserts or replaces the (type, version) row; a row with the same content hash is left untouched. */
-  upsert(definition: CredentialTypeDefinition, contentHash: string): Promise<UpsertOutcome>;
+  /**
+   * Inserts or replaces the (type, version) row; a row with the same content hash is left untouched.
+   * With `keepSchema`, a row whose schema differs is left untouched too (`unchanged` is then also
+   * the answer for it: the caller tells the two apart by the stored content hash).
+   */
+  upsert(
+    definition: CredentialTypeDefinition,
+    contentHash: string,
+    options?: { keepSchema?: boolean },
+  ): Promise<UpsertOutcome>;
   find(type: string, version: string): Promise<CredentialType | undefined>;
   /** Whether any version of `type` exists. */
   hasType(type: string): Promise<boolean>;

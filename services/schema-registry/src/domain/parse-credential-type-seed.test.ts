@@ -96,7 +96,7 @@ describe("parseCredentialTypeSeed", () => {
   it("rejects a schema that Ajv 2020 cannot compile", () => {
     const schema = { ...validSeed.schema, properties: { age: { type: "integer", minimum: "eighteen" } } };
     expect(failureOf({ ...validSeed, schema, claim_display: [] })).toMatch(
-      /^Credential type seed \/seeds\/library-card\.v1\.json is invalid: schema does not compile as JSON Schema 2020-12: .*minimum/,
+      /^Credential type seed \/seeds\/library-card\.v1\.json is invalid: schema: does not compile as JSON Schema 2020-12: .*minimum/,
     );
   });
 
@@ -122,7 +122,7 @@ describe("parseCredentialTypeSeed", () => {
   it("rejects labels for a claim path the schema does not have", () => {
     const claim_display = [{ path: ["number"], display: [{ locale: "en-US", label: "Number" }] }];
     expect(failureOf({ ...validSeed, claim_display })).toBe(
-      'Credential type seed /seeds/library-card.v1.json is invalid: claim_display path ["number"] is not a property of the schema',
+      'Credential type seed /seeds/library-card.v1.json is invalid: claim_display: path ["number"] is not a property of the schema',
     );
   });
 });

@@ -5,6 +5,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { type CredentialTypeStatus, credentialTypeStatuses } from "../domain/credential-type.js";
 import type { SchemaRegistryDependencies } from "../domain/dependencies.js";
 import { findCredentialType } from "../domain/find-credential-type.js";
+import { putCredentialType } from "../domain/put-credential-type.js";
 import { parseVctUrl, type TypeVersion } from "../domain/vct-url.js";
 import { toCredentialTypeMessage } from "./to-credential-type-message.js";
 
@@ -13,7 +14,7 @@ type Service = typeof schemaV1.SchemaService;
 const isStatus = (value: string): value is CredentialTypeStatus =>
   (credentialTypeStatuses as readonly string[]).includes(value);
 
-/** attesto.schema.v1.SchemaService: credential types for the issuer and the trust registry. */
+/** attesto.schema.v1.SchemaService: credential types for the issuer and the trust registry; new ones from the operator. */
 export class SchemaServiceRpc implements ServiceImpl<Service> {
   constructor(private readonly dependencies: SchemaRegistryDependencies) {}
 
@@ -34,6 +35,14 @@ export class SchemaServiceRpc implements ServiceImpl<Service> {
     }
     const credentialTypes = await repository.listAll({ status: request.status || undefined });
     return { credentialTypes: credentialTypes.map((type) => toCredentialTypeMessage(type, registryUrl)) };
+  }
+
+  async putCredentialType(
+    request: schemaV1.PutCredentialTypeRequest,
+  ): Promise<MessageInitShape<typeof schemaV1.PutCredentialTypeResponseSchema>> {
+    const { repository, registryUrl } = this.dependencies;
+    const { outcome, credentialType } = await putCredentialType(repository, request.definitionJson);
+    return { outcome, credentialType: toCredentialTypeMessage(credentialType, registryUrl) };
   }
 
   private selectedTypeVersion({ selector }: schemaV1.GetCredentialTypeRequest): TypeVersion {

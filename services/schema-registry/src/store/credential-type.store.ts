@@ -54,7 +54,7 @@ export function createCredentialTypeStore(database: Kysely<unknown>): Credential
   const db = database as Kysely<SchemaRegistryTables>;
 
   return {
-    async upsert(definition, contentHash): Promise<UpsertOutcome> {
+    async upsert(definition, contentHash, options): Promise<UpsertOutcome> {
       const row = await db
         .insertInto("credential_types")
         .values(toRowValues(definition, contentHash))
@@ -72,7 +72,15 @@ export function createCredentialTypeStore(database: Kysely<unknown>): Credential
               content_hash: eb.ref("excluded.content_hash"),
               updated_at: sql<Date>`now()`,
             }))
-            .where("credential_types.content_hash", "<>", (eb) => eb.ref("excluded.content_hash")),
+            .where((eb) =>
+              eb.and([
+                eb("credential_types.content_hash", "<>", eb.ref("excluded.content_hash")),
+                ...(options?.keepSchema
+                  ? // json (not jsonb) keeps the text as written: property order is claim order.
+                    [eb(sql`credential_types.schema::text`, "=", sql`excluded.schema::text`)]
+                  : []),
+              ]),
+            ),
         )
         // xmax is 0 only for a freshly inserted row version.
         .returning(sql<boolean>`xmax = 0`.as("inserted"))

@@ -62,4 +62,6 @@ export interface TenantRepository {
   listCredentialConfigurations(tenant: string): Promise<CredentialConfiguration[]>;
   /** Adds configurations the tenant does not have yet (by id); existing ones are left alone. */
   addCredentialConfigurations(tenant: string, configurations: CredentialConfiguration[]): Promise<void>;
+  /** Adds the configurations to every active tenant that does not have them yet; answers how many rows were added. */
+  addCredentialConfigurationsToAll(configurations: CredentialConfiguration[]): Promise<number>;
 }

@@ -9,6 +9,7 @@ import { authenticateApiKey } from "../domain/authenticate-api-key.js";
 import { deleteTenant, revokeApiKeys } from "../domain/delete-tenant.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { listRegisteredIssuers } from "../domain/list-registered-issuers.js";
+import { provisionCredentialTypes } from "../domain/provision-credential-types.js";
 import { reconcileTenant } from "../domain/reconcile-tenant.js";
 import { replaceApiKey } from "../domain/replace-api-key.js";
 import { getWebhooks, setWebhooks } from "../domain/set-webhooks.js";
@@ -59,6 +60,10 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
 
   async listRegisteredIssuers(): Reply<typeof tenantV1.ListRegisteredIssuersResponseSchema> {
     return listRegisteredIssuers(this.domain);
+  }
+
+  async provisionCredentialTypes(): Reply<typeof tenantV1.ProvisionCredentialTypesResponseSchema> {
+    return { configurationsAdded: await provisionCredentialTypes(this.domain) };
   }
 
   async getTenant(request: tenantV1.GetTenantRequest): Reply<typeof tenantV1.GetTenantResponseSchema> {

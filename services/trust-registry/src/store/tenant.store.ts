@@ -228,5 +228,30 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
     async addCredentialConfigurations(tenant, configurations) {
       await insertConfigurations(db, tenant, configurations);
     },
+
+    async addCredentialConfigurationsToAll(configurations) {
+      let added = 0;
+      for (const c of configurations) {
+        const result = await db
+          .insertInto("tenant_credential_configurations")
+          .columns(["tenant", "config_id", "type", "version", "vct"])
+          .expression((eb) =>
+            eb
+              .selectFrom("tenants")
+              .select([
+                "tenants.tenant",
+                sql.val(c.id).as("config_id"),
+                sql.val(c.type).as("type"),
+                sql.val(c.version).as("version"),
+                sql.val(c.vct).as("vct"),
+              ])
+              .where("tenants.deactivated_at", "is", null),
+          )
+          .onConflict((oc) => oc.columns(["tenant", "config_id"]).doNothing())
+          .executeTakeFirst();
+        added += Number(result.numInsertedOrUpdatedRows ?? 0);
+      }
+      return added;
+    },
   };
 }

@@ -63,6 +63,7 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
   "attesto.schema.v1.SchemaService": {
     GetCredentialType: ["credential-issuer"],
     ListCredentialTypes: ["trust-registry"],
+    PutCredentialType: ["operator"],
   },
   "attesto.tenant.v1.TenantService": {
     AuthenticateApiKey: ["credential-issuer", "verifier"],
@@ -77,6 +78,8 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     DeleteTenant: ["operator"],
     // The issuers the platform registered, for the verifier's issuer_trust check.
     ListRegisteredIssuers: ["verifier"],
+    // After `attesto types add`: every tenant gets a configuration for the new type.
+    ProvisionCredentialTypes: ["operator"],
   },
   "attesto.verifier.v1.VerifierPolicyService": {
     ApplyPolicy: ["operator"],

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
 export const file_attesto_schema_v1_schema: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch5hdHRlc3RvL3NjaGVtYS92MS9zY2hlbWEucHJvdG8SEWF0dGVzdG8uc2NoZW1hLnYxIjIKD0NsYWltRGVzY3JpcHRvchIMCgRwYXRoGAEgAygJEhEKCW1hbmRhdG9yeRgCIAEoCCLpAgoOQ3JlZGVudGlhbFR5cGUSDAoEdHlwZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEgsKA3ZjdBgDIAEoCRIMCgRuYW1lGAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIQCgh1c2VfY2FzZRgHIAMoCRIyCgZjbGFpbXMYCCADKAsyIi5hdHRlc3RvLnNjaGVtYS52MS5DbGFpbURlc2NyaXB0b3ISJwoGc2NoZW1hGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghtZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAibQoYR2V0Q3JlZGVudGlhbFR5cGVSZXF1ZXN0EjYKDHR5cGVfdmVyc2lvbhgBIAEoCzIeLmF0dGVzdG8uc2NoZW1hLnYxLlR5cGVWZXJzaW9uSAASDQoDdmN0GAIgASgJSABCCgoIc2VsZWN0b3IiLAoLVHlwZVZlcnNpb24SDAoEdHlwZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJIlcKGUdldENyZWRlbnRpYWxUeXBlUmVzcG9uc2USOgoPY3JlZGVudGlhbF90eXBlGAEgASgLMiEuYXR0ZXN0by5zY2hlbWEudjEuQ3JlZGVudGlhbFR5cGUiLAoaTGlzdENyZWRlbnRpYWxUeXBlc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJIloKG0xpc3RDcmVkZW50aWFsVHlwZXNSZXNwb25zZRI7ChBjcmVkZW50aWFsX3R5cGVzGAEgAygLMiEuYXR0ZXN0by5zY2hlbWEudjEuQ3JlZGVudGlhbFR5cGUy/wEKDVNjaGVtYVNlcnZpY2UScwoRR2V0Q3JlZGVudGlhbFR5cGUSKy5hdHRlc3RvLnNjaGVtYS52MS5HZXRDcmVkZW50aWFsVHlwZVJlcXVlc3QaLC5hdHRlc3RvLnNjaGVtYS52MS5HZXRDcmVkZW50aWFsVHlwZVJlc3BvbnNlIgOQAgESeQoTTGlzdENyZWRlbnRpYWxUeXBlcxItLmF0dGVzdG8uc2NoZW1hLnYxLkxpc3RDcmVkZW50aWFsVHlwZXNSZXF1ZXN0Gi4uYXR0ZXN0by5zY2hlbWEudjEuTGlzdENyZWRlbnRpYWxUeXBlc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw",
+    "Ch5hdHRlc3RvL3NjaGVtYS92MS9zY2hlbWEucHJvdG8SEWF0dGVzdG8uc2NoZW1hLnYxIjIKD0NsYWltRGVzY3JpcHRvchIMCgRwYXRoGAEgAygJEhEKCW1hbmRhdG9yeRgCIAEoCCLpAgoOQ3JlZGVudGlhbFR5cGUSDAoEdHlwZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEgsKA3ZjdBgDIAEoCRIMCgRuYW1lGAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIQCgh1c2VfY2FzZRgHIAMoCRIyCgZjbGFpbXMYCCADKAsyIi5hdHRlc3RvLnNjaGVtYS52MS5DbGFpbURlc2NyaXB0b3ISJwoGc2NoZW1hGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghtZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAibQoYR2V0Q3JlZGVudGlhbFR5cGVSZXF1ZXN0EjYKDHR5cGVfdmVyc2lvbhgBIAEoCzIeLmF0dGVzdG8uc2NoZW1hLnYxLlR5cGVWZXJzaW9uSAASDQoDdmN0GAIgASgJSABCCgoIc2VsZWN0b3IiLAoLVHlwZVZlcnNpb24SDAoEdHlwZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJIlcKGUdldENyZWRlbnRpYWxUeXBlUmVzcG9uc2USOgoPY3JlZGVudGlhbF90eXBlGAEgASgLMiEuYXR0ZXN0by5zY2hlbWEudjEuQ3JlZGVudGlhbFR5cGUiLAoaTGlzdENyZWRlbnRpYWxUeXBlc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJIloKG0xpc3RDcmVkZW50aWFsVHlwZXNSZXNwb25zZRI7ChBjcmVkZW50aWFsX3R5cGVzGAEgAygLMiEuYXR0ZXN0by5zY2hlbWEudjEuQ3JlZGVudGlhbFR5cGUiMwoYUHV0Q3JlZGVudGlhbFR5cGVSZXF1ZXN0EhcKD2RlZmluaXRpb25fanNvbhgBIAEoCSJoChlQdXRDcmVkZW50aWFsVHlwZVJlc3BvbnNlEjoKD2NyZWRlbnRpYWxfdHlwZRgBIAEoCzIhLmF0dGVzdG8uc2NoZW1hLnYxLkNyZWRlbnRpYWxUeXBlEg8KB291dGNvbWUYAiABKAky9AIKDVNjaGVtYVNlcnZpY2UScwoRR2V0Q3JlZGVudGlhbFR5cGUSKy5hdHRlc3RvLnNjaGVtYS52MS5HZXRDcmVkZW50aWFsVHlwZVJlcXVlc3QaLC5hdHRlc3RvLnNjaGVtYS52MS5HZXRDcmVkZW50aWFsVHlwZVJlc3BvbnNlIgOQAgESeQoTTGlzdENyZWRlbnRpYWxUeXBlcxItLmF0dGVzdG8uc2NoZW1hLnYxLkxpc3RDcmVkZW50aWFsVHlwZXNSZXF1ZXN0Gi4uYXR0ZXN0by5zY2hlbWEudjEuTGlzdENyZWRlbnRpYWxUeXBlc1Jlc3BvbnNlIgOQAgEScwoRUHV0Q3JlZGVudGlhbFR5cGUSKy5hdHRlc3RvLnNjaGVtYS52MS5QdXRDcmVkZW50aWFsVHlwZVJlcXVlc3QaLC5hdHRlc3RvLnNjaGVtYS52MS5QdXRDcmVkZW50aWFsVHlwZVJlc3BvbnNlIgOQAgJiBnByb3RvMw",
     [file_google_protobuf_struct, file_google_protobuf_timestamp],
   );
 
@@ -246,6 +246,51 @@ export const ListCredentialTypesResponseSchema: GenMessage<ListCredentialTypesRe
   messageDesc(file_attesto_schema_v1_schema, 6);
 
 /**
+ * @generated from message attesto.schema.v1.PutCredentialTypeRequest
+ */
+export type PutCredentialTypeRequest = Message<"attesto.schema.v1.PutCredentialTypeRequest"> & {
+  /**
+   * The credential type as JSON, in the format of the schema registry's seed files.
+   *
+   * @generated from field: string definition_json = 1;
+   */
+  definitionJson: string;
+};
+
+/**
+ * Describes the message attesto.schema.v1.PutCredentialTypeRequest.
+ * Use `create(PutCredentialTypeRequestSchema)` to create a new message.
+ */
+export const PutCredentialTypeRequestSchema: GenMessage<PutCredentialTypeRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_schema_v1_schema, 7);
+
+/**
+ * @generated from message attesto.schema.v1.PutCredentialTypeResponse
+ */
+export type PutCredentialTypeResponse = Message<"attesto.schema.v1.PutCredentialTypeResponse"> & {
+  /**
+   * @generated from field: attesto.schema.v1.CredentialType credential_type = 1;
+   */
+  credentialType?: CredentialType | undefined;
+
+  /**
+   * "created", "updated" or "unchanged".
+   *
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+};
+
+/**
+ * Describes the message attesto.schema.v1.PutCredentialTypeResponse.
+ * Use `create(PutCredentialTypeResponseSchema)` to create a new message.
+ */
+export const PutCredentialTypeResponseSchema: GenMessage<PutCredentialTypeResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_schema_v1_schema, 8);
+
+/**
  * SchemaService answers which credential types (VCTs) exist and what they require.
  * Served by the schema registry; used by the credential issuer (claims validation, metadata)
  * and the trust registry (provisioning a tenant's credential configurations at apply).
@@ -273,5 +318,20 @@ export const SchemaService: GenService<{
     methodKind: "unary";
     input: typeof ListCredentialTypesRequestSchema;
     output: typeof ListCredentialTypesResponseSchema;
+  };
+  /**
+   * PutCredentialType adds a credential type (operator only: `attesto types add`). The definition is
+   * the JSON of a seed file. INVALID_ARGUMENT lists every problem of the definition, one per line.
+   * Idempotent: the same content again is `unchanged`. A version's `schema` is immutable (credentials
+   * issued under its vct are checked against it): a different schema for an existing type and version
+   * is ALREADY_EXISTS; the other fields (name, description, status, use_case, display,
+   * claim_display) may change (`updated`).
+   *
+   * @generated from rpc attesto.schema.v1.SchemaService.PutCredentialType
+   */
+  putCredentialType: {
+    methodKind: "unary";
+    input: typeof PutCredentialTypeRequestSchema;
+    output: typeof PutCredentialTypeResponseSchema;
   };
 }> = /*@__PURE__*/ serviceDesc(file_attesto_schema_v1_schema, 0);
