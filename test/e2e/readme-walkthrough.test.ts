@@ -86,8 +86,8 @@ describe("README walkthrough against npm start", () => {
     delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
     delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
     delete env.SERVICE_IDENTITY_KEY;
-    launcher = await startLauncher({ env, readyTimeoutMs: 110_000 });
-  });
+    launcher = await startLauncher({ env, readyTimeoutMs: 240_000 });
+  }, 300_000);
 
   afterAll(async () => {
     await launcher?.stop("SIGTERM", 15_000).catch(() => {});
