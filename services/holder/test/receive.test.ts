@@ -151,6 +151,23 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       expect(wrongPin.json().error).toBe("invalid_grant");
     });
 
+    it("takes the transaction code as tx_code too (OID4VCI's name); both only when equal", async () => {
+      const withPin = issuer.offer({ txCode: "493536" });
+      expect((await receive(bodyFor(withPin.link, ed25519DidKey(), { tx_code: "493536" }))).statusCode).toBe(201);
+      const both = issuer.offer({ txCode: "493536" });
+      expect(
+        (await receive(bodyFor(both.link, ed25519DidKey(), { tx_code: "493536", user_pin: "493536" }))).statusCode,
+      ).toBe(201);
+      const differ = await receive(
+        bodyFor(issuer.offer({ txCode: "1" }).link, ed25519DidKey(), { tx_code: "1", user_pin: "2" }),
+      );
+      expect(differ.statusCode).toBe(400);
+      expect(differ.json()).toEqual({
+        error: "invalid_request",
+        message: expect.stringContaining("tx_code and user_pin differ; give one of them"),
+      });
+    });
+
     it("without DPoP binding (Bearer token) and without nonce dances; legacy `credential` response", async () => {
       issuer.behaviour.bearerTokens = true;
       issuer.behaviour.tokenDpopNonce = false;

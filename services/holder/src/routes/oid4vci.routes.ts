@@ -41,20 +41,28 @@ const zOfferDetails = z.object({
   expires_at: z.string().nullable(),
 });
 
-const zReceiveBody = z.object(
-  {
-    credential_offer_uri: requiredString("credential_offer_uri", LINK_MAX_LENGTH),
-    holder_did: requiredString("holder_did", 2048),
-    private_key: requiredString("private_key", 8192),
-    credential_configuration_id: optionalString("credential_configuration_id", 256),
-    user_pin: optionalString("user_pin", 256),
-    notarize_on_ledger: z
-      .boolean({ error: "notarize_on_ledger must be a boolean" })
-      .nullish()
-      .transform((value) => value ?? true),
-  },
-  { error: "request body must be a JSON object" },
-);
+const zReceiveBody = z
+  .object(
+    {
+      credential_offer_uri: requiredString("credential_offer_uri", LINK_MAX_LENGTH),
+      holder_did: requiredString("holder_did", 2048),
+      private_key: requiredString("private_key", 8192),
+      credential_configuration_id: optionalString("credential_configuration_id", 256),
+      user_pin: optionalString("user_pin", 256),
+      // OID4VCI's name for the same value (the offer's `tx_code`, the token request's `tx_code`).
+      tx_code: optionalString("tx_code", 256),
+      notarize_on_ledger: z
+        .boolean({ error: "notarize_on_ledger must be a boolean" })
+        .nullish()
+        .transform((value) => value ?? true),
+    },
+    { error: "request body must be a JSON object" },
+  )
+  .superRefine((body, context) => {
+    if (body.user_pin !== undefined && body.tx_code !== undefined && body.user_pin !== body.tx_code) {
+      context.addIssue({ code: "custom", path: ["tx_code"], message: "tx_code and user_pin differ; give one of them" });
+    }
+  });
 
 const zReceived = z.object({
   credential_id: z.string(),
@@ -88,7 +96,7 @@ export function registerOid4vciRoutes(scope: App, deps: HolderDependencies): voi
         holderDid: body.holder_did,
         privateKey: body.private_key,
         credentialConfigurationId: body.credential_configuration_id,
-        userPin: body.user_pin,
+        userPin: body.user_pin ?? body.tx_code,
         notarizeOnLedger: body.notarize_on_ledger,
       });
       reply.code(201).header("cache-control", "no-store");
