@@ -117,8 +117,8 @@ describe("attesto CLI against npm start", { timeout: 120_000 }, () => {
     };
     delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
     delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
-    launcher = await startLauncher({ env, readyTimeoutMs: 110_000 });
-  });
+    launcher = await startLauncher({ env, readyTimeoutMs: 240_000 });
+  }, 300_000);
 
   afterAll(async () => {
     await launcher?.stop("SIGTERM", 15_000).catch(() => {});
