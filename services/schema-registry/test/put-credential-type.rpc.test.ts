@@ -1,5 +1,5 @@
 import { schemaV1 } from "@attesto/proto";
-import { clientInterceptors, serverInterceptors } from "@attesto/runtime";
+import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";

@@ -1,4 +1,4 @@
-import { badRequest, conflict } from "@attesto/runtime";
+import { badRequest, conflict } from "@attesto/runtime/errors";
 import { computeContentHash } from "./compute-content-hash.js";
 import type { CredentialType } from "./credential-type.js";
 import type { CredentialTypeRepository, UpsertOutcome } from "./credential-type-repository.js";
