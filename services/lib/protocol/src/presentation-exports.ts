@@ -3,3 +3,4 @@ export * from "./dcql/index.js";
 export * from "./jwe/index.js";
 export * from "./request-object/index.js";
 export * from "./sd-jwt-verify/index.js";
+export * from "./status-list-verify/index.js";

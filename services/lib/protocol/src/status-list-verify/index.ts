@@ -1,0 +1,15 @@
+export {
+  type CredentialStatusName,
+  checkStatusListToken,
+  type DecodedStatusListToken,
+  decodeStatusListToken,
+  MAX_STATUS_LIST_BYTES,
+  STATUS_LIST_TOKEN_MEDIA_TYPE,
+  STATUS_LIST_TOKEN_TYP,
+  type StatusListBitsPerEntry,
+  type StatusListEntryReference,
+  StatusListTokenError,
+  statusListReferenceOf,
+  statusNameOf,
+  statusValueAt,
+} from "./read-status-list-token.js";
