@@ -91,6 +91,8 @@ export const zVerifierPolicySpec = z.object({
   sessionTtlSeconds: z.number().int().min(60).max(3600).default(300),
   /** UNSAFE: trust any issuer whose key binding verifies, not only listed or platform-registered ones. */
   acceptAnyIssuer: z.boolean().default(false),
+  /** Accept a credential whose issuer's status list cannot be read (check revocation, status_unknown). */
+  acceptUnknownStatus: z.boolean().default(false),
 });
 export type VerifierPolicySpec = z.infer<typeof zVerifierPolicySpec>;
 

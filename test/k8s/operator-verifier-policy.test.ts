@@ -161,6 +161,7 @@ describe("VerifierPolicy enforced by a real verifier", () => {
       verificationMode: "run_all",
       sessionTtlSeconds: 600,
       acceptAnyIssuer: false,
+      acceptUnknownStatus: false,
       digest: (applied.status as { policyDigest: string }).policyDigest,
     });
 

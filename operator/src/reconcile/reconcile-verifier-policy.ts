@@ -74,6 +74,7 @@ export class VerifierPolicyReconciler implements Reconciler {
           verificationMode: MODE[spec.verificationMode],
           sessionTtlSeconds: spec.sessionTtlSeconds,
           acceptAnyIssuer: spec.acceptAnyIssuer,
+          acceptUnknownStatus: spec.acceptUnknownStatus,
           digest: policyDigest,
         },
       })
@@ -167,6 +168,7 @@ export function policyDigestOf(tenantId: string, spec: VerifierPolicySpec, rootF
     sessionTtlSeconds: spec.sessionTtlSeconds,
     // Only when set, so that the digests of policies written before the field existed stay the same.
     ...(spec.acceptAnyIssuer ? { acceptAnyIssuer: true } : {}),
+    ...(spec.acceptUnknownStatus ? { acceptUnknownStatus: true } : {}),
   };
   return createHash("sha256").update(JSON.stringify(normalized)).digest("hex");
 }

@@ -22,8 +22,6 @@ export const verifierConfigSchema = z.object({
   TRUST_REGISTRY_INTERNAL_URL: z.url().default("http://localhost:9085"),
   /** Ledger internal API: did:ledger resolution. */
   LEDGER_INTERNAL_URL: z.url().default("http://localhost:9088"),
-  /** Credential issuer internal API: revocation state (CredentialStatusService). */
-  CREDENTIAL_ISSUER_INTERNAL_URL: z.url().default("http://localhost:9082"),
   /** Scheduler internal API: the tenants' verification.completed / verification.failed webhooks. */
   SCHEDULER_INTERNAL_URL: z.url().default("http://localhost:9087"),
   /** Key-encryption keys sealing each session's verifier key and response-decryption key at rest. */
@@ -37,11 +35,16 @@ export const verifierConfigSchema = z.object({
   TRUST_ANCHORS_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   /**
    * The outbound request guard (OUTBOUND_ALLOW_HOSTS, OUTBOUND_ALLOW_HTTP, OUTBOUND_TIMEOUT_MS,
-   * OUTBOUND_MAX_RESPONSE_BYTES) for issuers' JWT VC Issuer Metadata and JWKS.
+   * OUTBOUND_MAX_RESPONSE_BYTES) for issuers' JWT VC Issuer Metadata, JWKS and Status List Tokens.
    */
   ...outboundConfigShape(),
   /** How long a fetched JWT VC Issuer Metadata or JWKS document is reused. */
   ISSUER_METADATA_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /**
+   * Longest a Status List Token is reused: its `ttl` shortens it, its `exp` ends it. 0 fetches the
+   * list for every presentation.
+   */
+  STATUS_LIST_MAX_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   /** How long the list of issuers registered on the platform is reused (a miss asks again). */
   REGISTERED_ISSUERS_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Tolerance on credential iat/nbf/exp and on a KB-JWT iat in the future. */

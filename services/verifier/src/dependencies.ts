@@ -1,4 +1,4 @@
-import { credentialStatusV1, keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
+import { keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
@@ -7,10 +7,10 @@ import type { ServiceContext } from "@attesto/runtime/service";
 import { createApiKeyAuthenticator } from "@attesto/tenant-client";
 import pino from "pino";
 import { Counter } from "prom-client";
-import { createCredentialStatusSource } from "./clients/credential-status-source.js";
 import { createIssuerDocumentFetcher } from "./clients/issuer-document-fetcher.js";
 import { createLedgerDidResolver } from "./clients/ledger-did-resolver.js";
 import { createRegisteredIssuers } from "./clients/registered-issuers.js";
+import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
 import { createVerificationEvents } from "./clients/verification-events.js";
 import type { VerifierConfig } from "./config.js";
@@ -20,6 +20,9 @@ import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";
 
 /** Issuer documents (metadata, JWKS) kept at most. */
 const ISSUER_DOCUMENT_CACHE_ENTRIES = 1000;
+
+/** Status List Tokens kept at most (each holds its inflated list, at most MAX_STATUS_LIST_BYTES). */
+const STATUS_LIST_CACHE_ENTRIES = 50;
 
 const VERIFIED_METRIC = "attesto_presentations_verified_total";
 
@@ -49,10 +52,7 @@ export function createDependencies(context: ServiceContext<VerifierConfig>): Ver
     audience: "trust-registry",
   });
   const ledger = context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" });
-  const issuer = context.rpcClient(credentialStatusV1.CredentialStatusService, {
-    baseUrl: config.CREDENTIAL_ISSUER_INTERNAL_URL,
-    audience: "credential-issuer",
-  });
+  const outbound = createServiceOutboundGuard({ name: context.service, version: context.version, config });
   const configuredRoots = config.TRUSTED_X509_ROOTS_PEM ? parsePemCertificates(config.TRUSTED_X509_ROOTS_PEM) : [];
   return {
     sessions: createVerificationSessionStore(context.db),
@@ -63,14 +63,14 @@ export function createDependencies(context: ServiceContext<VerifierConfig>): Ver
     trustAnchors: createTrustAnchorSource(keys, configuredRoots, {
       cacheMs: config.TRUST_ANCHORS_CACHE_SECONDS * 1000,
     }),
-    credentialStatus: createCredentialStatusSource(issuer),
-    issuerDocuments: createIssuerDocumentFetcher(
-      createServiceOutboundGuard({ name: context.service, version: context.version, config }),
-      {
-        cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
-        maxEntries: ISSUER_DOCUMENT_CACHE_ENTRIES,
-      },
-    ),
+    issuerDocuments: createIssuerDocumentFetcher(outbound, {
+      cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
+      maxEntries: ISSUER_DOCUMENT_CACHE_ENTRIES,
+    }),
+    statusLists: createStatusListTokens(outbound, {
+      maxCacheSeconds: config.STATUS_LIST_MAX_CACHE_SECONDS,
+      maxEntries: STATUS_LIST_CACHE_ENTRIES,
+    }),
     registeredIssuers: createRegisteredIssuers(tenants, { cacheMs: config.REGISTERED_ISSUERS_CACHE_SECONDS * 1000 }),
     verifierUrl: context.publicUrl,
     limits: { clockSkewSeconds: config.CLOCK_SKEW_SECONDS, kbJwtMaxAgeSeconds: config.KB_JWT_MAX_AGE_SECONDS },

@@ -1,11 +1,9 @@
-import { credentialStatusV1 } from "@attesto/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   didKeyIssuer,
   didLedgerIssuer,
   nowSeconds,
   PID_VCT,
-  sha256Hex,
   type TestIssuer,
   x509Hierarchy,
 } from "./support/credentials.js";
@@ -543,26 +541,6 @@ describe("verification checks: each failure names its check and reason", () => {
         "failed",
         "untrusted_issuer",
       );
-    });
-  });
-
-  describe("revocation", () => {
-    it("a revoked credential, an unreachable issuer, an unknown credential", async () => {
-      const revoked = await verify(async (session) => {
-        const vp = await presentationFor(session, { issuer });
-        verifier.edges.statuses.set(sha256Hex(vp.split("~")[0]!), credentialStatusV1.CredentialStatus.REVOKED);
-        return vpTokenOf(vp);
-      });
-      expectCheck(revoked, "revocation", "failed", "revoked");
-      verifier.edges.down.add("credential-issuer");
-      try {
-        expectCheck(await verify(present()), "revocation", "failed", "status_unavailable");
-      } finally {
-        verifier.edges.down.delete("credential-issuer");
-      }
-      const unknown = await verify(present());
-      expectCheck(unknown, "revocation", "skipped", "status_unknown");
-      expect(unknown.status).toBe("completed");
     });
   });
 

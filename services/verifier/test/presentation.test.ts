@@ -1,10 +1,9 @@
-import { credentialStatusV1 } from "@attesto/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   didKeyIssuer,
   didLedgerIssuer,
   PID_VCT,
-  sha256Hex,
+  statusListToken,
   type TestIssuer,
   x509Hierarchy,
 } from "./support/credentials.js";
@@ -123,7 +122,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
       });
     }
 
-    it("reports revocation as success when the issuer says active, and nested disclosed claims", async () => {
+    it("reports revocation as success when the issuer's status list says valid, and nested disclosed claims", async () => {
       const issuer = didKeyIssuer(verifier.edges);
       const session = await openSession(verifier.app, {
         dcql_query: {
@@ -137,9 +136,13 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
           ],
         },
       });
-      const vp = await presentationFor(session, { issuer, disclose: { address: { country: true } } });
-      const issuerJwt = vp.split("~")[0]!;
-      verifier.edges.statuses.set(sha256Hex(issuerJwt), credentialStatusV1.CredentialStatus.ACTIVE);
+      const uri = "https://status.example/presentation-test";
+      verifier.edges.statusLists.set(uri, await statusListToken(issuer, { uri, statuses: [0] }));
+      const vp = await presentationFor(session, {
+        issuer,
+        disclose: { address: { country: true } },
+        credential: { status: { status_list: { idx: 0, uri } } },
+      });
       await postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) });
       const body = (await readResult(verifier.app, session.sessionId)).json();
       expect(body.status).toBe("completed");
@@ -147,7 +150,7 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
       expect(body.check_results.at(-1)).toMatchObject({
         check: "revocation",
         status: "success",
-        reason_code: "active",
+        reason_code: "valid",
       });
     });
 

@@ -146,6 +146,18 @@ describe("VerifierPolicyService", () => {
     expect(failure.message).toContain(message);
   });
 
+  it("carries acceptUnknownStatus (default false) through apply and get", async () => {
+    const plain = await policyClient().applyPolicy({ policy: policy({ name: "status-policy" }) });
+    expect(plain.policy?.acceptUnknownStatus).toBe(false);
+    const tolerant = await policyClient().applyPolicy({
+      policy: policy({ name: "status-policy", acceptUnknownStatus: true, digest: "tolerant" }),
+    });
+    expect([tolerant.changed, tolerant.policy?.acceptUnknownStatus]).toEqual([true, true]);
+    const read = await policyClient().getPolicy({ tenant: "acme", name: "status-policy" });
+    expect(read.policy?.acceptUnknownStatus).toBe(true);
+    await policyClient().deletePolicy({ tenant: "acme", name: "status-policy" });
+  });
+
   it("refuses a leaf (non-CA) certificate as a root, and callers other than the operator", async () => {
     const ca = await x509Hierarchy("Leafy");
     const leaf = await ca.issuer();

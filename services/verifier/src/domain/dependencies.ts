@@ -1,9 +1,9 @@
 import type { VerifierPolicyRepository } from "./policy/verifier-policy-repository.js";
 import type {
-  CredentialStatusSource,
   IssuerDocumentFetcher,
   LedgerDidResolver,
   RegisteredIssuers,
+  StatusListTokens,
   TrustAnchorSource,
 } from "./upstream.js";
 import type { VerificationSessionRepository } from "./verification-session-repository.js";
@@ -59,7 +59,8 @@ export interface VerifierDependencies {
   apiKeys: ApiKeyAuthenticator;
   ledger: LedgerDidResolver;
   trustAnchors: TrustAnchorSource;
-  credentialStatus: CredentialStatusSource;
+  /** Issuers' Token Status Lists (through the outbound request guard, cached by their ttl). */
+  statusLists: StatusListTokens;
   /** JWT VC Issuer Metadata and JWKS of http(s) issuers (through the outbound request guard). */
   issuerDocuments: IssuerDocumentFetcher;
   /** The issuers registered on this platform (TenantService.ListRegisteredIssuers). */

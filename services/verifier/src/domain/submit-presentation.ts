@@ -175,7 +175,7 @@ export async function submitPresentation(
       ports: {
         ledger: deps.ledger,
         trustAnchors: withPolicyAnchors(deps.trustAnchors, policies),
-        credentialStatus: deps.credentialStatus,
+        statusLists: deps.statusLists,
         issuerDocuments: deps.issuerDocuments,
         registeredIssuers: deps.registeredIssuers,
       },

@@ -1,4 +1,4 @@
-import type { Certificate } from "@attesto/protocol";
+import type { Certificate, DecodedStatusListToken } from "@attesto/protocol";
 
 /** A dependency (ledger, trust registry, credential issuer) could not answer; checks fail closed on it. */
 export class UpstreamUnavailableError extends Error {
@@ -20,11 +20,21 @@ export interface TrustAnchorSource {
   anchors(): Promise<{ certificates: Certificate[]; unavailable: boolean }>;
 }
 
-export type CredentialStatus = "unknown" | "active" | "revoked";
+/**
+ * A Status List Token could not be fetched: refused by the outbound policy, timed out, too large,
+ * not a 2xx answer or not served as application/statuslist+jwt. The message is safe to show.
+ */
+export class StatusListFetchError extends Error {
+  override name = "StatusListFetchError";
+}
 
-/** Revocation state kept by the credential issuer (CredentialStatusService), by SHA-256 hex of the issuer JWT. */
-export interface CredentialStatusSource {
-  statusOf(issuerJwtSha256: string): Promise<CredentialStatus>;
+/**
+ * Status List Tokens (draft-ietf-oauth-status-list) by URI: fetched through the outbound request
+ * guard, structure-checked (not their signature: that depends on the credential), cached for their
+ * `ttl`. Throws StatusListFetchError, or StatusListTokenError for a token that is not one.
+ */
+export interface StatusListTokens {
+  get(uri: string): Promise<DecodedStatusListToken>;
 }
 
 /**

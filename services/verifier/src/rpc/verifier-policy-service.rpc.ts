@@ -34,6 +34,7 @@ function toMessage(policy: VerifierPolicy): PolicyMessage {
       : verifierPolicyV1.VerificationMode.UNSPECIFIED,
     sessionTtlSeconds: policy.sessionTtlSeconds ?? 0,
     acceptAnyIssuer: policy.acceptAnyIssuer,
+    acceptUnknownStatus: policy.acceptUnknownStatus,
     digest: policy.digest,
     updatedAt: timestampFromDate(policy.updatedAt),
   };
@@ -67,6 +68,7 @@ export class VerifierPolicyServiceRpc implements ServiceImpl<Service> {
       verificationMode: mode,
       sessionTtlSeconds: policy.sessionTtlSeconds === 0 ? undefined : policy.sessionTtlSeconds,
       acceptAnyIssuer: policy.acceptAnyIssuer,
+      acceptUnknownStatus: policy.acceptUnknownStatus,
       digest: policy.digest,
     });
     return { policy: toMessage(applied.policy), changed: applied.changed };

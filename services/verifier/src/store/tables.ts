@@ -47,6 +47,7 @@ export interface VerifierPoliciesTable {
   session_ttl_seconds: number | null;
   /** Migration 0003. */
   accept_any_issuer: boolean;
+  accept_unknown_status: boolean;
   digest: string;
   updated_at: Date;
 }

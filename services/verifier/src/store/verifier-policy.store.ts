@@ -17,6 +17,7 @@ export function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy
     verificationMode: row.verification_mode ?? undefined,
     sessionTtlSeconds: row.session_ttl_seconds ?? undefined,
     acceptAnyIssuer: row.accept_any_issuer,
+    acceptUnknownStatus: row.accept_unknown_status,
     digest: row.digest,
     updatedAt: row.updated_at,
   };
@@ -46,6 +47,7 @@ export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPo
         verification_mode: policy.verificationMode ?? null,
         session_ttl_seconds: policy.sessionTtlSeconds ?? null,
         accept_any_issuer: policy.acceptAnyIssuer,
+        accept_unknown_status: policy.acceptUnknownStatus,
         digest: policy.digest,
         updated_at: policy.updatedAt,
       };
@@ -64,6 +66,7 @@ export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPo
               verification_mode: eb.ref("excluded.verification_mode"),
               session_ttl_seconds: eb.ref("excluded.session_ttl_seconds"),
               accept_any_issuer: eb.ref("excluded.accept_any_issuer"),
+              accept_unknown_status: eb.ref("excluded.accept_unknown_status"),
               digest: eb.ref("excluded.digest"),
               updated_at: eb.ref("excluded.updated_at"),
             }))

@@ -8,6 +8,7 @@ import {
   p256PublicJwk,
 } from "@attesto/protocol";
 import * as x509 from "@peculiar/x509";
+import { type BitsPerStatus, StatusList } from "@sd-jwt/jwt-status-list";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import type { PlatformEdges } from "./edges.js";
 
@@ -184,6 +185,8 @@ export interface IssueOptions {
   exp?: number | null;
   nbf?: number;
   typ?: string;
+  /** The `status` claim (always visible, as issuers put it): e.g. a Token Status List reference. */
+  status?: Record<string, unknown>;
 }
 
 /** Issues an SD-JWT VC exactly as the platform issuer does (every claim disclosable, cnf.jwk, iat/exp). */
@@ -211,11 +214,45 @@ export async function issueCredential(options: IssueOptions): Promise<string> {
       ...(options.nbf === undefined ? {} : { nbf: options.nbf }),
       vct: options.vct ?? PID_VCT,
       ...(options.holder ? { cnf: { jwk: options.holder.publicJwk } } : {}),
+      ...(options.status ? { status: options.status as never } : {}),
       ...claims,
     },
     frame as never,
     { header: { typ: options.typ ?? "dc+sd-jwt", ...issuer.header } },
   );
+}
+
+/**
+ * A Status List Token (draft-ietf-oauth-status-list) signed by `issuer` as its credentials are
+ * (same key header), the list encoded by the OWF @sd-jwt/jwt-status-list library.
+ */
+export async function statusListToken(
+  issuer: TestIssuer,
+  options: {
+    uri: string;
+    statuses: number[];
+    bits?: BitsPerStatus;
+    iat?: number;
+    exp?: number;
+    ttl?: number;
+    iss?: string;
+    header?: Record<string, unknown>;
+  },
+): Promise<string> {
+  const header = { alg: issuer.alg, typ: "statuslist+jwt", ...issuer.header, ...options.header };
+  const payload = {
+    sub: options.uri,
+    iat: options.iat ?? nowSeconds() - 10,
+    ...(options.exp === undefined ? {} : { exp: options.exp }),
+    ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
+    ...(options.iss === undefined ? {} : { iss: options.iss }),
+    status_list: {
+      bits: options.bits ?? 2,
+      lst: new StatusList(options.statuses, options.bits ?? 2).compressStatusList(),
+    },
+  };
+  const input = `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
+  return `${input}.${await jwsSigner(issuer.privateJwk)(input)}`;
 }
 
 export interface KeyBinding {

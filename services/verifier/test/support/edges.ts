@@ -1,4 +1,4 @@
-import { credentialStatusV1, keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
+import { keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import type { DescService } from "@bufbuild/protobuf";
 import {
   type Client,
@@ -9,8 +9,8 @@ import {
   createRouterTransport,
 } from "@connectrpc/connect";
 
-/** The edges a test can take down: the trust registry's TenantService and KeyCustodyService, the ledger, the issuer. */
-type Edge = "trust-registry" | "key-custody" | "ledger" | "credential-issuer" | "scheduler";
+/** The edges a test can take down: the trust registry's TenantService and KeyCustodyService, the ledger, the scheduler. */
+type Edge = "trust-registry" | "key-custody" | "ledger" | "scheduler";
 
 /** Tenants the trust-registry double knows, by API key. */
 export const API_KEYS = {
@@ -29,7 +29,7 @@ const tenant = (name: string, roles: tenantV1.Role[]) => ({
 });
 
 /**
- * In-memory doubles of the verifier's external edges (trust registry, ledger, credential issuer),
+ * In-memory doubles of the verifier's external edges (trust registry, ledger, scheduler, issuers' web),
  * served through Connect router transports: the verifier's real clients talk to them.
  */
 export class PlatformEdges {
@@ -41,14 +41,14 @@ export class PlatformEdges {
   readonly registered = { issuerUrls: new Set<string>(), dids: new Set<string>(), x509Roots: [] as string[] };
   /** Issuers' web documents (JWT VC Issuer Metadata, JWKS) by URL: the web, as the verifier fetches it. */
   readonly web = new Map<string, unknown>();
-  /** issuer JWT SHA-256 hex -> status. */
-  readonly statuses = new Map<string, credentialStatusV1.CredentialStatus>();
+  /** Status List Tokens by URI, served as application/statuslist+jwt (a number: that HTTP status, no token). */
+  readonly statusLists = new Map<string, string | number>();
   /** Edges that answer Unavailable, to test fail-closed behaviour. */
   readonly down = new Set<Edge>();
   readonly calls = {
     resolveDid: 0,
     getTrustAnchors: 0,
-    getCredentialStatus: 0,
+    statusList: 0,
     listRegisteredIssuers: 0,
     fetchJson: 0,
   };
@@ -61,6 +61,18 @@ export class PlatformEdges {
       this.calls.fetchJson++;
       if (!this.web.has(url)) throw new Error(`HTTP 404 for ${url}`);
       return structuredClone(this.web.get(url));
+    },
+    /** Status List Tokens from `statusLists`; anything else is a 404. */
+    request: async (url: string, _request: { method: "GET" | "POST"; headers?: Record<string, string> }) => {
+      this.calls.statusList++;
+      const entry = this.statusLists.get(url) ?? 404;
+      const ok = typeof entry === "string";
+      return {
+        status: ok ? 200 : entry,
+        headers: new Headers(ok ? { "content-type": "application/statuslist+jwt" } : {}),
+        text: ok ? entry : "",
+        url,
+      };
     },
   };
 
@@ -121,13 +133,6 @@ export class PlatformEdges {
         this.unavailable("scheduler");
         this.verificationEvents.push(req);
         return { created: true };
-      },
-    });
-    router.service(credentialStatusV1.CredentialStatusService, {
-      getCredentialStatus: (req) => {
-        this.calls.getCredentialStatus++;
-        this.unavailable("credential-issuer");
-        return { status: this.statuses.get(req.issuerJwtSha256) ?? credentialStatusV1.CredentialStatus.UNKNOWN };
       },
     });
   };

@@ -10,6 +10,7 @@ import type { Client } from "@connectrpc/connect";
 import { decodeJwt } from "jose";
 import { buildApp } from "../../src/app.js";
 import { createIssuerDocumentFetcher } from "../../src/clients/issuer-document-fetcher.js";
+import { createStatusListTokens } from "../../src/clients/status-list-tokens.js";
 import { loadVerifierConfig, type VerifierConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
 import type { VerifierDependencies } from "../../src/domain/dependencies.js";
@@ -76,6 +77,11 @@ export async function startTestVerifier(
     issuerDocuments: createIssuerDocumentFetcher(edges.webClient, {
       cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
       maxEntries: 100,
+    }),
+    statusLists: createStatusListTokens(edges.webClient, {
+      maxCacheSeconds: config.STATUS_LIST_MAX_CACHE_SECONDS,
+      maxEntries: 100,
+      now: () => clock.now().getTime(),
     }),
     now: clock.now,
   };

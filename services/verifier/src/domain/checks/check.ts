@@ -7,10 +7,10 @@ import type {
 import type { VerificationLimits } from "../dependencies.js";
 import type { ActivePolicy } from "../policy/active-policy.js";
 import type {
-  CredentialStatusSource,
   IssuerDocumentFetcher,
   LedgerDidResolver,
   RegisteredIssuers,
+  StatusListTokens,
   TrustAnchorSource,
 } from "../upstream.js";
 import type { CheckStatus } from "../verification-session.js";
@@ -78,7 +78,8 @@ export interface PresentationUnderVerification {
 export interface CheckPorts {
   ledger: LedgerDidResolver;
   trustAnchors: TrustAnchorSource;
-  credentialStatus: CredentialStatusSource;
+  /** Issuers' Token Status Lists, by URI (check `revocation`). */
+  statusLists: StatusListTokens;
   /** JWT VC Issuer Metadata and JWKS of http(s) issuers. */
   issuerDocuments: IssuerDocumentFetcher;
   /** The issuers registered on this platform (default issuer trust). */

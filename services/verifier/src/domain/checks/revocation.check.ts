@@ -1,26 +1,59 @@
-import { createHash } from "node:crypto";
-import { UpstreamUnavailableError } from "../upstream.js";
-import { failed, notEvaluable, perPresentationCheck, skipped, success } from "./check.js";
+import { type StatusListEntryReference, StatusListTokenError, statusListReferenceOf } from "@attesto/protocol";
+import { credentialStatusOf } from "../credential-status/credential-status.js";
+import {
+  type CheckOutcome,
+  failed,
+  notEvaluable,
+  perPresentationCheck,
+  skipped,
+  success,
+  type VerificationContext,
+} from "./check.js";
+
+/** A status that cannot be stated fails, unless a verifier policy of the tenant accepts it (acceptUnknownStatus). */
+function statusUnknown(reason: string, context: VerificationContext): CheckOutcome {
+  const tolerant = context.policies.find(({ policy }) => policy.acceptUnknownStatus);
+  if (tolerant) {
+    return skipped(
+      "status_unknown",
+      `${reason}; accepted by verifier policy '${tolerant.policy.name}' (acceptUnknownStatus)`,
+    );
+  }
+  return failed("status_unknown", reason);
+}
 
 /**
- * `revocation`: the issuer's revocation state of the credential, asked of the credential issuer by
- * the SHA-256 of the issuer-signed JWT. Revoked fails; a credential the platform does not know
- * (another issuer) is skipped; an unreachable issuer fails (closed).
+ * `revocation`: the credential's status in its issuer's Token Status List (any issuer, see
+ * credentialStatusOf). `valid` succeeds; `revoked` and `suspended` fail; `status_unknown` (the list
+ * unreachable or invalid, signed by a key not bound to the credential's issuer, the index beyond
+ * it, an unassigned status value) fails unless a policy accepts it; a credential without a
+ * `status.status_list` claim is skipped (`no_status`).
  */
-export const revocationCheck = perPresentationCheck("revocation", async ({ parsed }, { ports }) => {
+export const revocationCheck = perPresentationCheck("revocation", async (presentation, context) => {
+  const { parsed, issuer } = presentation;
   if (!parsed) return notEvaluable();
-  const digest = createHash("sha256").update(parsed.issuerJwt.compact).digest("hex");
-  let status: Awaited<ReturnType<typeof ports.credentialStatus.statusOf>>;
+  let reference: StatusListEntryReference | undefined;
   try {
-    status = await ports.credentialStatus.statusOf(digest);
+    reference = statusListReferenceOf(parsed.issuerJwt.payload);
   } catch (error) {
-    if (error instanceof UpstreamUnavailableError) {
-      return failed("status_unavailable", "the credential issuer could not be reached for the revocation state");
-    }
+    if (error instanceof StatusListTokenError) return statusUnknown(error.message, context);
     throw error;
   }
-  if (status === "revoked") return failed("revoked", "the credential has been revoked by its issuer");
-  if (status === "unknown")
-    return skipped("status_unknown", "the platform holds no revocation state for this credential");
-  return success("active", "the credential is not revoked");
+  if (!reference) {
+    return skipped("no_status", "the credential has no status_list claim: its issuer publishes no status for it");
+  }
+  if (!issuer?.signatureVerified) {
+    return skipped("not_evaluable", "the issuer could not be verified (see issuer_signature)");
+  }
+  const status = await credentialStatusOf({ ...presentation, issuer }, reference, context);
+  switch (status.state) {
+    case "valid":
+      return success("valid", "the issuer's status list gives the credential the status VALID");
+    case "revoked":
+      return failed("revoked", "the credential has been revoked by its issuer");
+    case "suspended":
+      return failed("suspended", "the credential is suspended by its issuer");
+    default:
+      return statusUnknown(status.reason, context);
+  }
 });

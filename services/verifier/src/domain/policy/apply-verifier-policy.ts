@@ -47,6 +47,7 @@ const zVerifierPolicyInput = z.object({
     )
     .max(100, "required_claims must hold at most 100 paths"),
   acceptAnyIssuer: z.boolean(),
+  acceptUnknownStatus: z.boolean(),
   verificationMode: z.enum(VERIFICATION_MODES).optional(),
   sessionTtlSeconds: z
     .number()
@@ -84,6 +85,7 @@ export async function applyVerifierPolicy(
     acceptedVcts: unique(policy.acceptedVcts, (vct) => vct),
     requiredClaims: unique(policy.requiredClaims, (path) => JSON.stringify(path)),
     acceptAnyIssuer: policy.acceptAnyIssuer,
+    acceptUnknownStatus: policy.acceptUnknownStatus,
     verificationMode: policy.verificationMode,
     sessionTtlSeconds: policy.sessionTtlSeconds,
     updatedAt: deps.now(),

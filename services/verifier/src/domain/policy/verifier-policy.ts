@@ -21,6 +21,11 @@ export interface VerifierPolicy {
    * listed, requested or platform-registered ones.
    */
   acceptAnyIssuer: boolean;
+  /**
+   * Accept a credential whose status cannot be stated (check `revocation`, `status_unknown`: its
+   * issuer's status list unreachable or invalid) instead of failing it.
+   */
+  acceptUnknownStatus: boolean;
   /** Default verification mode of submissions without one. */
   verificationMode: VerificationMode | undefined;
   /** Lifetime of new sessions: default and maximum of `expires_in`. */

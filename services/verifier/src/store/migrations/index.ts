@@ -2,10 +2,12 @@ import type { Migrations } from "@attesto/store";
 import { createVerificationSessions } from "./0001-verification-sessions.js";
 import { createVerifierPolicies } from "./0002-verifier-policies.js";
 import { addAcceptAnyIssuer } from "./0003-accept-any-issuer.js";
+import { addAcceptUnknownStatus } from "./0004-accept-unknown-status.js";
 
 /** Migrations of the verifier schema, applied in name order at start-up. */
 export const migrations: Migrations = {
   "0001_verification_sessions": createVerificationSessions,
   "0002_verifier_policies": createVerifierPolicies,
   "0003_accept_any_issuer": addAcceptAnyIssuer,
+  "0004_accept_unknown_status": addAcceptUnknownStatus,
 };
