@@ -1,4 +1,4 @@
-import { credentialStatusV1, issuanceV1, issuerConfigurationV1 } from "@attesto/proto";
+import { issuanceV1, issuerConfigurationV1 } from "@attesto/proto";
 import { type App, acceptEmptyJsonBody } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { ConnectRouter } from "@connectrpc/connect";
@@ -15,7 +15,6 @@ import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js"
 import { registerJwtVcIssuerMetadataRoute } from "./routes/jwt-vc-issuer-metadata.route.js";
 import { registerStatusListRoute } from "./routes/status-list.route.js";
 import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
-import { CredentialStatusServiceRpc } from "./rpc/credential-status-service.rpc.js";
 import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
 import { IssuerServiceRpc } from "./rpc/issuer-service.rpc.js";
 
@@ -41,9 +40,8 @@ export async function buildApp(
   return app;
 }
 
-/** The internal API: GrantService (authorization server), CredentialStatusService (verifier), IssuerService (operator). */
+/** The internal API: GrantService (authorization server), IssuerService (operator). */
 export function registerIssuerRpc(router: ConnectRouter, deps: IssuerDependencies): void {
   router.service(issuanceV1.GrantService, new GrantServiceRpc(deps));
-  router.service(credentialStatusV1.CredentialStatusService, new CredentialStatusServiceRpc(deps));
   router.service(issuerConfigurationV1.IssuerService, new IssuerServiceRpc(deps));
 }

@@ -1,5 +1,5 @@
 import { randomBytes, type webcrypto } from "node:crypto";
-import { credentialStatusV1, issuanceV1 } from "@attesto/proto";
+import { issuanceV1 } from "@attesto/proto";
 import type { App } from "@attesto/runtime/http";
 import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
 import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
@@ -40,7 +40,6 @@ export interface TestIssuer {
   doubles: Doubles;
   /** GrantService as the authorization server calls it (credential check and error mapping included). */
   grants: Client<typeof issuanceV1.GrantService>;
-  status: Client<typeof credentialStatusV1.CredentialStatusService>;
   /** The clock the issuer runs on; tests move it. */
   clock: { now: Date; advance(seconds: number): void };
   /** An RFC 9068 access token as the authorization server signs it. */
@@ -78,7 +77,7 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
   const deps = createDependencies(context, { accessTokenJwks: { keys: [asJwk] }, now: () => clock.now });
   const app = await buildApp(context, deps);
 
-  // The internal port as each caller reaches it: the auth server redeems grants, the verifier asks for status.
+  // The internal port as each caller reaches it: the auth server redeems grants.
   const rpcTransportAs = (caller: ServiceIdentity) =>
     createRouterTransport((router) => registerIssuerRpc(router, deps), {
       router: {
@@ -96,7 +95,6 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
     app,
     doubles,
     grants: createClient(issuanceV1.GrantService, rpcTransportAs("auth-server")),
-    status: createClient(credentialStatusV1.CredentialStatusService, rpcTransportAs("verifier")),
     clock,
     async accessToken(input) {
       const now = Math.floor(clock.now.getTime() / 1000);

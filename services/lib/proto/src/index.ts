@@ -1,6 +1,5 @@
 // Generated protobuf code lives in ./gen (npm run gen); this file only re-exports it.
 export * as tokenStatusV1 from "./gen/attesto/auth/v1/token_status_pb.js";
-export * as credentialStatusV1 from "./gen/attesto/issuance/v1/credential_status_pb.js";
 export * as issuanceV1 from "./gen/attesto/issuance/v1/grant_pb.js";
 export * as issuerConfigurationV1 from "./gen/attesto/issuance/v1/issuer_configuration_pb.js";
 export * as keysV1 from "./gen/attesto/keys/v1/keys_pb.js";

@@ -1,5 +1,6 @@
 import { type DecodedStatusListToken, decodeStatusListToken, STATUS_LIST_TOKEN_MEDIA_TYPE } from "@attesto/protocol";
-import { createLoadingCache, type OutboundGuard } from "@attesto/runtime";
+import { createLoadingCache } from "@attesto/runtime/cache";
+import type { OutboundGuard } from "@attesto/runtime/http";
 import { StatusListFetchError, type StatusListTokens } from "../domain/upstream.js";
 
 /** The outbound HTTP this source needs: the shared outbound request guard's `request`. */

@@ -15,9 +15,6 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
   "attesto.auth.v1.TokenStatusService": {
     GetTokenStatus: ["credential-issuer"],
   },
-  "attesto.issuance.v1.CredentialStatusService": {
-    GetCredentialStatus: ["verifier"],
-  },
   "attesto.issuance.v1.GrantService": {
     RedeemPreAuthorizedCode: ["auth-server"],
     ResolveIssuerState: ["auth-server"],
