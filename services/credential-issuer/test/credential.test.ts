@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { decodeSdJwt } from "@sd-jwt/decode";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
