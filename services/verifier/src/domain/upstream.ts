@@ -1,4 +1,4 @@
-import type { Certificate, DecodedStatusListToken } from "@attesto/protocol";
+import type { Certificate, StatusListTokenSource } from "@attesto/protocol";
 
 /** A dependency (ledger, trust registry, credential issuer) could not answer; checks fail closed on it. */
 export class UpstreamUnavailableError extends Error {
@@ -21,21 +21,11 @@ export interface TrustAnchorSource {
 }
 
 /**
- * A Status List Token could not be fetched: refused by the outbound policy, timed out, too large,
- * not a 2xx answer or not served as application/statuslist+jwt. The message is safe to show.
- */
-export class StatusListFetchError extends Error {
-  override name = "StatusListFetchError";
-}
-
-/**
  * Status List Tokens (draft-ietf-oauth-status-list) by URI: fetched through the outbound request
  * guard, structure-checked (not their signature: that depends on the credential), cached for their
  * `ttl`. Throws StatusListFetchError, or StatusListTokenError for a token that is not one.
  */
-export interface StatusListTokens {
-  get(uri: string): Promise<DecodedStatusListToken>;
-}
+export type StatusListTokens = StatusListTokenSource;
 
 /**
  * An issuer's web document could not be fetched: refused by the outbound policy, timed out, too

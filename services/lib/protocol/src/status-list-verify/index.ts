@@ -13,3 +13,11 @@ export {
   statusNameOf,
   statusValueAt,
 } from "./read-status-list-token.js";
+export {
+  type CachedStatusListToken,
+  createStatusListTokenSource,
+  type StatusListCache,
+  StatusListFetchError,
+  type StatusListHttp,
+  type StatusListTokenSource,
+} from "./status-list-token-source.js";

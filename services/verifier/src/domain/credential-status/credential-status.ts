@@ -2,6 +2,7 @@ import {
   checkStatusListToken,
   type DecodedStatusListToken,
   type StatusListEntryReference,
+  StatusListFetchError,
   StatusListTokenError,
   statusNameOf,
   statusValueAt,
@@ -9,7 +10,6 @@ import {
 } from "@attesto/protocol";
 import type { PresentationUnderVerification, VerificationContext } from "../checks/check.js";
 import { issuerKeyOf } from "../issuer-key/issuer-key-of.js";
-import { StatusListFetchError } from "../upstream.js";
 
 /** A credential's status by its issuer's Status List, or why none can be stated. */
 export type CredentialStatus = { state: "valid" | "revoked" | "suspended" } | { state: "unknown"; reason: string };
