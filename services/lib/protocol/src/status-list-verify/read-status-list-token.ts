@@ -1,6 +1,7 @@
-import { inflateSync } from "node:zlib";
 import { decodeCompactJwt, isJsonObject, type JsonObject } from "../sd-jwt-verify/decode-compact-jwt.js";
 import { SdJwtVerificationError } from "../sd-jwt-verify/sd-jwt-verification-error.js";
+import { STATUS_LIST_JWT_TYP } from "../status-list/sign-status-list-token.js";
+import { decompressStatusList, type StatusListBits, StatusListError, statusAt } from "../status-list/status-list.js";
 
 /**
  * Reading Token Status Lists (IETF draft-ietf-oauth-status-list) as a relying party or holder:
@@ -8,11 +9,6 @@ import { SdJwtVerificationError } from "../sd-jwt-verify/sd-jwt-verification-err
  * status value of one index. Signature and key binding are the caller's (they depend on how the
  * credential's issuer key was bound).
  */
-
-/** `typ` header of a Status List Token in JWT format. */
-export const STATUS_LIST_TOKEN_TYP = "statuslist+jwt";
-/** Media type of a Status List Token in JWT format (the Accept header of its request). */
-export const STATUS_LIST_TOKEN_MEDIA_TYPE = "application/statuslist+jwt";
 
 /** Largest uncompressed status list read: 2 MiB (8 Mi entries at 2 bits); a bigger one is refused, not inflated. */
 export const MAX_STATUS_LIST_BYTES = 2 * 1024 * 1024;
@@ -50,8 +46,6 @@ export function statusListReferenceOf(payload: JsonObject): StatusListEntryRefer
   return { idx, uri };
 }
 
-export type StatusListBitsPerEntry = 1 | 2 | 4 | 8;
-
 /** A Status List Token whose structure was checked (not its signature, `sub` or expiry). */
 export interface DecodedStatusListToken {
   compact: string;
@@ -63,13 +57,12 @@ export interface DecodedStatusListToken {
   issuedAt: number;
   expiresAt: number | undefined;
   ttlSeconds: number | undefined;
-  bits: StatusListBitsPerEntry;
+  bits: StatusListBits;
   /** The uncompressed byte array. */
   bytes: Uint8Array;
 }
 
-const isBits = (value: unknown): value is StatusListBitsPerEntry =>
-  value === 1 || value === 2 || value === 4 || value === 8;
+const isBits = (value: unknown): value is StatusListBits => value === 1 || value === 2 || value === 4 || value === 8;
 const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
 
 /** `lst`: base64url of ZLIB-compressed (DEFLATE) bytes, inflated to at most `maxBytes`. */
@@ -78,12 +71,10 @@ function inflateList(lst: unknown, maxBytes: number): Uint8Array {
     throw new StatusListTokenError("the status list lst is not a base64url string");
   }
   try {
-    return new Uint8Array(inflateSync(Buffer.from(lst, "base64url"), { maxOutputLength: maxBytes }));
+    return decompressStatusList(lst, maxBytes);
   } catch (error) {
-    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
-      throw new StatusListTokenError("the status list is larger than this platform reads", { cause: error });
-    }
-    throw new StatusListTokenError("the status list lst is not ZLIB-compressed data", { cause: error });
+    if (error instanceof StatusListError) throw new StatusListTokenError(error.message, { cause: error });
+    throw error;
   }
 }
 
@@ -101,8 +92,8 @@ export function decodeStatusListToken(compact: string, maxBytes = MAX_STATUS_LIS
     throw error;
   }
   const { header, payload } = decoded;
-  if (header.typ !== STATUS_LIST_TOKEN_TYP) {
-    throw new StatusListTokenError(`the Status List Token's typ is not ${STATUS_LIST_TOKEN_TYP}`);
+  if (header.typ !== STATUS_LIST_JWT_TYP) {
+    throw new StatusListTokenError(`the Status List Token's typ is not ${STATUS_LIST_JWT_TYP}`);
   }
   if (typeof payload.sub !== "string" || payload.sub === "") {
     throw new StatusListTokenError("the Status List Token has no sub");
@@ -155,12 +146,14 @@ export function checkStatusListToken(
  * draft: no statement can be made).
  */
 export function statusValueAt(token: Pick<DecodedStatusListToken, "bits" | "bytes">, idx: number): number {
-  const bitOffset = idx * token.bits;
-  const byte = token.bytes[Math.floor(bitOffset / 8)];
-  if (!Number.isSafeInteger(idx) || idx < 0 || byte === undefined) {
-    throw new StatusListTokenError("the credential's status_list idx is beyond the status list");
+  try {
+    return statusAt(token.bytes, idx, token.bits);
+  } catch (error) {
+    if (error instanceof StatusListError) {
+      throw new StatusListTokenError("the credential's status_list idx is beyond the status list", { cause: error });
+    }
+    throw error;
   }
-  return (byte >> (bitOffset % 8)) & ((1 << token.bits) - 1);
 }
 
 /** What a status value means (the draft's Status Types registry); 0x03 and others: no meaning here. */

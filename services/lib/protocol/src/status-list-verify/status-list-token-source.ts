@@ -1,8 +1,5 @@
-import {
-  type DecodedStatusListToken,
-  decodeStatusListToken,
-  STATUS_LIST_TOKEN_MEDIA_TYPE,
-} from "./read-status-list-token.js";
+import { STATUS_LIST_JWT_MEDIA_TYPE } from "../status-list/sign-status-list-token.js";
+import { type DecodedStatusListToken, decodeStatusListToken } from "./read-status-list-token.js";
 
 /**
  * A Status List Token could not be fetched: refused by the outbound policy, timed out, too large,
@@ -54,7 +51,7 @@ export function createStatusListTokenSource(
     const fetchedAt = now();
     let response: Awaited<ReturnType<StatusListHttp["request"]>>;
     try {
-      response = await http.request(uri, { method: "GET", headers: { accept: STATUS_LIST_TOKEN_MEDIA_TYPE } });
+      response = await http.request(uri, { method: "GET", headers: { accept: STATUS_LIST_JWT_MEDIA_TYPE } });
     } catch (error) {
       throw new StatusListFetchError("the status list could not be fetched", { cause: error });
     }
@@ -62,8 +59,8 @@ export function createStatusListTokenSource(
       throw new StatusListFetchError(`the status list could not be fetched (HTTP ${response.status})`);
     }
     const mediaType = response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
-    if (mediaType !== STATUS_LIST_TOKEN_MEDIA_TYPE) {
-      throw new StatusListFetchError(`the status list is not served as ${STATUS_LIST_TOKEN_MEDIA_TYPE}`);
+    if (mediaType !== STATUS_LIST_JWT_MEDIA_TYPE) {
+      throw new StatusListFetchError(`the status list is not served as ${STATUS_LIST_JWT_MEDIA_TYPE}`);
     }
     const token = decodeStatusListToken(response.text);
     const reuseMs = Math.min(options.maxCacheSeconds, token.ttlSeconds ?? Number.POSITIVE_INFINITY) * 1000;

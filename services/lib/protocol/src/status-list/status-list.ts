@@ -50,11 +50,19 @@ export function compressStatusList(bytes: Uint8Array): string {
   return deflateSync(bytes, { level: 9 }).toString("base64url");
 }
 
-/** The byte array of an `lst` (ZLIB/DEFLATE); StatusListError when it is not one. */
-export function decompressStatusList(lst: string): Uint8Array {
+/**
+ * The byte array of an `lst` (ZLIB/DEFLATE); StatusListError when it is not one, or when it would
+ * inflate past `maxBytes` (a list read from elsewhere: a few compressed bytes must not fill memory).
+ */
+export function decompressStatusList(lst: string, maxBytes?: number): Uint8Array {
   try {
-    return new Uint8Array(inflateSync(Buffer.from(lst, "base64url")));
+    return new Uint8Array(
+      inflateSync(Buffer.from(lst, "base64url"), maxBytes === undefined ? {} : { maxOutputLength: maxBytes }),
+    );
   } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new StatusListError("the status list is larger than this platform reads", { cause: error });
+    }
     throw new StatusListError("lst is not base64url ZLIB-compressed data", { cause: error });
   }
 }
