@@ -257,7 +257,7 @@ describe("interop: OWF OID4VP wallet presents platform-issued credentials to the
         "holder_binding: success valid",
         "dcql: success satisfied",
         "trusted_authorities: skipped not_requested",
-        "revocation: success active",
+        "revocation: success valid",
       ]);
       expect(verified).toMatchObject({
         status: "completed",

@@ -60,6 +60,11 @@ export interface Cluster {
   start(name: ServiceName): Promise<ServiceProcess>;
   /** Sends `signal` and waits for the exit. */
   stop(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * SIGSTOP (`paused`) or SIGCONT: a paused service keeps its sockets open but never answers, so a
+   * caller waits out its deadline.
+   */
+  pause(name: ServiceName, paused: boolean): void;
   snapshot(): Promise<Record<string, string>>;
   /** The error-level log lines a service printed (message, error type and message), for failure reports. */
   errorsOf(name: ServiceName): string[];
@@ -247,6 +252,9 @@ export async function startCluster(options: {
     processes,
     start,
     stop,
+    pause: (name, paused) => {
+      processes.get(name)?.child.kill(paused ? "SIGSTOP" : "SIGCONT");
+    },
     snapshot: () => snapshotSchemas(pool, Object.values(schema)),
     errorsOf(name) {
       const output = [...(outputs.get(name) ?? []), processes.get(name)?.output() ?? ""].join("\n");
