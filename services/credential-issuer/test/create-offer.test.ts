@@ -1,4 +1,5 @@
 import { createHash, generateKeyPairSync } from "node:crypto";
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { diplomaClaims } from "./support/credential-type.fixture.js";
@@ -80,7 +81,7 @@ describe("POST /v1/offers", () => {
       for (const expires_in of [59, 86_401, 90.5, "600"]) {
         const response = await createOffer(issuer, { expires_in });
         expect(response.statusCode).toBe(400);
-        expect(response.json().message).toMatch(/^Invalid expires_in: must be/);
+        expect(response.json().message).toMatch(/^expires_in must be/);
       }
     });
 
@@ -137,33 +138,39 @@ describe("POST /v1/offers", () => {
         payload: payload as never,
       });
 
+    const expectInvalidFields = async (response: Awaited<ReturnType<typeof post>>, message: string) => {
+      expect({ status: response.statusCode, body: response.json() }).toEqual({
+        status: 400,
+        body: invalidFieldsBody(message),
+      });
+    };
+
     it("names the missing or malformed field", async () => {
-      await expectError(
-        await post({ flow: "pre-authorized" }),
-        400,
-        "Invalid credential: is required and must be an object",
-      );
-      await expectError(
+      await expectInvalidFields(await post({ flow: "pre-authorized" }), "credential is required");
+      await expectInvalidFields(
         await post({ credential: { claims: diplomaClaims }, flow: "pre-authorized" }),
-        400,
-        "Invalid credential.config_id: is required and must be a string",
+        "credential.config_id is required",
       );
-      await expectError(
+      await expectInvalidFields(
         await post({ credential: { config_id: "university-diploma" }, flow: "pre-authorized" }),
-        400,
-        "Invalid credential.claims: is required and must be an object",
+        "credential.claims is required",
       );
-      await expectError(
+      await expectInvalidFields(
         await post({ credential: { config_id: "university-diploma", claims: diplomaClaims } }),
-        400,
-        "Invalid flow: is required and must be one of pre-authorized, authorization-code",
+        "flow is required",
       );
-      await expectError(
+      await expectInvalidFields(
         await post({ credential: { config_id: "university-diploma", claims: diplomaClaims }, flow: "implicit" }),
-        400,
-        "Invalid flow: is required and must be one of pre-authorized, authorization-code",
+        "flow must be one of pre-authorized, authorization-code",
       );
-      await expectError(await post([1]), 400, "Invalid body: request body must be a JSON object");
+      await expectInvalidFields(await post([1]), "body must be a JSON object");
+    });
+
+    it("names every bad field in one answer", async () => {
+      await expectInvalidFields(
+        await post({ credential: { config_id: "" }, flow: "sideways", expires_in: 5 }),
+        "credential.config_id must not be empty; credential.claims is required; flow must be one of pre-authorized, authorization-code; expires_in must be from 60 to 86400 seconds",
+      );
     });
 
     it("requires a credential configuration of this tenant", async () => {

@@ -295,34 +295,36 @@ describe("POST /credential", () => {
       cacheControl: "no-store",
       wwwAuthenticate: undefined,
     });
+    /** A refused request field: the description and `errors` name it (`<field> <message>`). */
+    const fieldError = (error: string, description: string) => {
+      const space = description.indexOf(" ");
+      const errors = [{ field: description.slice(0, space), message: description.slice(space + 1) }];
+      return { ...oauthError(400, error, description), body: { error, error_description: description, errors } };
+    };
 
     it("requires exactly credential_configuration_id", async () => {
       const { proofs } = await body();
       expect(await send({ proofs })).toEqual(
-        oauthError(400, "invalid_credential_request", "credential_configuration_id is required"),
+        fieldError("invalid_credential_request", "credential_configuration_id is required"),
       );
       expect(
         await send({ credential_configuration_id: "university-diploma", credential_identifier: "x", proofs }),
       ).toEqual(
-        oauthError(
-          400,
+        fieldError(
           "invalid_credential_request",
-          "credential_configuration_id and credential_identifier are mutually exclusive",
+          "credential_identifier must not be given with credential_configuration_id",
         ),
       );
       expect(await send({ credential_identifier: "x", proofs })).toEqual(
-        oauthError(
-          400,
+        fieldError(
           "invalid_credential_request",
           "credential_identifier is not yet supported; use credential_configuration_id",
         ),
       );
       expect(await send({ credential_configuration_id: 7, proofs })).toEqual(
-        oauthError(400, "invalid_credential_request", "credential_configuration_id must be a string"),
+        fieldError("invalid_credential_request", "credential_configuration_id must be a string"),
       );
-      expect(await send([])).toEqual(
-        oauthError(400, "invalid_credential_request", "request body must be a JSON object"),
-      );
+      expect(await send([])).toEqual(fieldError("invalid_credential_request", "body must be a JSON object"));
       const empty = await postCredential(issuer, {
         token: await bearerToken(),
         headers: { "content-type": "application/json" },
@@ -330,7 +332,12 @@ describe("POST /credential", () => {
       });
       expect(empty.json()).toEqual({
         error: "invalid_credential_request",
-        error_description: "credential_configuration_id is required",
+        error_description:
+          "credential_configuration_id is required; proofs is required: credentials are bound to the holder's key",
+        errors: [
+          { field: "credential_configuration_id", message: "is required" },
+          { field: "proofs", message: "is required: credentials are bound to the holder's key" },
+        ],
       });
     });
 
@@ -346,26 +353,26 @@ describe("POST /credential", () => {
 
     it("requires jwt proofs", async () => {
       expect(await send({ credential_configuration_id: "university-diploma" })).toEqual(
-        oauthError(400, "invalid_proof", "proofs are required: credentials are bound to the holder's key"),
+        fieldError("invalid_proof", "proofs is required: credentials are bound to the holder's key"),
       );
       expect(await send({ credential_configuration_id: "university-diploma", proofs: { di_vp: ["x"] } })).toEqual(
-        oauthError(400, "invalid_proof", "proof type di_vp is not supported; use jwt"),
+        fieldError("invalid_proof", "proofs.di_vp is not a supported proof type; use jwt"),
       );
       expect(await send({ credential_configuration_id: "university-diploma", proofs: { jwt: [] } })).toEqual(
-        oauthError(400, "invalid_proof", "proofs.jwt must be a non-empty array of JWT strings"),
+        fieldError("invalid_proof", "proofs.jwt must be a non-empty array of JWT strings"),
       );
       expect(
         await send({ credential_configuration_id: "university-diploma", proof: { proof_type: "cwt", cwt: "x" } }),
-      ).toEqual(oauthError(400, "invalid_proof", "proof.proof_type must be jwt (the only proof type supported)"));
+      ).toEqual(fieldError("invalid_proof", "proof.proof_type must be jwt (the only proof type supported)"));
       expect(
         await send({
           credential_configuration_id: "university-diploma",
           proofs: { jwt: ["a"] },
           proof: { proof_type: "jwt", jwt: "a" },
         }),
-      ).toEqual(oauthError(400, "invalid_credential_request", "give either proofs or proof, not both"));
+      ).toEqual(fieldError("invalid_credential_request", "proof must not be given with proofs"));
       expect(await send(await body(holder, { is_on_chain: "yes" }))).toEqual(
-        oauthError(400, "invalid_credential_request", "is_on_chain must be a boolean"),
+        fieldError("invalid_credential_request", "is_on_chain must be a boolean"),
       );
     });
 
@@ -535,7 +542,8 @@ describe("POST /credential", () => {
       });
       expect(response.json()).toEqual({
         error: "invalid_credential_request",
-        error_description: "at most 10 proofs may be sent in one request (batch_size)",
+        error_description: "proofs.jwt must have at most 10 proofs in one request (batch_size)",
+        errors: [{ field: "proofs.jwt", message: "must have at most 10 proofs in one request (batch_size)" }],
       });
     });
   });

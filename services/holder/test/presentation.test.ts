@@ -119,7 +119,10 @@ describe("OID4VP: request-details and presentation against a verifier that is no
         400,
         {
           error: "invalid_request",
-          message: expect.stringContaining("authorization_request and authorization_request_uri differ"),
+          message: "authorization_request must equal authorization_request_uri when both are given",
+          errors: [
+            { field: "authorization_request", message: "must equal authorization_request_uri when both are given" },
+          ],
         },
       ]);
     });
@@ -483,7 +486,7 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       ] as const) {
         const response = await present(payload as Record<string, unknown>);
         expect(response.statusCode, message).toBe(400);
-        expect(response.json()).toEqual({ error: "invalid_request", message: expect.stringContaining(message) });
+        expect(response.json()).toMatchObject({ error: "invalid_request", message: expect.stringContaining(message) });
       }
     });
   });

@@ -164,7 +164,8 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       expect(differ.statusCode).toBe(400);
       expect(differ.json()).toEqual({
         error: "invalid_request",
-        message: expect.stringContaining("tx_code and user_pin differ; give one of them"),
+        message: "tx_code must equal user_pin when both are given",
+        errors: [{ field: "tx_code", message: "must equal user_pin when both are given" }],
       });
     });
 
@@ -363,7 +364,7 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       ] as const) {
         const response = await receive(payload as Record<string, unknown>);
         expect(response.statusCode).toBe(400);
-        expect(response.json()).toEqual({ error: "invalid_request", message: expect.stringContaining(message) });
+        expect(response.json()).toMatchObject({ error: "invalid_request", message: expect.stringContaining(message) });
       }
     });
   });

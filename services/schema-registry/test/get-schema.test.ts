@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -311,7 +312,7 @@ describe("GET /schemas/:type/:version", () => {
     const response = await get(`/schemas/university-diploma/${"v".repeat(51)}`);
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 400,
-      body: { error: "invalid_request", message: "Invalid version: must be at most 50 characters" },
+      body: invalidFieldsBody("version must be at most 50 characters"),
     });
   });
 });

@@ -1,3 +1,4 @@
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { vctOf } from "./support/in-memory-schema-registry.js";
 import { apply, nextIp, PASSWORD, registerOrganization, uniqueTenant } from "./support/organizations.js";
@@ -26,7 +27,7 @@ describe("POST /v1/apply", () => {
     const response = await apply(registry.app, body);
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 400,
-      body: { error: "invalid_request", message },
+      body: invalidFieldsBody(message),
     });
   };
 
@@ -130,15 +131,15 @@ describe("POST /v1/apply", () => {
       const response = await registry.app.inject({ method: "POST", url: "/v1/apply", remoteAddress: nextIp() });
       expect({ status: response.statusCode, body: response.json() }).toEqual({
         status: 400,
-        body: { error: "invalid_request", message: "Invalid body: request body must be a JSON object" },
+        body: invalidFieldsBody("body must be a JSON object"),
       });
-      await expectInvalid([], "Invalid body: request body must be a JSON object");
+      await expectInvalid([], "body must be a JSON object");
     });
 
     it.each([
-      ["name", "Invalid name: name is required"],
-      ["password", "Invalid password: password is required"],
-      ["tenant", "Invalid tenant: tenant is required"],
+      ["name", "name is required"],
+      ["password", "password is required"],
+      ["tenant", "tenant is required"],
     ])("requires %s", async (field, message) => {
       const body: Record<string, unknown> = valid();
       delete body[field];
@@ -146,24 +147,24 @@ describe("POST /v1/apply", () => {
     });
 
     it.each([
-      [{ name: "" }, "Invalid name: name must not be empty"],
-      [{ name: "N".repeat(256) }, "Invalid name: name must be at most 255 characters"],
-      [{ name: 42 }, "Invalid name: name must be a string"],
-      [{ password: "Abcde1x" }, "Invalid password: password must be at least 8 characters"],
-      [{ password: `Aa1${"x".repeat(126)}` }, "Invalid password: password must be at most 128 characters"],
-      [{ password: "abcdefg1" }, "Invalid password: password must contain an uppercase letter"],
-      [{ password: "ABCDEFG1" }, "Invalid password: password must contain a lowercase letter"],
-      [{ password: "Abcdefgh" }, "Invalid password: password must contain a digit"],
-      [{ tenant: "" }, "Invalid tenant: tenant must not be empty"],
-      [{ tenant: "t".repeat(101) }, "Invalid tenant: tenant must be at most 100 characters"],
-      [{ tenant: "acme corp" }, "Invalid tenant: tenant may contain only letters a-z, digits, hyphens and underscores"],
-      [{ tenant: "acme.org" }, "Invalid tenant: tenant may contain only letters a-z, digits, hyphens and underscores"],
-      [{ tenant: "acme/../x" }, "Invalid tenant: tenant may contain only letters a-z, digits, hyphens and underscores"],
-      [{ tenant: "écoles" }, "Invalid tenant: tenant may contain only letters a-z, digits, hyphens and underscores"],
-      [{ email: "not-an-email" }, "Invalid email: email must be a valid email address"],
-      [{ email: 7 }, "Invalid email: email must be a string"],
-      [{ is_issuer: "yes" }, "Invalid is_issuer: is_issuer must be a boolean"],
-      [{ is_verifier: 0 }, "Invalid is_verifier: is_verifier must be a boolean"],
+      [{ name: "" }, "name must not be empty"],
+      [{ name: "N".repeat(256) }, "name must be at most 255 characters"],
+      [{ name: 42 }, "name must be a string"],
+      [{ password: "Abcde1x" }, "password must be at least 8 characters"],
+      [{ password: `Aa1${"x".repeat(126)}` }, "password must be at most 128 characters"],
+      [{ password: "abcdefg1" }, "password must contain an uppercase letter"],
+      [{ password: "ABCDEFG1" }, "password must contain a lowercase letter"],
+      [{ password: "Abcdefgh" }, "password must contain a digit"],
+      [{ tenant: "" }, "tenant must not be empty"],
+      [{ tenant: "t".repeat(101) }, "tenant must be at most 100 characters"],
+      [{ tenant: "acme corp" }, "tenant may contain only letters a-z, digits, hyphens and underscores"],
+      [{ tenant: "acme.org" }, "tenant may contain only letters a-z, digits, hyphens and underscores"],
+      [{ tenant: "acme/../x" }, "tenant may contain only letters a-z, digits, hyphens and underscores"],
+      [{ tenant: "écoles" }, "tenant may contain only letters a-z, digits, hyphens and underscores"],
+      [{ email: "not-an-email" }, "email must be a valid email address"],
+      [{ email: 7 }, "email must be a string"],
+      [{ is_issuer: "yes" }, "is_issuer must be a boolean"],
+      [{ is_verifier: 0 }, "is_verifier must be a boolean"],
     ])("rejects %j", async (overrides, message) => {
       await expectInvalid(valid(overrides), message);
     });
@@ -173,7 +174,7 @@ describe("POST /v1/apply", () => {
       async (prefix) => {
         await expectInvalid(
           valid({ tenant: `${prefix}acme` }),
-          "Invalid tenant: tenant must not start with a reserved prefix (u-, svc-, admin-, api-, www-)",
+          "tenant must not start with a reserved prefix (u-, svc-, admin-, api-, www-)",
         );
       },
     );

@@ -101,32 +101,23 @@ describe("POST /v1/did/import", () => {
     const validKey = () => anchoredDid().privateKey;
 
     it.each([
-      [{ private_key: "x" }, "Invalid did: did is required"],
-      [{ did: 5, private_key: "x" }, "Invalid did: did must be a string"],
-      [
-        { did: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK" },
-        "Invalid did: did must start with did:ledger:",
-      ],
-      [{ did: "DID:LEDGER:abc" }, "Invalid did: did must start with did:ledger:"],
-      [{ did: "did:ledger:" }, "Invalid did: did must be a did:ledger DID (did:ledger:<id>)"],
-      [{ did: "did:ledger:abc def" }, "Invalid did: did must be a did:ledger DID (did:ledger:<id>)"],
+      [{ private_key: "x" }, "did is required"],
+      [{ did: 5, private_key: "x" }, "did must be a string"],
+      [{ did: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK" }, "did must start with did:ledger:"],
+      [{ did: "DID:LEDGER:abc" }, "did must start with did:ledger:"],
+      [{ did: "did:ledger:" }, "did must be a did:ledger DID (did:ledger:<id>)"],
+      [{ did: "did:ledger:abc def" }, "did must be a did:ledger DID (did:ledger:<id>)"],
     ])("rejects the did of %j", async (body, message) => {
       await expectInvalid({ private_key: validKey(), ...body }, message);
     });
 
     it.each([
-      [undefined, "Invalid private_key: private_key is required"],
-      [42, "Invalid private_key: private_key must be a string"],
-      ["not base64url!", "Invalid private_key: private_key must be a base64url Ed25519 private key (32 bytes)"],
-      [
-        Buffer.alloc(16, 1).toString("base64url"),
-        "Invalid private_key: private_key must be a base64url Ed25519 private key (32 bytes)",
-      ],
-      [
-        Buffer.alloc(32, 1).toString("base64"),
-        "Invalid private_key: private_key must be a base64url Ed25519 private key (32 bytes)",
-      ],
-      ["", "Invalid private_key: private_key must be a base64url Ed25519 private key (32 bytes)"],
+      [undefined, "private_key is required"],
+      [42, "private_key must be a string"],
+      ["not base64url!", "private_key must be a base64url Ed25519 private key (32 bytes)"],
+      [Buffer.alloc(16, 1).toString("base64url"), "private_key must be a base64url Ed25519 private key (32 bytes)"],
+      [Buffer.alloc(32, 1).toString("base64"), "private_key must be a base64url Ed25519 private key (32 bytes)"],
+      ["", "private_key must be a base64url Ed25519 private key (32 bytes)"],
     ])("rejects the private_key %j", async (privateKey, message) => {
       const { did } = anchoredDid();
       await expectInvalid(privateKey === undefined ? { did } : { did, private_key: privateKey }, message);

@@ -72,20 +72,20 @@ describe("POST /v1/auth/login", () => {
     };
 
     it.each([
-      [{ password: "Abcdefg1" }, "Invalid uuid: uuid is required"],
-      [{ uuid: "not-a-uuid", password: "Abcdefg1" }, "Invalid uuid: uuid must be a UUID v4"],
-      [{ uuid: "6ba7b810-9dad-11d1-80b4-00c04fd430c8", password: "Abcdefg1" }, "Invalid uuid: uuid must be a UUID v4"],
-      [{ uuid: 12, password: "Abcdefg1" }, "Invalid uuid: uuid must be a string"],
+      [{ password: "Abcdefg1" }, "uuid is required"],
+      [{ uuid: "not-a-uuid", password: "Abcdefg1" }, "uuid must be a UUID v4"],
+      [{ uuid: "6ba7b810-9dad-11d1-80b4-00c04fd430c8", password: "Abcdefg1" }, "uuid must be a UUID v4"],
+      [{ uuid: 12, password: "Abcdefg1" }, "uuid must be a string"],
     ])("rejects a bad uuid: %j", async (body, message) => {
       await expectInvalid(body, message);
     });
 
     it.each([
-      [{}, "Invalid password: password is required"],
-      [{ password: "Short1A" }, "Invalid password: password must be at least 8 characters"],
-      [{ password: "alllower1" }, "Invalid password: password must contain an uppercase letter"],
-      [{ password: "ALLUPPER1" }, "Invalid password: password must contain a lowercase letter"],
-      [{ password: "NoDigitsHere" }, "Invalid password: password must contain a digit"],
+      [{}, "password is required"],
+      [{ password: "Short1A" }, "password must be at least 8 characters"],
+      [{ password: "alllower1" }, "password must contain an uppercase letter"],
+      [{ password: "ALLUPPER1" }, "password must contain a lowercase letter"],
+      [{ password: "NoDigitsHere" }, "password must contain a digit"],
     ])("rejects a password violating the policy: %j", async (overrides, message) => {
       await expectInvalid({ uuid: randomUUID(), ...overrides }, message);
     });

@@ -141,8 +141,22 @@ export function hasErrorShape(json: unknown, shape: ErrorShape): boolean {
   const keys = Object.keys(json).sort();
   const body = json as Record<string, unknown>;
   const second = shape === "api" ? "message" : "error_description";
+  // A validation failure also lists every failing field: `errors: [{field, message}]`.
+  const fieldErrors = body.errors;
+  const listsFields =
+    Array.isArray(fieldErrors) &&
+    fieldErrors.length > 0 &&
+    fieldErrors.every(
+      (item) =>
+        typeof item === "object" &&
+        item !== null &&
+        Object.keys(item).sort().join() === "field,message" &&
+        typeof item.field === "string" &&
+        typeof item.message === "string",
+    );
   return (
-    keys.length === 2 &&
+    keys.length === (keys.includes("errors") ? 3 : 2) &&
+    (!keys.includes("errors") || listsFields) &&
     keys.includes("error") &&
     keys.includes(second) &&
     typeof body.error === "string" &&

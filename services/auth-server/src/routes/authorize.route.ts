@@ -15,7 +15,13 @@ import {
 } from "./browser-pages.js";
 
 /** Query parameters; a repeated one arrives as an array (and is then treated as missing). */
-const zQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const zQueryValue = z.union([z.string(), z.array(z.string())]);
+const zQuery = z
+  .object({
+    client_id: zQueryValue.optional().describe("The client of the pushed request"),
+    request_uri: zQueryValue.optional().describe("The request_uri the PAR endpoint returned"),
+  })
+  .catchall(zQueryValue);
 
 /** `GET /v1/authorize?client_id&request_uri` (RFC 9126 §4): the consent page of a pushed request. */
 export function registerAuthorizeRoute(app: App, deps: AuthorizationStepDeps, cookie: SessionCookieOptions): void {

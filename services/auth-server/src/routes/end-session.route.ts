@@ -13,7 +13,13 @@ import {
   singleValue,
 } from "./browser-pages.js";
 
-const zQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const zQueryValue = z.union([z.string(), z.array(z.string())]);
+const zQuery = z
+  .object({
+    post_logout_redirect_uri: zQueryValue.optional().describe("A registered POST_LOGOUT_REDIRECT_URIS entry"),
+    state: zQueryValue.optional().describe("Returned to post_logout_redirect_uri"),
+  })
+  .catchall(zQueryValue);
 
 /**
  * `GET /end_session`: ends the browser session (server-side row and cookie), then redirects to a

@@ -3,8 +3,22 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ClientAttestationHeaders } from "../domain/client-authentication.js";
 
-/** Form fields; a repeated field arrives as an array (refused by the steps, with its name). */
-export const zFormBody = z.record(z.string(), z.union([z.string(), z.array(z.string())])).nullish();
+const zFormValue = z.union([z.string(), z.array(z.string())]);
+
+/**
+ * Form fields; a repeated field arrives as an array (refused by the steps, with its name). The named
+ * fields document the endpoint: the steps check them, so that every failure is an RFC 6749 error.
+ */
+export const formBody = (fields: Record<string, string>) =>
+  z
+    .object(
+      Object.fromEntries(Object.entries(fields).map(([name, about]) => [name, zFormValue.optional().describe(about)])),
+    )
+    .catchall(zFormValue)
+    .nullish();
+
+/** What the OpenAPI document says these endpoints read. */
+export const FORM_CONTENT_TYPES = ["application/x-www-form-urlencoded"];
 
 /** RFC 6749 §5.1: token and PAR responses, errors included, must not be cached. */
 export async function preventCaching(_request: FastifyRequest, reply: FastifyReply): Promise<void> {

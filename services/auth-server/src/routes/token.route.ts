@@ -1,7 +1,23 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { handleTokenRequest, type TokenEndpointDeps } from "../domain/token/handle-token-request.js";
-import { clientAttestationHeadersOf, preventCaching, requireFormBody, zFormBody } from "./oauth-form-endpoint.js";
+import {
+  clientAttestationHeadersOf,
+  FORM_CONTENT_TYPES,
+  formBody,
+  preventCaching,
+  requireFormBody,
+} from "./oauth-form-endpoint.js";
+
+const zTokenRequest = formBody({
+  grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code or authorization_code",
+  "pre-authorized_code": "Pre-authorized code grant: the code from the credential offer",
+  tx_code: "Pre-authorized code grant: the transaction code, when the offer asks for one",
+  code: "Authorization code grant: the code from the authorization response",
+  code_verifier: "Authorization code grant: the PKCE verifier",
+  redirect_uri: "Authorization code grant: the redirect_uri of the pushed request",
+  client_id: "Authorization code grant: the client of the pushed request",
+});
 
 const zTokenResponse = z.object({
   access_token: z.string(),
@@ -15,7 +31,12 @@ export function registerTokenRoute(app: App, deps: TokenEndpointDeps): void {
     "/v1/token",
     {
       config: { errorShape: "oauth" },
-      schema: { body: zFormBody, response: { 200: zTokenResponse } },
+      schema: {
+        summary: "Access token for a pre-authorized code or an authorization code (RFC 6749, OpenID4VCI)",
+        consumes: FORM_CONTENT_TYPES,
+        body: zTokenRequest,
+        response: { 200: zTokenResponse },
+      },
       onRequest: preventCaching,
       preValidation: requireFormBody("token request"),
     },

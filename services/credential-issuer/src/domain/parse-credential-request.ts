@@ -1,4 +1,4 @@
-import { InvalidCredentialRequest, InvalidProof } from "@attesto/runtime/errors";
+import { describeFieldErrors, type FieldError, InvalidCredentialRequest, InvalidProof } from "@attesto/runtime/errors";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
 
 /** A credential request (OID4VCI 1.0 §8.2), checked and translated; unknown parameters are ignored. */
@@ -12,52 +12,86 @@ export interface CredentialRequest {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-function parseConfigurationId(body: Record<string, unknown>): string {
+/** One failing field, with the OID4VCI error code it calls for. */
+interface Problem extends FieldError {
+  code: "invalid_credential_request" | "invalid_proof";
+}
+
+const requestProblem = (field: string, message: string): Problem => ({
+  code: "invalid_credential_request",
+  field,
+  message,
+});
+const proofProblem = (field: string, message: string): Problem => ({ code: "invalid_proof", field, message });
+
+function configurationIdProblem(body: Record<string, unknown>): Problem | undefined {
   const { credential_configuration_id: id, credential_identifier: identifier } = body;
   if (id !== undefined && identifier !== undefined) {
-    throw new InvalidCredentialRequest("credential_configuration_id and credential_identifier are mutually exclusive");
+    return requestProblem("credential_identifier", "must not be given with credential_configuration_id");
   }
   if (identifier !== undefined) {
-    throw new InvalidCredentialRequest("credential_identifier is not yet supported; use credential_configuration_id");
+    return requestProblem("credential_identifier", "is not yet supported; use credential_configuration_id");
   }
-  if (id === undefined) throw new InvalidCredentialRequest("credential_configuration_id is required");
-  if (typeof id !== "string" || id === "")
-    throw new InvalidCredentialRequest("credential_configuration_id must be a string");
-  return id;
+  if (id === undefined) return requestProblem("credential_configuration_id", "is required");
+  if (typeof id !== "string" || id === "") return requestProblem("credential_configuration_id", "must be a string");
+  return undefined;
 }
 
 /** `proofs: {jwt: [...]}` (1.0), or the draft `proof: {proof_type: "jwt", jwt}` older wallets send. */
-function parseProofs(body: Record<string, unknown>): string[] {
+function proofsProblem(body: Record<string, unknown>): Problem | undefined {
   const { proofs, proof } = body;
-  if (proofs !== undefined && proof !== undefined)
-    throw new InvalidCredentialRequest("give either proofs or proof, not both");
+  if (proofs !== undefined && proof !== undefined) return requestProblem("proof", "must not be given with proofs");
   if (proof !== undefined) {
-    if (!isObject(proof)) throw new InvalidProof("proof must be an object");
+    if (!isObject(proof)) return proofProblem("proof", "must be a JSON object");
     if (proof.proof_type !== "jwt")
-      throw new InvalidProof("proof.proof_type must be jwt (the only proof type supported)");
-    if (typeof proof.jwt !== "string" || proof.jwt === "") throw new InvalidProof("proof.jwt must be a JWT string");
-    return [proof.jwt];
+      return proofProblem("proof.proof_type", "must be jwt (the only proof type supported)");
+    if (typeof proof.jwt !== "string" || proof.jwt === "") return proofProblem("proof.jwt", "must be a JWT string");
+    return undefined;
   }
-  if (proofs === undefined) throw new InvalidProof("proofs are required: credentials are bound to the holder's key");
-  if (!isObject(proofs)) throw new InvalidProof("proofs must be an object");
-  const types = Object.keys(proofs);
-  const unsupported = types.find((type) => type !== "jwt");
-  if (unsupported !== undefined) throw new InvalidProof(`proof type ${unsupported} is not supported; use jwt`);
+  if (proofs === undefined) return proofProblem("proofs", "is required: credentials are bound to the holder's key");
+  if (!isObject(proofs)) return proofProblem("proofs", "must be a JSON object");
+  const unsupported = Object.keys(proofs).find((type) => type !== "jwt");
+  if (unsupported !== undefined) return proofProblem(`proofs.${unsupported}`, "is not a supported proof type; use jwt");
   const jwts = proofs.jwt;
   if (!Array.isArray(jwts) || jwts.length === 0 || jwts.some((jwt) => typeof jwt !== "string" || jwt === "")) {
-    throw new InvalidProof("proofs.jwt must be a non-empty array of JWT strings");
+    return proofProblem("proofs.jwt", "must be a non-empty array of JWT strings");
   }
   if (jwts.length > MAX_BATCH_SIZE) {
-    throw new InvalidCredentialRequest(`at most ${MAX_BATCH_SIZE} proofs may be sent in one request (batch_size)`);
+    return requestProblem("proofs.jwt", `must have at most ${MAX_BATCH_SIZE} proofs in one request (batch_size)`);
   }
-  return jwts as string[];
+  return undefined;
 }
 
+const proofJwtsOf = (body: Record<string, unknown>): string[] =>
+  isObject(body.proof) ? [body.proof.jwt as string] : ((body.proofs as { jwt: string[] }).jwt ?? []);
+
+/**
+ * Checks every field and names every failing one in one answer; the error code is that of the
+ * first problem (identifiers before proofs: OID4VCI 1.0 §8.3.1.2).
+ */
 export function parseCredentialRequest(body: unknown): CredentialRequest {
-  if (!isObject(body)) throw new InvalidCredentialRequest("request body must be a JSON object");
-  const credentialConfigurationId = parseConfigurationId(body);
-  if (body.is_on_chain !== undefined && typeof body.is_on_chain !== "boolean") {
-    throw new InvalidCredentialRequest("is_on_chain must be a boolean");
+  if (!isObject(body)) {
+    const problem = requestProblem("body", "must be a JSON object");
+    throw new InvalidCredentialRequest(describeFieldErrors([problem]), { fieldErrors: [fieldErrorOf(problem)] });
   }
-  return { credentialConfigurationId, proofJwts: parseProofs(body), isOnChain: body.is_on_chain === true };
+  const problems = [
+    configurationIdProblem(body),
+    body.is_on_chain !== undefined && typeof body.is_on_chain !== "boolean"
+      ? requestProblem("is_on_chain", "must be a boolean")
+      : undefined,
+    proofsProblem(body),
+  ].filter((problem): problem is Problem => problem !== undefined);
+  const [first] = problems;
+  if (first) {
+    const fieldErrors = problems.map(fieldErrorOf);
+    const ErrorClass = first.code === "invalid_proof" ? InvalidProof : InvalidCredentialRequest;
+    throw new ErrorClass(describeFieldErrors(fieldErrors), { fieldErrors });
+  }
+  return {
+    credentialConfigurationId: body.credential_configuration_id as string,
+    proofJwts: proofJwtsOf(body),
+    isOnChain: body.is_on_chain === true,
+  };
 }
+
+const fieldErrorOf = ({ field, message }: Problem): FieldError => ({ field, message });

@@ -7,41 +7,35 @@ import { offerFlows } from "../domain/offer.js";
 /** Optional string fields: `null` is taken as omitted (some clients send explicit nulls). */
 const optionalString = () =>
   z
-    .string({ error: "must be a string" })
+    .string()
     .nullish()
     .transform((value) => value ?? undefined);
 
 const zCreateOfferBody = z
-  .object(
-    {
-      credential: z
-        .object(
-          {
-            config_id: z.string({ error: "is required and must be a string" }).min(1, "must not be empty"),
-            claims: z.record(z.string(), z.unknown(), { error: "is required and must be an object" }),
-          },
-          { error: "is required and must be an object" },
-        )
-        .loose(),
-      flow: z.enum(offerFlows, { error: `is required and must be one of ${offerFlows.join(", ")}` }),
-      issuer_did: optionalString(),
-      issuer_private_key: optionalString(),
-      holder_did: optionalString(),
-      expires_in: z
-        .number({ error: "must be an integer number of seconds" })
-        .int("must be an integer number of seconds")
-        .min(OFFER_TTL_SECONDS.min, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
-        .max(OFFER_TTL_SECONDS.max, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
-        .nullish()
-        // Omitted: the tenant's configured default (IssuerService), else OFFER_TTL_SECONDS.default.
-        .transform((value) => value ?? undefined),
-      require_transaction_code: z
-        .boolean({ error: "must be a boolean" })
-        .nullish()
-        .transform((value) => value ?? false),
-    },
-    { error: "request body must be a JSON object" },
-  )
+  .object({
+    credential: z
+      .object({
+        config_id: z.string().min(1),
+        claims: z.record(z.string(), z.unknown()),
+      })
+      .loose(),
+    flow: z.enum(offerFlows),
+    issuer_did: optionalString(),
+    issuer_private_key: optionalString(),
+    holder_did: optionalString(),
+    expires_in: z
+      .number({ error: "must be an integer number of seconds" })
+      .int("must be an integer number of seconds")
+      .min(OFFER_TTL_SECONDS.min, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
+      .max(OFFER_TTL_SECONDS.max, `must be from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`)
+      .nullish()
+      // Omitted: the tenant's configured default (IssuerService), else OFFER_TTL_SECONDS.default.
+      .transform((value) => value ?? undefined),
+    require_transaction_code: z
+      .boolean()
+      .nullish()
+      .transform((value) => value ?? false),
+  })
   .loose();
 
 const zCreateOfferResponse = z.object({

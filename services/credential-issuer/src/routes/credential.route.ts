@@ -1,5 +1,6 @@
 import { isAppError } from "@attesto/runtime/errors";
-import type { App } from "@attesto/runtime/http";
+import { type App, documentedOnly } from "@attesto/runtime/http";
+import { z } from "zod";
 import type { IssuerMetrics } from "../credential-issuer-metrics.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issueCredentials } from "../domain/issue-credentials.js";
@@ -10,6 +11,32 @@ import {
   verifyAccessToken,
   verifyDpopBinding,
 } from "./credential-access.js";
+
+const zCredentialRequest = z
+  .object({
+    credential_configuration_id: z
+      .string()
+      .optional()
+      .describe("A key of the issuer metadata's credential_configurations_supported; required"),
+    credential_identifier: z.string().optional().describe("Not yet supported; mutually exclusive with the former"),
+    proofs: z
+      .object({
+        jwt: z.array(z.string()).min(1).describe("Key proof JWTs (typ openid4vci-proof+jwt), one per credential"),
+      })
+      .optional(),
+    proof: z
+      .object({ proof_type: z.literal("jwt"), jwt: z.string() })
+      .optional()
+      .describe("Draft form of a single key proof; send proofs instead"),
+    is_on_chain: z.boolean().optional().describe("Notarize the credential on the ledger (default false)"),
+  })
+  .loose();
+
+/** The body is checked by parseCredentialRequest, after the access token: its errors are OID4VCI's. */
+const schema = {
+  summary: "Issue credentials (OpenID4VCI credential endpoint; Bearer or DPoP access token)",
+  body: zCredentialRequest,
+};
 
 /**
  * POST /credential (OID4VCI 1.0 §8, this service's README), as an ordered list of steps:
@@ -30,6 +57,8 @@ export function registerCredentialRoute(app: App, deps: IssuerDependencies, metr
     "/credential",
     {
       config: { errorShape: "oauth" },
+      schema,
+      ...documentedOnly,
       onError: async (_request, _reply, error) => {
         metrics.credentialRequestsRefused.inc({ error: isAppError(error) ? error.code : "server_error" });
       },

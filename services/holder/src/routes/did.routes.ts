@@ -14,31 +14,27 @@ const DID_MAX_LENGTH = 2048;
 const requiredString = (field: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
 
-const zCreateDidBody = z.object(
-  { method: requiredString("method").min(1, "method is required").max(64, "method is not supported") },
-  { error: "request body must be a JSON object" },
-);
+const zCreateDidBody = z.object({
+  method: requiredString("method").min(1, "method is required").max(64, "method is not supported"),
+});
 
 const zCreatedDid = z.object({ did: z.string(), private_key: z.string() });
 
-const zImportDidBody = z.object(
-  {
-    did: requiredString("did")
-      .max(DID_MAX_LENGTH, `did must be at most ${DID_MAX_LENGTH} characters`)
-      .startsWith(LEDGER_DID_PREFIX, `did must start with ${LEDGER_DID_PREFIX}`)
-      .regex(/^did:ledger:[A-Za-z0-9._:%-]+$/, "did must be a did:ledger DID (did:ledger:<id>)"),
-    private_key: requiredString("private_key").transform((value, context) => {
-      try {
-        return decodeEd25519Seed(value.trim().replace(/=+$/, ""));
-      } catch (error) {
-        if (!(error instanceof KeyFormatError)) throw error;
-        context.addIssue({ code: "custom", message: "private_key must be a base64url Ed25519 private key (32 bytes)" });
-        return z.NEVER;
-      }
-    }),
-  },
-  { error: "request body must be a JSON object" },
-);
+const zImportDidBody = z.object({
+  did: requiredString("did")
+    .max(DID_MAX_LENGTH, `did must be at most ${DID_MAX_LENGTH} characters`)
+    .startsWith(LEDGER_DID_PREFIX, `did must start with ${LEDGER_DID_PREFIX}`)
+    .regex(/^did:ledger:[A-Za-z0-9._:%-]+$/, "did must be a did:ledger DID (did:ledger:<id>)"),
+  private_key: requiredString("private_key").transform((value, context) => {
+    try {
+      return decodeEd25519Seed(value.trim().replace(/=+$/, ""));
+    } catch (error) {
+      if (!(error instanceof KeyFormatError)) throw error;
+      context.addIssue({ code: "custom", message: "private_key must be a base64url Ed25519 private key (32 bytes)" });
+      return z.NEVER;
+    }
+  }),
+});
 
 const zDidResult = z.object({ did: z.string(), method: z.literal(LEDGER_DID_METHOD), status: z.literal("active") });
 

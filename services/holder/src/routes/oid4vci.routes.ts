@@ -20,10 +20,7 @@ const optionalString = (field: string, max = 4096) =>
     .nullish()
     .transform((value) => value ?? undefined);
 
-const zOfferDetailsBody = z.object(
-  { credential_offer_uri: requiredString("credential_offer_uri", LINK_MAX_LENGTH) },
-  { error: "request body must be a JSON object" },
-);
+const zOfferDetailsBody = z.object({ credential_offer_uri: requiredString("credential_offer_uri", LINK_MAX_LENGTH) });
 
 const zOfferDetails = z.object({
   issuer: z.string(),
@@ -42,25 +39,26 @@ const zOfferDetails = z.object({
 });
 
 const zReceiveBody = z
-  .object(
-    {
-      credential_offer_uri: requiredString("credential_offer_uri", LINK_MAX_LENGTH),
-      holder_did: requiredString("holder_did", 2048),
-      private_key: requiredString("private_key", 8192),
-      credential_configuration_id: optionalString("credential_configuration_id", 256),
-      user_pin: optionalString("user_pin", 256),
-      // OID4VCI's name for the same value (the offer's `tx_code`, the token request's `tx_code`).
-      tx_code: optionalString("tx_code", 256),
-      notarize_on_ledger: z
-        .boolean({ error: "notarize_on_ledger must be a boolean" })
-        .nullish()
-        .transform((value) => value ?? true),
-    },
-    { error: "request body must be a JSON object" },
-  )
+  .object({
+    credential_offer_uri: requiredString("credential_offer_uri", LINK_MAX_LENGTH),
+    holder_did: requiredString("holder_did", 2048),
+    private_key: requiredString("private_key", 8192),
+    credential_configuration_id: optionalString("credential_configuration_id", 256),
+    user_pin: optionalString("user_pin", 256),
+    // OID4VCI's name for the same value (the offer's `tx_code`, the token request's `tx_code`).
+    tx_code: optionalString("tx_code", 256),
+    notarize_on_ledger: z
+      .boolean({ error: "notarize_on_ledger must be a boolean" })
+      .nullish()
+      .transform((value) => value ?? true),
+  })
   .superRefine((body, context) => {
     if (body.user_pin !== undefined && body.tx_code !== undefined && body.user_pin !== body.tx_code) {
-      context.addIssue({ code: "custom", path: ["tx_code"], message: "tx_code and user_pin differ; give one of them" });
+      context.addIssue({
+        code: "custom",
+        path: ["tx_code"],
+        message: "tx_code must equal user_pin when both are given",
+      });
     }
   });
 

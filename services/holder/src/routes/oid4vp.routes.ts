@@ -38,7 +38,7 @@ function checkLink(
     context.addIssue({
       code: "custom",
       path: ["authorization_request"],
-      message: "authorization_request and authorization_request_uri differ; give one of them",
+      message: "authorization_request must equal authorization_request_uri when both are given",
     });
   }
 }
@@ -47,9 +47,7 @@ function checkLink(
 const linkOf = (body: { authorization_request_uri?: string; authorization_request?: string }) =>
   (body.authorization_request_uri ?? body.authorization_request)!;
 
-const zRequestDetailsBody = z
-  .object(linkFields, { error: "request body must be a JSON object" })
-  .superRefine(checkLink);
+const zRequestDetailsBody = z.object(linkFields).superRefine(checkLink);
 
 const zRequestDetails = z.object({
   client_id: z.string(),
@@ -71,35 +69,32 @@ const zRequestDetails = z.object({
 });
 
 const zPresentationBody = z
-  .object(
-    {
-      ...linkFields,
-      selected_credentials: z
-        .array(
-          z.object(
-            {
-              credential_id: z.uuid({ error: "selected_credentials[].credential_id must be a UUID" }),
-              query_id: requiredString("selected_credentials[].query_id", 256),
-              disclosed_claims: z
-                .array(z.string().min(1).max(1024), { error: "disclosed_claims must be an array of strings" })
-                .max(500)
-                .nullish()
-                .transform((value) => value ?? undefined),
-            },
-            { error: "selected_credentials[] must be objects" },
-          ),
+  .object({
+    ...linkFields,
+    selected_credentials: z
+      .array(
+        z.object(
           {
-            error: (issue) =>
-              issue.input === undefined ? "selected_credentials is required" : "selected_credentials must be an array",
+            credential_id: z.uuid({ error: "selected_credentials[].credential_id must be a UUID" }),
+            query_id: requiredString("selected_credentials[].query_id", 256),
+            disclosed_claims: z
+              .array(z.string().min(1).max(1024), { error: "disclosed_claims must be an array of strings" })
+              .max(500)
+              .nullish()
+              .transform((value) => value ?? undefined),
           },
-        )
-        .min(1, "selected_credentials must not be empty")
-        .max(MAX_SELECTED, `selected_credentials must have at most ${MAX_SELECTED} entries`),
-      holder_did: requiredString("holder_did", 2048),
-      private_key: requiredString("private_key", 8192),
-    },
-    { error: "request body must be a JSON object" },
-  )
+          { error: "selected_credentials[] must be objects" },
+        ),
+        {
+          error: (issue) =>
+            issue.input === undefined ? "selected_credentials is required" : "selected_credentials must be an array",
+        },
+      )
+      .min(1, "selected_credentials must not be empty")
+      .max(MAX_SELECTED, `selected_credentials must have at most ${MAX_SELECTED} entries`),
+    holder_did: requiredString("holder_did", 2048),
+    private_key: requiredString("private_key", 8192),
+  })
   .superRefine(checkLink);
 
 const zPresented = z.object({ success: z.boolean(), redirect_uri: z.string().optional() });

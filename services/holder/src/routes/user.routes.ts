@@ -15,31 +15,25 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 const requiredString = (field: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
 
-const zRegisterBody = z.object(
-  {
-    password: requiredString("password")
-      .min(PASSWORD_MIN_LENGTH, `password must be at least ${PASSWORD_MIN_LENGTH} characters`)
-      .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`),
-    name: z
-      .string({ error: "name must be a string" })
-      .max(NAME_MAX_LENGTH, `name must be at most ${NAME_MAX_LENGTH} characters`)
-      .nullish()
-      .transform((value) => value ?? undefined),
-  },
-  { error: "request body must be a JSON object" },
-);
+const zRegisterBody = z.object({
+  password: requiredString("password")
+    .min(PASSWORD_MIN_LENGTH, `password must be at least ${PASSWORD_MIN_LENGTH} characters`)
+    .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`),
+  name: z
+    .string({ error: "name must be a string" })
+    .max(NAME_MAX_LENGTH, `name must be at most ${NAME_MAX_LENGTH} characters`)
+    .nullish()
+    .transform((value) => value ?? undefined),
+});
 
 const zRegistered = z.object({ uuid: z.string(), name: z.string().nullable(), created_at: z.string() });
 
-const zLogInBody = z.object(
-  {
-    uuid: requiredString("uuid").regex(UUID_V4, "uuid must be a UUID v4"),
-    password: requiredString("password")
-      .min(1, "password is required")
-      .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`),
-  },
-  { error: "request body must be a JSON object" },
-);
+const zLogInBody = z.object({
+  uuid: requiredString("uuid").regex(UUID_V4, "uuid must be a UUID v4"),
+  password: requiredString("password")
+    .min(1, "password is required")
+    .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`),
+});
 
 const zLoggedIn = z.object({
   access_token: z.string(),

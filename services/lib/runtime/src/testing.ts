@@ -1,4 +1,5 @@
 import { envPrefixOf } from "./config.js";
+import type { FieldError } from "./errors/app-error.js";
 import { createServiceCredentialSigner, createServiceCredentialVerifier } from "./rpc/service-credential.js";
 import { generateServiceIdentities, SERVICE_IDENTITIES, type ServiceIdentity } from "./rpc/service-identity.js";
 
@@ -33,3 +34,15 @@ export const testServiceIdentityEnv = (): Record<string, string> =>
       TEST_SERVICE_IDENTITIES.privateKeys[name],
     ]),
   );
+
+/**
+ * The 400 body of a validation failure with this message (`a is required; b must be a string`):
+ * `{error: "invalid_request", message, errors}`, each field error read back from the message.
+ */
+export function invalidFieldsBody(message: string): { error: string; message: string; errors: FieldError[] } {
+  const errors = message.split("; ").map((part) => {
+    const space = part.indexOf(" ");
+    return { field: part.slice(0, space), message: part.slice(space + 1) };
+  });
+  return { error: "invalid_request", message, errors };
+}

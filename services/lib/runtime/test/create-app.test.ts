@@ -27,7 +27,16 @@ describe("createApp", () => {
     app = await createApp({ service: "test-service", version: "1.2.3", config, metrics });
     app.post(
       "/things",
-      { schema: { body: z.object({ name: z.string().min(1), count: z.number().int().optional() }) } },
+      {
+        schema: {
+          body: z.object({
+            name: z.string().min(1),
+            count: z.number().int().optional(),
+            kind: z.enum(["a", "b"]).optional(),
+            id: z.uuid().optional(),
+          }),
+        },
+      },
       async (req) => ({
         received: req.body,
       }),
@@ -118,10 +127,40 @@ describe("createApp", () => {
   it("answers schema failures with 400 naming the field", async () => {
     const res = await app.inject({ method: "POST", url: "/things", payload: { name: "" } });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: "invalid_request", message: expect.stringMatching(/^Invalid name: /) });
+    expect(res.json()).toEqual({
+      error: "invalid_request",
+      message: "name must not be empty",
+      errors: [{ field: "name", message: "must not be empty" }],
+    });
     const query = await app.inject({ method: "GET", url: "/search?limit=abc" });
     expect(query.statusCode).toBe(400);
-    expect(query.json().message).toMatch(/^Invalid limit: /);
+    expect(query.json().errors).toEqual([{ field: "limit", message: "must be a number" }]);
+  });
+
+  it("lists every failing field in one answer, in one wording", async () => {
+    const res = await app.inject({
+      method: "POST",
+      url: "/things",
+      payload: { count: 1.5, kind: "c", id: "not-a-uuid" },
+    });
+    expect(res.statusCode).toBe(400);
+    const errors = [
+      { field: "name", message: "is required" },
+      { field: "count", message: "must be an integer" },
+      { field: "kind", message: "must be one of a, b" },
+      { field: "id", message: "must be a UUID" },
+    ];
+    expect(res.json()).toEqual({
+      error: "invalid_request",
+      message: "name is required; count must be an integer; kind must be one of a, b; id must be a UUID",
+      errors,
+    });
+    const notAnObject = await app.inject({ method: "POST", url: "/things", payload: [1] });
+    expect(notAnObject.json()).toEqual({
+      error: "invalid_request",
+      message: "body must be a JSON object",
+      errors: [{ field: "body", message: "must be a JSON object" }],
+    });
   });
 
   it("uses the OAuth error shape on OAuth routes", async () => {
@@ -132,7 +171,11 @@ describe("createApp", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: "invalid_request", error_description: expect.stringMatching(/grant_type/) });
+    expect(res.json()).toEqual({
+      error: "invalid_request",
+      error_description: "grant_type is required",
+      errors: [{ field: "grant_type", message: "is required" }],
+    });
     const nonce = await app.inject({ method: "GET", url: "/oauth-error" });
     expect(nonce.statusCode).toBe(400);
     expect(nonce.headers["dpop-nonce"]).toBe("n1");

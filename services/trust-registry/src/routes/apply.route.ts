@@ -14,17 +14,14 @@ import {
 /** 100 requests per minute per client IP, counted before validation (every request counts). */
 export const APPLY_RATE_LIMIT = { name: "apply", max: 100, windowSeconds: 60 } as const;
 
-const zApplyBody = z.object(
-  {
-    name: zOrganizationName,
-    email: zOrganizationEmail,
-    password: zOrganizationPassword,
-    tenant: zTenantIdentifier,
-    is_issuer: zRoleFlag("is_issuer"),
-    is_verifier: zRoleFlag("is_verifier"),
-  },
-  { error: "request body must be a JSON object" },
-);
+const zApplyBody = z.object({
+  name: zOrganizationName,
+  email: zOrganizationEmail,
+  password: zOrganizationPassword,
+  tenant: zTenantIdentifier,
+  is_issuer: zRoleFlag("is_issuer"),
+  is_verifier: zRoleFlag("is_verifier"),
+});
 
 const zApplyResponse = z.object({ uuid: z.string(), status: z.enum(tenantStatuses), api_key: z.string() });
 

@@ -11,15 +11,12 @@ import { principalOf } from "./login-token-auth.js";
  */
 const zCreateDidBody = z.preprocess(
   (body) => (body === undefined || body === null || body === "" ? {} : body),
-  z.object(
-    {
-      method: z
-        .string({ error: "method must be a string" })
-        .refine((method) => method.toUpperCase() === DID_METHOD, { message: `method must be ${DID_METHOD}` })
-        .optional(),
-    },
-    { error: "request body must be a JSON object" },
-  ),
+  z.object({
+    method: z
+      .string({ error: "method must be a string" })
+      .refine((method) => method.toUpperCase() === DID_METHOD, { message: `method must be ${DID_METHOD}` })
+      .optional(),
+  }),
 );
 
 /** The organization DID (trust registry README, "POST /v1/did"). */

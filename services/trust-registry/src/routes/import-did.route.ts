@@ -27,10 +27,7 @@ const zEd25519Seed = requiredString("private_key").transform((value, context) =>
   }
 });
 
-const zImportDidBody = z.object(
-  { did: zLedgerDid, private_key: zEd25519Seed },
-  { error: "request body must be a JSON object" },
-);
+const zImportDidBody = z.object({ did: zLedgerDid, private_key: zEd25519Seed });
 
 const zImportedDid = z.object({ did: z.string(), method: z.literal(DID_METHOD), status: z.literal("active") });
 

@@ -21,10 +21,7 @@ function attemptedAccount(request: FastifyRequest): string | undefined {
   return UUID_SHAPE.test(normalized) ? normalized : undefined;
 }
 
-const zLogInBody = z.object(
-  { uuid: zAccountUuid, password: zOrganizationPassword },
-  { error: "request body must be a JSON object" },
-);
+const zLogInBody = z.object({ uuid: zAccountUuid, password: zOrganizationPassword });
 
 const zLogInResponse = z.object({
   access_token: z.string(),

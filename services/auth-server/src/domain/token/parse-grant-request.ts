@@ -3,7 +3,7 @@ import {
   AUTHORIZATION_CODE_GRANT_TYPE,
   PRE_AUTHORIZED_CODE_GRANT_TYPE,
 } from "../create-authorization-server-metadata.js";
-import { optionalParameter, requiredParameter, type TokenParameters } from "./token-parameters.js";
+import { optionalParameter, requiredParameter, requiredParameters, type TokenParameters } from "./token-parameters.js";
 
 export interface PreAuthorizedCodeGrantRequest {
   grantType: typeof PRE_AUTHORIZED_CODE_GRANT_TYPE;
@@ -30,13 +30,16 @@ const GRANT_TYPES: Record<string, (parameters: TokenParameters) => GrantRequest>
     preAuthorizedCode: requiredParameter(parameters, "pre-authorized_code"),
     txCode: optionalParameter(parameters, "tx_code") ?? optionalParameter(parameters, "user_pin"),
   }),
-  [AUTHORIZATION_CODE_GRANT_TYPE]: (parameters) => ({
-    grantType: AUTHORIZATION_CODE_GRANT_TYPE,
-    code: requiredParameter(parameters, "code"),
-    redirectUri: requiredParameter(parameters, "redirect_uri"),
-    clientId: requiredParameter(parameters, "client_id"),
-    codeVerifier: optionalParameter(parameters, "code_verifier"),
-  }),
+  [AUTHORIZATION_CODE_GRANT_TYPE]: (parameters) => {
+    const required = requiredParameters(parameters, ["code", "redirect_uri", "client_id"]);
+    return {
+      grantType: AUTHORIZATION_CODE_GRANT_TYPE,
+      code: required.code,
+      redirectUri: required.redirect_uri,
+      clientId: required.client_id,
+      codeVerifier: optionalParameter(parameters, "code_verifier"),
+    };
+  },
 };
 
 /** Step 1: `grant_type` and the parameters that grant type requires. */

@@ -1,4 +1,4 @@
-import { InvalidRequest } from "@attesto/runtime/errors";
+import { describeFieldErrors, type FieldError, InvalidRequest } from "@attesto/runtime/errors";
 
 /** A form-encoded token request: a parameter sent twice arrives as an array. */
 export type TokenParameters = Record<string, string | string[] | undefined>;
@@ -17,4 +17,21 @@ export function requiredParameter(parameters: TokenParameters, name: string): st
   const value = optionalParameter(parameters, name);
   if (value === undefined) throw new InvalidRequest(`${name} is required`);
   return value;
+}
+
+/** Several required parameters at once: every missing or repeated one is named in one `invalid_request`. */
+export function requiredParameters<const N extends string>(
+  parameters: TokenParameters,
+  names: readonly N[],
+): Record<N, string> {
+  const errors: FieldError[] = [];
+  const values: Partial<Record<N, string>> = {};
+  for (const name of names) {
+    const value = parameters[name];
+    if (Array.isArray(value)) errors.push({ field: name, message: "must not be repeated" });
+    else if (value === undefined || value === "") errors.push({ field: name, message: "is required" });
+    else values[name] = value;
+  }
+  if (errors.length > 0) throw new InvalidRequest(describeFieldErrors(errors), { fieldErrors: errors });
+  return values as Record<N, string>;
 }

@@ -6,14 +6,29 @@
  * Two wire shapes exist (root README, "Architecture": errors):
  * - `api`   -> `{ error, message }`             (admin and REST endpoints)
  * - `oauth` -> `{ error, error_description }`   (/v1/par, /v1/token, /credential, presentation)
+ * A validation failure adds `errors`: every failing field with what is wrong with it.
  */
 export type ErrorShape = "api" | "oauth";
+
+/** One failing field of a request: `{field: "credential.config_id", message: "is required"}`. */
+export interface FieldError {
+  /** Dotted path of the field (`selected_credentials.0.query_id`), or `body`/`query` for the whole part. */
+  field: string;
+  /** What is wrong, without the field name: `is required`, `must be a string`, ... */
+  message: string;
+}
+
+/** The one wording of a list of field errors: `a is required; b must be a string`. */
+export const describeFieldErrors = (errors: readonly FieldError[]): string =>
+  errors.map(({ field, message }) => `${field} ${message}`).join("; ");
 
 export interface AppErrorOptions {
   cause?: unknown;
   headers?: Record<string, string>;
   /** Force a wire shape regardless of the route's default (e.g. OAuth errors). */
   shape?: ErrorShape;
+  /** Every failing field, for a validation failure: sent as `errors`. */
+  fieldErrors?: readonly FieldError[];
 }
 
 export class AppError extends Error {
@@ -21,6 +36,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly headers: Record<string, string>;
   readonly shape: ErrorShape | undefined;
+  readonly fieldErrors: readonly FieldError[] | undefined;
 
   constructor(status: number, code: string, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -29,6 +45,7 @@ export class AppError extends Error {
     this.code = code;
     this.headers = options.headers ?? {};
     this.shape = options.shape;
+    this.fieldErrors = options.fieldErrors;
   }
 
   /** Whether the message may be shown to the client (client errors, and "unavailable" which names the dependency). */
@@ -51,6 +68,10 @@ const factory =
     new AppError(status, code, message, options);
 
 export const badRequest = factory(400, "invalid_request");
+
+/** 400 `invalid_request` listing every failing field (message: `describeFieldErrors`). */
+export const invalidFields = (errors: readonly FieldError[], options: Omit<AppErrorOptions, "fieldErrors"> = {}) =>
+  new AppError(400, "invalid_request", describeFieldErrors(errors), { ...options, fieldErrors: errors });
 export const unauthorized = factory(401, "unauthorized");
 export const forbidden = factory(403, "forbidden");
 export const notFound = factory(404, "not_found");

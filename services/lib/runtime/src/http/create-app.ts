@@ -5,14 +5,17 @@ import cors from "@fastify/cors";
 import formbody from "@fastify/formbody";
 import helmet from "@fastify/helmet";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { BaseConfig } from "../config.js";
-import { badRequest } from "../errors/app-error.js";
+import { invalidFields } from "../errors/app-error.js";
 import { findUnstorableText as unstorableAt } from "../errors/unstorable-text.js";
 import { loggerOptions } from "../logger.js";
 import type { ServiceMetrics } from "../telemetry/metrics.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
+import { registerOpenApi } from "./openapi.js";
 import { DeferredIncomingRequestLog, logIncomingRequests } from "./traced-request-log.js";
+import { validatorCompiler } from "./validation.js";
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -27,6 +30,8 @@ export interface CreateAppOptions {
   version: string;
   config: Pick<BaseConfig, "LOG_LEVEL" | "BODY_LIMIT_BYTES" | "REQUEST_TIMEOUT_MS" | "CORS_ORIGINS" | "TRUST_PROXY">;
   metrics?: ServiceMetrics;
+  /** The public base URL (the OpenAPI document's `servers`). */
+  publicUrl?: string;
   /** Extra Fastify plugins registered before the routes (e.g. the OpenTelemetry plugin). */
   plugins?: Array<(app: App) => Promise<void> | void>;
 }
@@ -63,7 +68,8 @@ export const EXPOSED_HEADERS = ["DPoP-Nonce", "WWW-Authenticate", "X-Request-Id"
 
 /**
  * The Fastify app every service builds on: `GET /health`, request ids, redacted JSON logs, the one
- * error handler, zod schemas, form bodies, body limit, CORS, security headers and RED metrics.
+ * error handler, zod schemas, form bodies, body limit, CORS, security headers, RED metrics and the
+ * OpenAPI 3.1 document of every route at `GET /openapi.json`.
  */
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const { service, version, config, metrics } = options;
@@ -94,7 +100,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       unstorableAt(request.params, "params") ??
       (readsQuery ? unstorableAt(request.query, "query") : undefined) ??
       unstorableAt(request.body, "body");
-    if (field) throw badRequest(`Invalid ${field}: must not contain NUL characters or unpaired surrogates`);
+    if (field) throw invalidFields([{ field, message: "must not contain NUL characters or unpaired surrogates" }]);
   });
 
   await app.register(helmet, {
@@ -116,6 +122,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     ],
   });
   await app.register(formbody);
+  await registerOpenApi(app, { service, version, publicUrl: options.publicUrl });
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -135,6 +142,16 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   // After the tracing plugin's hook: the line is written inside the request's span.
   logIncomingRequests(app);
 
-  app.get("/health", { logLevel: "warn" }, async () => ({ status: "ok", service, version }));
+  app.get(
+    "/health",
+    {
+      logLevel: "warn",
+      schema: {
+        summary: "Liveness: the process answers",
+        response: { 200: z.object({ status: z.literal("ok"), service: z.string(), version: z.string() }) },
+      },
+    },
+    async () => ({ status: "ok" as const, service, version }),
+  );
   return app;
 }

@@ -1,17 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { AppError, type ErrorShape, isAppError } from "../errors/app-error.js";
+import { AppError, type ErrorShape, invalidFields, isAppError } from "../errors/app-error.js";
+import { fieldErrorsOf } from "./validation.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
     /** Wire shape of this route's errors; `api` unless set. */
     errorShape?: ErrorShape;
   }
-}
-
-interface ValidationIssue {
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
 }
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -31,23 +26,11 @@ const CODE_BY_STATUS: Record<number, string> = {
   503: "unavailable",
 };
 
-/** "body.credential.claims" style name of the field a validation issue is about. */
-function fieldName(context: string | undefined, issue: ValidationIssue): string {
-  const path = (issue.instancePath ?? "").split("/").filter(Boolean).join(".");
-  const missing = typeof issue.params?.missingProperty === "string" ? issue.params.missingProperty : undefined;
-  const full = [path, missing].filter(Boolean).join(".");
-  if (full) return full;
-  return context === "querystring" ? "query" : (context ?? "request");
-}
-
-/** Turns a Fastify schema validation failure into a 400 that names the field. */
+/** Turns a Fastify schema validation failure into a 400 that lists every failing field. */
 export function validationError(error: FastifyError): AppError {
-  const issues = (error.validation ?? []) as ValidationIssue[];
-  const first = issues[0];
-  const message = first
-    ? `Invalid ${fieldName(error.validationContext, first)}: ${first.message ?? "is invalid"}`
-    : error.message;
-  return new AppError(400, "invalid_request", message, { cause: error });
+  const issues = error.validation ?? [];
+  if (issues.length === 0) return new AppError(400, "invalid_request", error.message, { cause: error });
+  return invalidFields(fieldErrorsOf(issues, error.validationContext), { cause: error });
 }
 
 function toAppError(error: unknown): AppError {
@@ -70,8 +53,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
     request.log.info({ status: appError.status, code: appError.code }, appError.message);
   }
   const message = appError.expose ? appError.message : "Internal server error";
-  const body =
+  const body: Record<string, unknown> =
     shape === "oauth" ? { error: appError.code, error_description: message } : { error: appError.code, message };
+  if (appError.fieldErrors && appError.expose) body.errors = appError.fieldErrors;
   return reply.code(appError.status).headers(appError.headers).send(body);
 }
 

@@ -10,6 +10,13 @@ export { type App, type CreateAppOptions, createApp, EXPOSED_HEADERS } from "./c
 export { acceptEmptyJsonBody } from "./empty-json-body.js";
 export { sendError } from "./error-handler.js";
 export {
+  documentedOnly,
+  OPENAPI_PATH,
+  OPENAPI_VERSION,
+  ROUTES_EXEMPT_FROM_SCHEMA,
+  routesWithoutSchema,
+} from "./openapi.js";
+export {
   createServiceOutboundGuard,
   type OutboundConfig,
   outboundConfigShape,

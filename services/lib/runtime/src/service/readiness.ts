@@ -1,6 +1,7 @@
 import { type Migrations, missingMigrations, pingDatabase } from "@attesto/store";
 import type { Kysely } from "kysely";
 import pino, { type LevelWithSilent } from "pino";
+import { z } from "zod";
 import type { App } from "../http/create-app.js";
 
 /**
@@ -88,7 +89,15 @@ export function registerReadinessRoute(app: App, checks: readonly ReadinessCheck
   // Probes every few seconds: no per-request info lines, but never louder than the service's level.
   const level = app.log.level as LevelWithSilent;
   const quieter = level === "silent" || pino.levels.values[level]! > pino.levels.values.warn!;
-  app.get("/ready", { logLevel: quieter ? level : "warn" }, async (request, reply) => {
+  const zReadiness = z.object({
+    status: z.enum(["ready", "not_ready"]),
+    checks: z.record(z.string(), z.string()),
+  });
+  const schema = {
+    summary: "Readiness: database, migrations and required peers answer",
+    response: { 200: zReadiness, 503: zReadiness },
+  };
+  app.get("/ready", { logLevel: quieter ? level : "warn", schema }, async (request, reply) => {
     const report = await checkReadiness(checks, timeoutMs, (check, error) =>
       request.log.warn({ check, err: error }, "readiness check failed"),
     );

@@ -35,6 +35,7 @@ export function createServiceApp(context: ServiceContext): Promise<App> {
     version: context.version,
     config: context.config,
     metrics: context.metrics,
+    publicUrl: context.publicUrl,
     plugins: context.plugins,
   });
 }
