@@ -69,7 +69,15 @@ describe("POST /v1/token: request errors", () => {
     };
     for (const field of ["code", "redirect_uri", "client_id"]) {
       const { [field]: _omitted, ...fields } = full as Record<string, string>;
-      expectOAuthError(await postToken(server.app, fields), 400, "invalid_request", `${field} is required`);
+      const response = await postToken(server.app, fields);
+      expect({ status: response.statusCode, body: response.json() }).toEqual({
+        status: 400,
+        body: {
+          error: "invalid_request",
+          error_description: `${field} is required`,
+          errors: [{ field, message: "is required" }],
+        },
+      });
     }
     expectOAuthError(await postToken(server.app, full), 400, "invalid_grant", "authorization code is invalid");
   });

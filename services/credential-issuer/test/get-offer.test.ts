@@ -50,7 +50,11 @@ describe("GET /v1/offers/:offerId", () => {
   it("answers 400 for an offer id that is not a UUID", async () => {
     const response = await get("not-a-uuid");
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: "invalid_request", message: "offerId must be a UUID" });
+    expect(response.json()).toEqual({
+      error: "invalid_request",
+      message: "offerId must be a UUID",
+      errors: [{ field: "offerId", message: "must be a UUID" }],
+    });
   });
 
   it("answers 404 for an unknown offer", async () => {

@@ -1,3 +1,4 @@
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SchemaRegistryTables } from "../src/store/tables.js";
@@ -195,7 +196,7 @@ describe("GET /schemas", () => {
   const invalid = (message: string) => ({
     status: 400,
     contentType: "application/json; charset=utf-8",
-    body: { error: "invalid_request", message },
+    body: invalidFieldsBody(message),
   });
 
   it.each([

@@ -92,7 +92,11 @@ describe("POST /v1/did", () => {
     const response = await createDid({ payload: { method: "KEY" } });
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 400,
-      body: { error: "invalid_request", message: "method must be LEDGER" },
+      body: {
+        error: "invalid_request",
+        message: "method must be LEDGER",
+        errors: [{ field: "method", message: "must be LEDGER" }],
+      },
     });
   });
 

@@ -41,7 +41,7 @@ describe("POST /v1/did/import", () => {
 
   const expectInvalid = async (payload: unknown, message: string) => {
     const response = await importDid(payload);
-    expect({ status: response.statusCode, body: response.json() }).toEqual({
+    expect({ status: response.statusCode, body: response.json() }).toMatchObject({
       status: 400,
       body: { error: "invalid_request", message },
     });
@@ -101,10 +101,13 @@ describe("POST /v1/did/import", () => {
     const validKey = () => anchoredDid().privateKey;
 
     it.each([
-      [{ private_key: "x" }, "did is required"],
-      [{ did: 5, private_key: "x" }, "did must be a string"],
-      [{ did: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK" }, "did must start with did:ledger:"],
-      [{ did: "DID:LEDGER:abc" }, "did must start with did:ledger:"],
+      [{}, "did is required"],
+      [{ did: 5 }, "did must be a string"],
+      [
+        { did: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK" },
+        "did must start with did:ledger:; did must be a did:ledger DID (did:ledger:<id>)",
+      ],
+      [{ did: "DID:LEDGER:abc" }, "did must start with did:ledger:; did must be a did:ledger DID (did:ledger:<id>)"],
       [{ did: "did:ledger:" }, "did must be a did:ledger DID (did:ledger:<id>)"],
       [{ did: "did:ledger:abc def" }, "did must be a did:ledger DID (did:ledger:<id>)"],
     ])("rejects the did of %j", async (body, message) => {

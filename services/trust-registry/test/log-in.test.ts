@@ -65,7 +65,7 @@ describe("POST /v1/auth/login", () => {
   describe("400", () => {
     const expectInvalid = async (body: unknown, message: string) => {
       const response = await logIn(registry.app, body);
-      expect({ status: response.statusCode, body: response.json() }).toEqual({
+      expect({ status: response.statusCode, body: response.json() }).toMatchObject({
         status: 400,
         body: { error: "invalid_request", message },
       });
