@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
  * ephemeral ports to outgoing connections.
  */
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const OFFSET = /const (?:BENCH_)?PORT_OFFSET = (?:Number\(env\.BENCH_PORT_OFFSET \?\? )?([\d_]+)/;
+/** `const PORT_OFFSET = N`, also with a name before it (`BENCH_`, `FIRST_REPLICA_`): a file may start several platforms. */
+const OFFSET = /const (?:[A-Z]+_)*PORT_OFFSET = (?:Number\(env\.BENCH_PORT_OFFSET \?\? )?([\d_]+)/g;
 const EPHEMERAL_START = 32_768;
 
 function sourceFiles(dir: string): string[] {
@@ -28,8 +29,10 @@ const portsOf = (offset: number) => [
 
 describe("fixed port offsets of platform-starting suites", () => {
   const offsets = [...sourceFiles(join(root, "test")), ...sourceFiles(join(root, "hack/bench"))].flatMap((file) => {
-    const match = OFFSET.exec(readFileSync(file, "utf8"));
-    return match ? [{ file: relative(root, file), offset: Number(match[1]!.replace(/_/g, "")) }] : [];
+    return [...readFileSync(file, "utf8").matchAll(OFFSET)].map((match) => ({
+      file: `${relative(root, file)} (${match[1]})`,
+      offset: Number(match[1]!.replace(/_/g, "")),
+    }));
   });
 
   it("finds the suites", () => {

@@ -1,0 +1,55 @@
+import { Agent, createServer, request as httpRequest, type Server } from "node:http";
+
+/**
+ * A round-robin HTTP balancer in front of one service's replicas, as a Kubernetes Service or a
+ * load balancer would be: every request goes to the next replica in turn, the Host header and
+ * body unchanged. `served[i]` counts the requests replica `i` received.
+ */
+export interface Balancer {
+  url: string;
+  served: number[];
+  close(): Promise<void>;
+}
+
+export async function startBalancer(options: { port: number; backends: number[] }): Promise<Balancer> {
+  const agent = new Agent({ keepAlive: true });
+  const served = options.backends.map(() => 0);
+  let next = 0;
+  const server: Server = createServer((incoming, outgoing) => {
+    const index = next;
+    next = (next + 1) % options.backends.length;
+    served[index] = (served[index] ?? 0) + 1;
+    const upstream = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: options.backends[index],
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+        agent,
+      },
+      (response) => {
+        outgoing.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(outgoing);
+      },
+    );
+    upstream.on("error", () => {
+      if (!outgoing.headersSent) outgoing.writeHead(502);
+      outgoing.end();
+    });
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", resolve);
+  });
+  return {
+    url: `http://localhost:${options.port}`,
+    served,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      agent.destroy();
+    },
+  };
+}
