@@ -75,10 +75,12 @@ describe("two replicas of every service on one database", () => {
     }
   });
 
-  it("an authorization code raced on both replicas is exchanged once", async () => {
+  it("an authorization code raced on both replicas is never exchanged twice", async () => {
     const race = await raceAuthorizationCode(context);
     expect(race.bothReplicas).toBe(true);
-    expect(accepted(race)).toHaveLength(1);
+    // RFC 6749 §4.1.2: a code used twice is refused and what it issued is revoked, so a race may
+    // leave no token at all (when the reuse is seen before the winner records its token); never two.
+    expect(accepted(race).length).toBeLessThanOrEqual(1);
     for (const result of refused(race)) expectRefused(result, "oauth", { statuses: [400], code: "invalid_grant" });
   });
 
