@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import {
   addFinalizer,
   createKubeClient,
@@ -11,23 +12,30 @@ import {
 } from "@attesto/operator";
 import { issuerConfigurationV1, tenantV1 } from "@attesto/proto";
 import { Code } from "@connectrpc/connect";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readExample, toStoredSecret } from "./support/examples.js";
 import { FakeKubeApiServer, type StoredObject } from "./support/fake-kube-apiserver.js";
-import { InMemoryTrustRegistry } from "./support/platform-double.js";
-import { createTestCertificates, testIssuerOf } from "./support/test-certificates.js";
+import { OperatorPlatform } from "./support/real-platform.js";
+import { createTestCertificates } from "./support/test-certificates.js";
 import { waitFor } from "./support/wait-for.js";
 
 /**
  * The real informer/watch machinery of @kubernetes/client-node against a local server speaking the
- * Kubernetes list/watch/patch/status protocol, and the trust registry's TenantService in memory.
+ * Kubernetes list/watch/patch/status protocol, driving the real trust registry, credential issuer and
+ * verifier (support/real-platform.ts; port offset below). Each test declares its own tenant ids, so
+ * that the platform's state of one test is not another's.
  */
 const GROUP = "attesto.dev";
 const VERSION = "v1alpha1";
 const NS = "attesto-tenants";
 
 let server: FakeKubeApiServer;
-let registry: InMemoryTrustRegistry;
+const PORT_OFFSET = 19_200;
+let registry: OperatorPlatform;
+let run = 0;
+/** This test's platform tenant ids: the example Tenant's, and a second one's. */
+let T = "";
+let G = "";
 const operators: RunningOperator[] = [];
 
 async function start(
@@ -77,6 +85,10 @@ async function reconciles(operator: RunningOperator, result: string): Promise<nu
 
 function applyExample(file: string) {
   for (const document of readExample(file)) {
+    // The platform keeps tenant ids and contact emails unique: each test declares its own.
+    if (document.kind === "Tenant") {
+      document.spec = { ...(document.spec as object), tenantId: T, contact: { email: `registrar@${T}.example` } };
+    }
     if (document.kind === "Secret") server.apply("", "v1", "secrets", toStoredSecret(document));
     else
       server.apply(
@@ -88,10 +100,20 @@ function applyExample(file: string) {
   }
 }
 
+beforeAll(async () => {
+  registry = await OperatorPlatform.start({ portOffset: PORT_OFFSET, label: "operator" });
+}, 120_000);
+
+afterAll(async () => {
+  await registry?.close();
+});
+
 beforeEach(async () => {
+  run++;
+  T = `acme-university-${run}`;
+  G = `globex-${run}`;
+  registry.reset();
   server = await new FakeKubeApiServer().start();
-  registry = new InMemoryTrustRegistry();
-  registry.signingCertificate = await createTestCertificates("acme-university", { now: new Date() });
 });
 
 afterEach(async () => {
@@ -106,15 +128,16 @@ describe("Tenant through the watch path", () => {
 
     const ready = await waitFor(() => condition(tenant(), "Ready")?.status === "True" && tenant(), "Tenant Ready");
     const status = ready.status as TenantStatus;
-    const record = registry.tenants.get("acme-university");
+    const record = (await registry.tenant(T))?.tenant;
     expect(record).toMatchObject({
+      tenant: T,
       name: "ACME University",
-      email: "registrar@acme-university.example",
-      isIssuer: true,
+      roles: [tenantV1.Role.ISSUER, tenantV1.Role.VERIFIER],
+      status: "APPROVED",
     });
     expect(status).toMatchObject({
       observedGeneration: 1,
-      tenantUuid: record?.uuid,
+      tenantUuid: record?.accountUuid,
       tenantStatus: "APPROVED",
       roles: ["issuer", "verifier"],
       apiKeySecretName: "acme-university-api-key",
@@ -133,18 +156,16 @@ describe("Tenant through the watch path", () => {
       expect.objectContaining({ kind: "Tenant", name: "acme-university", uid: ready.metadata.uid, controller: true }),
     ]);
     const apiKey = secretValue("acme-university-api-key", "api-key");
-    expect(record?.apiKeys).toEqual([apiKey]);
-    const authenticated = await registry.platform({ caller: "verifier" }).tenants.authenticateApiKey({ apiKey });
-    expect(authenticated.outcome).toBe(tenantV1.ApiKeyOutcome.VALID);
+    expect(await registry.apiKeyValid(apiKey)).toBe(true);
+    expect(secretValue("acme-university-api-key", "tenant-id")).toBe(T);
 
-    // Webhooks with the secret read from the referenced Secret; every call made as "operator".
-    expect(record?.webhooks).toEqual([
+    // Webhooks with the secret read from the referenced Secret.
+    const webhooks = await registry.webhooks(T);
+    expect(webhooks.webhooks.map((w) => ({ url: w.url, events: w.events }))).toEqual([
       { url: "https://hooks.acme-university.example/attesto", events: ["credential.notarized"] },
     ]);
-    expect(record?.webhookSecret).toBe("replace-me-with-a-long-random-webhook-signing-secret");
-    // (AuthenticateApiKey above is the test speaking as the verifier.)
-    const operatorCalls = registry.calls.filter((c) => c.method !== "AuthenticateApiKey");
-    expect(new Set(operatorCalls.map((c) => c.caller))).toEqual(new Set(["operator"]));
+    expect(webhooks.secret).toBe("replace-me-with-a-long-random-webhook-signing-secret");
+    expect(registry.callsOf("ApplyTenant", T)).toHaveLength(1);
     await waitFor(() => events().some((e) => e.reason === "TenantCreated"), "TenantCreated event");
 
     // Status went through the status subresource, finalizer through a JSON patch with a precondition.
@@ -167,7 +188,7 @@ describe("Tenant through the watch path", () => {
     const operator = await start();
     applyExample("tenant.yaml");
     await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
-    const applied = registry.callsOf("ApplyTenant").length;
+    const applied = registry.callsOf("ApplyTenant", T).length;
     const transitionTime = condition(tenant(), "Ready")?.lastTransitionTime;
 
     // Watches dropped: the informers re-list and re-watch; nothing changed, nothing is applied.
@@ -178,7 +199,7 @@ describe("Tenant through the watch path", () => {
     server.touch(GROUP, "tenants", NS, "acme-university", { "example.com/touched": "1" });
     await waitFor(async () => (await reconciles(operator, "skipped")) > skipped, "the touched Tenant skipped");
     await operator.controller.queue.idle();
-    expect(registry.callsOf("ApplyTenant").length).toBe(applied);
+    expect(registry.callsOf("ApplyTenant", T).length).toBe(applied);
 
     // The spec changes: generation 2 is applied, the API key Secret is not rewritten.
     const keyBefore = secretValue("acme-university-api-key", "api-key");
@@ -191,8 +212,8 @@ describe("Tenant through the watch path", () => {
       () => (tenant()?.status as TenantStatus | undefined)?.observedGeneration === 2,
       "generation 2 observed",
     );
-    expect(registry.tenants.get("acme-university")?.isVerifier).toBe(false);
-    expect(registry.callsOf("ApplyTenant").length).toBe(applied + 1);
+    expect((await registry.tenant(T))?.tenant?.roles).toEqual([tenantV1.Role.ISSUER]);
+    expect(registry.callsOf("ApplyTenant", T).length).toBe(applied + 1);
     expect(secretValue("acme-university-api-key", "api-key")).toBe(keyBefore);
     // Ready stayed True: its lastTransitionTime did not move.
     expect(condition(tenant(), "Ready")?.lastTransitionTime).toBe(transitionTime);
@@ -203,7 +224,7 @@ describe("Tenant through the watch path", () => {
     await start();
     applyExample("tenant.yaml");
     await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready after retries");
-    expect(registry.callsOf("ApplyTenant").length).toBe(3);
+    expect(registry.callsOf("ApplyTenant", T).length).toBe(3);
     // One Warning Event counting both failures (aggregated as client-go does), patched over the API.
     const warnings = events().filter((e) => e.type === "Warning");
     expect(warnings.map((e) => [e.reason, e.count])).toEqual([["PlatformUnavailable", 2]]);
@@ -220,14 +241,14 @@ describe("Tenant through the watch path", () => {
     const operator = await start({ maxAttempts: 3 });
     applyExample("tenant.yaml");
     await waitFor(() => condition(tenant(), "Reconciling")?.reason === "RetriesExhausted", "retries exhausted");
-    expect(registry.callsOf("ApplyTenant").length).toBe(3);
+    expect(registry.callsOf("ApplyTenant", T).length).toBe(3);
     expect(condition(tenant(), "Ready")).toMatchObject({ status: "False", reason: "PlatformUnavailable" });
     expect(condition(tenant(), "Degraded")).toMatchObject({ status: "True", reason: "RetriesExhausted" });
     expect(events().some((e) => e.reason === "RetriesExhausted")).toBe(true);
     // Nothing queued, running or waiting for a retry timer: no further call can come by itself.
     await operator.controller.queue.idle();
     expect(operator.controller.queue.retrying).toBe(0);
-    expect(registry.callsOf("ApplyTenant").length).toBe(3);
+    expect(registry.callsOf("ApplyTenant", T).length).toBe(3);
   });
 
   it("on delete deletes (deactivates) the platform tenant, removes the finalizer with a precondition, and the Secret goes", async () => {
@@ -238,10 +259,10 @@ describe("Tenant through the watch path", () => {
 
     server.delete(GROUP, "tenants", NS, "acme-university");
     await waitFor(() => tenant() === undefined, "Tenant gone");
-    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
-    expect(registry.tenants.get("acme-university")).toMatchObject({ deactivated: true, webhooks: [] });
-    const authenticated = await registry.platform({ caller: "verifier" }).tenants.authenticateApiKey({ apiKey });
-    expect(authenticated.outcome).toBe(tenantV1.ApiKeyOutcome.INVALID);
+    expect(registry.callsOf("DeleteTenant", T)).toHaveLength(1);
+    // Deactivated: unknown to the platform's APIs, its key refused.
+    expect(await registry.tenant(T)).toBeUndefined();
+    expect(await registry.apiKeyValid(apiKey)).toBe(false);
     expect(server.get("", "secrets", NS, "acme-university-api-key")).toBeUndefined();
     const removal = server.requests.filter((r) => r.contentType === "application/json-patch+json").at(-1);
     expect(removal?.body).toEqual([
@@ -282,18 +303,19 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
       const found = server.get(GROUP, "issuers", NS, "acme-university");
       return condition(found, "Ready")?.status === "True" && found;
     }, "Issuer Ready");
+    const platformCertificate = await registry.signingCertificate(T);
     expect(issuer.status).toMatchObject({
       observedGeneration: 1,
-      tenantId: "acme-university",
+      tenantId: T,
       credentialConfigurationIds: ["university-diploma"],
-      signingKeyId: "key-acme-university",
+      signingKeyId: platformCertificate.keyId,
       certificateFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
       enforcement: "Enforced",
     });
     expect(condition(issuer, "Ready")?.reason).toBe("Applied");
     expect(issuer.metadata.finalizers).toEqual([ISSUER_FINALIZER]);
     // What examples/issuer.yaml declares, as the credential issuer received it.
-    expect(registry.issuer.configurations.get("acme-university")).toMatchObject({
+    expect(await registry.issuerConfiguration(T)).toMatchObject({
       issuerName: `${NS}/acme-university`,
       credentialConfigurations: [
         {
@@ -309,7 +331,7 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
         },
       ],
       signingMode: issuerConfigurationV1.SigningMode.X509,
-      signingKeyId: "key-acme-university",
+      signingKeyId: platformCertificate.keyId,
       defaultOfferTtlSeconds: 1800,
     });
 
@@ -318,14 +340,14 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
       return condition(found, "Ready")?.status === "True" && found;
     }, "VerifierPolicy Ready");
     expect(policy.status).toMatchObject({
-      tenantId: "acme-university",
+      tenantId: T,
       trustedDidCount: 1,
       x509RootFingerprints: [],
       policyDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
       enforcement: "Enforced",
     });
     expect(condition(policy, "Ready")?.reason).toBe("Applied");
-    expect(registry.verifier.policies.get("acme-university/acme-university")?.digest).toBe(
+    expect((await registry.policy(T, "acme-university"))?.digest).toBe(
       (policy.status as { policyDigest?: string }).policyDigest,
     );
   });
@@ -341,16 +363,16 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
     server.delete(GROUP, "tenants", NS, "acme-university");
     await waitFor(() => condition(tenant(), "Degraded")?.reason === "TenantInUse", "Tenant blocked by its Issuer");
     expect(condition(tenant(), "Ready")?.message).toContain("Issuer/attesto-tenants/acme-university");
-    expect(registry.callsOf("DeleteTenant")).toHaveLength(0);
+    expect(registry.callsOf("DeleteTenant", T)).toHaveLength(0);
     expect(events().some((e) => e.reason === "TenantInUse" && e.type === "Warning")).toBe(true);
 
     server.delete(GROUP, "issuers", NS, "acme-university");
     await waitFor(() => tenant() === undefined, "Tenant gone after its Issuer");
     expect(server.get(GROUP, "issuers", NS, "acme-university")).toBeUndefined();
-    expect(registry.issuer.configurations.has("acme-university")).toBe(false);
-    expect(registry.issuer.callsOf("DeleteIssuerConfiguration")).toHaveLength(1);
-    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
-    expect(registry.tenants.get("acme-university")?.deactivated).toBe(true);
+    expect(await registry.issuerConfiguration(T)).toBeUndefined();
+    expect(registry.callsOf("DeleteIssuerConfiguration", T)).toHaveLength(1);
+    expect(registry.callsOf("DeleteTenant", T)).toHaveLength(1);
+    expect(await registry.tenant(T)).toBeUndefined();
   });
 
   it("certificateRef: a bad tls Secret is Degraded, the fixed one is imported into key custody, deletion clears it", async () => {
@@ -358,7 +380,7 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
     applyExample("tenant.yaml");
     const own = await createTestCertificates("acme-university-own", {
       now: new Date(),
-      issuer: testIssuerOf("acme-university"),
+      issuer: registry.issuerOf(T),
     });
     const stranger = await createTestCertificates("stranger", { now: new Date() });
     const tlsSecret = (name: string, key: string) =>
@@ -385,7 +407,8 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
       "Secret acme-university-tls: private_key_pem does not match the leaf certificate's public key",
     );
     expect(events().some((e) => e.reason === "InvalidCertificate" && e.type === "Warning")).toBe(true);
-    expect(registry.importedCertificates.has("acme-university")).toBe(false);
+    // Nothing imported: custody still signs with the platform-issued certificate.
+    expect((await registry.signingCertificate(T)).x5c[0]).not.toBe(own.leafDer);
 
     // A good Secret, named by a new generation of the Issuer.
     server.apply("", "v1", "secrets", tlsSecret("acme-university-tls-2", own.leafKeyPem));
@@ -394,21 +417,23 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
       const current = server.get(GROUP, "issuers", NS, "acme-university");
       return condition(current, "Ready")?.status === "True" && current;
     }, "Issuer Ready with its own certificate");
-    const imported = registry.importedCertificates.get("acme-university");
-    expect(imported?.x5c).toEqual([own.leafDer]);
+    const imported = await registry.signingCertificate(T);
+    expect(imported.x5c).toEqual([own.leafDer]);
+    expect(imported.trustAnchor).toBe(own.rootDer);
+    const leaf = new X509Certificate(Buffer.from(own.leafDer, "base64"));
     expect(ready.status).toMatchObject({
       observedGeneration: 2,
-      signingKeyId: imported?.keyId,
-      certificateFingerprint: imported?.fingerprint,
-      certificateNotAfter: imported?.notAfter.toISOString(),
+      signingKeyId: imported.keyId,
+      certificateFingerprint: leaf.fingerprint256.replace(/:/g, "").toLowerCase(),
+      certificateNotAfter: new Date(leaf.validTo).toISOString(),
     });
     expect(condition(ready, "Degraded")?.status).toBe("False");
-    expect(registry.issuer.configurations.get("acme-university")?.signingKeyId).toBe(imported?.keyId);
+    expect((await registry.issuerConfiguration(T))?.signingKeyId).toBe(imported.keyId);
 
     server.delete(GROUP, "issuers", NS, "acme-university");
     await waitFor(() => server.get(GROUP, "issuers", NS, "acme-university") === undefined, "Issuer gone");
-    expect(registry.importedCertificates.has("acme-university")).toBe(false);
-    expect(registry.issuer.configurations.has("acme-university")).toBe(false);
+    expect((await registry.signingCertificate(T)).x5c[0]).not.toBe(own.leafDer);
+    expect(await registry.issuerConfiguration(T)).toBeUndefined();
   });
 
   it("an Issuer naming a type the tenant does not have is Degraded with the type named", async () => {
@@ -436,9 +461,9 @@ describe("watch recovery: 410 Gone and bookmarks", () => {
   const globex = () => ({
     ...readExample("tenant.yaml")[0]!,
     metadata: { name: "globex", namespace: NS },
-    spec: { organizationName: "Globex", tenantId: "globex" },
+    spec: { organizationName: "Globex", tenantId: G },
   });
-  const applies = (tenantId: string) => registry.callsOf("ApplyTenant").filter((c) => c.tenant === tenantId).length;
+  const applies = (tenantId: string) => registry.callsOf("ApplyTenant", tenantId).length;
 
   it.each(["event", "http"] as const)(
     "a watch expired during a gap (410 Gone as %s) re-lists: what changed meanwhile is reconciled once, nothing twice",
@@ -447,7 +472,7 @@ describe("watch recovery: 410 Gone and bookmarks", () => {
       const operator = await start();
       applyExample("tenant.yaml");
       await waitFor(() => condition(tenant(), "Ready")?.status === "True", "Tenant Ready");
-      expect(applies("acme-university")).toBe(1);
+      expect(applies(T)).toBe(1);
       const lists = tenantLists().length;
 
       // The informers lose the apiserver; meanwhile a spec changes, a Tenant is created, and the
@@ -471,14 +496,14 @@ describe("watch recovery: 410 Gone and bookmarks", () => {
       );
       await operator.controller.queue.idle();
       expect(tenantLists().length).toBe(lists + 1);
-      expect(applies("acme-university")).toBe(2);
-      expect(applies("globex")).toBe(1);
-      expect(registry.tenants.get("acme-university")?.isVerifier).toBe(false);
+      expect(applies(T)).toBe(2);
+      expect(applies(G)).toBe(1);
+      expect((await registry.tenant(T))?.tenant?.roles).toEqual([tenantV1.Role.ISSUER]);
 
       // Watching again from the re-list's resourceVersion: later changes arrive as usual.
       server.delete(GROUP, "tenants", NS, "globex");
       await waitFor(() => tenant("globex") === undefined, "globex deleted through the new watch");
-      expect(registry.callsOf("DeleteTenant").map((c) => c.tenant)).toEqual(["globex"]);
+      expect(registry.callsOf("DeleteTenant").map((c) => c.tenant)).toEqual([G]);
     },
   );
 
@@ -536,7 +561,7 @@ describe("leader election and the operator's HTTP port", () => {
     server.apply(GROUP, VERSION, "tenants", {
       ...readExample("tenant.yaml")[0]!,
       metadata: { name: "globex", namespace: NS },
-      spec: { organizationName: "Globex", tenantId: "globex" },
+      spec: { organizationName: "Globex", tenantId: G },
     });
     await waitFor(() => condition(tenant("globex"), "Ready")?.status === "True", "second replica reconciles");
     await waitFor(() => reconciledBy(second), "new leader counted its reconcile");
@@ -589,6 +614,7 @@ describe("leader election and the operator's HTTP port", () => {
     await waitFor(async () => (await reconciles(operator, "abandoned")) === 1, "the reconcile abandoned");
     // Nothing reached the platform or the apiserver after the loss: no tenant, no Secret, no status, no Event.
     expect(registry.callsOf("ApplyTenant")).toHaveLength(0);
+    expect(await registry.tenant(T)).toBeUndefined();
     expect(writes().slice(writesBefore)).toEqual([]);
     expect(server.get("", "secrets", NS, "acme-university-api-key")).toBeUndefined();
     expect(condition(tenant(), "Reconciling")?.reason).toBe("Progressing");

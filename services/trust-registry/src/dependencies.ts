@@ -23,8 +23,11 @@ export interface TrustRegistryDeps {
   passwords?: PasswordHasher;
 }
 
-/** Real clients from configuration: the schema registry and the ledger over Connect, custody on the database. */
-export function createDependencies(context: ServiceContext<TrustRegistryConfig>): TrustRegistryDeps {
+/**
+ * Real clients from configuration: the schema registry and the ledger over Connect, custody on the
+ * database. `clock` (default: the system clock) is the time custody and the use cases read.
+ */
+export function createDependencies(context: ServiceContext<TrustRegistryConfig>, clock?: Clock): TrustRegistryDeps {
   const { config } = context;
   return {
     schemaTypes: context.rpcClient(schemaV1.SchemaService, {
@@ -32,12 +35,13 @@ export function createDependencies(context: ServiceContext<TrustRegistryConfig>)
       audience: "schema-registry",
     }),
     ledger: context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
-    custody: createCustody(context),
+    custody: createCustody(context, clock),
+    ...(clock ? { clock } : {}),
   };
 }
 
 /** Key custody on the service's database, under the configured key-encryption keys and issuing CA. */
-export function createCustody(context: ServiceContext<TrustRegistryConfig>): KeyCustody {
+export function createCustody(context: ServiceContext<TrustRegistryConfig>, clock?: Clock): KeyCustody {
   const { config } = context;
   const issuingCa =
     config.ISSUING_CA_CERT_PEM && config.ISSUING_CA_KEY_PEM
@@ -49,6 +53,7 @@ export function createCustody(context: ServiceContext<TrustRegistryConfig>): Key
     ...(issuingCa ? { issuingCa } : {}),
     signingCertValidityDays: config.SIGNING_CERT_VALIDITY_DAYS,
     credentialIssuerUrl: config.CREDENTIAL_ISSUER_URL,
+    ...(clock ? { now: clock } : {}),
   });
 }
 

@@ -7,6 +7,7 @@ import { keysV1 } from "@attesto/proto";
 import { createRpcClient } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase } from "@attesto/store";
+import { createTrustRegistryModule } from "@attesto/trust-registry";
 import pino from "pino";
 
 /**
@@ -61,7 +62,12 @@ const prefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
 /** Services these suites do not start. */
 const NOT_STARTED = new Set<string>(["holder", "scheduler"]);
 
-export async function startInteropPlatform(options: { portOffset: number; label: string }): Promise<InteropPlatform> {
+export async function startInteropPlatform(options: {
+  portOffset: number;
+  label: string;
+  /** The time the trust registry reads (key custody's certificate checks); the system clock by default. */
+  trustRegistryClock?: () => Date;
+}): Promise<InteropPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), `attesto-interop-${options.label}-`));
   const realDatabaseUrl = process.env.DATABASE_URL || undefined;
   const run = randomBytes(4).toString("hex");
@@ -93,7 +99,13 @@ export async function startInteropPlatform(options: { portOffset: number; label:
       env,
       cwd: dataDir,
       logger,
-      services: platformServices.filter((module) => !NOT_STARTED.has(module.definition.name)),
+      services: platformServices
+        .filter((module) => !NOT_STARTED.has(module.definition.name))
+        .map((module) =>
+          module.definition.name === "trust-registry" && options.trustRegistryClock
+            ? (createTrustRegistryModule({ clock: options.trustRegistryClock }).module as unknown as typeof module)
+            : module,
+        ),
     });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
