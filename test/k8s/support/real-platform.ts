@@ -1,6 +1,6 @@
 import { OPERATOR_CALLER, type Platform } from "@attesto/operator";
 import { issuerConfigurationV1, keysV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
-import { createRpcClient, type ServiceIdentity } from "@attesto/runtime";
+import { createRpcClient, type ServiceIdentity } from "@attesto/runtime/rpc";
 import { testCredentialSigner } from "@attesto/runtime/testing";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
