@@ -48,14 +48,15 @@ describe("OpenAPI documents and field errors on the running platform", () => {
     }
   });
 
-  /** The three fields named, each once, and the status and code of the endpoint. */
+  /** Every bad field named, and the status and code of the endpoint. */
   const expectFieldErrors = (
     response: { status: number; json: unknown },
     expected: { status: number; error: string; fields: string[] },
   ) => {
     const body = response.json as { error: string; errors?: Array<{ field: string; message: string }> };
     expect({ status: response.status, error: body.error }).toEqual({ status: expected.status, error: expected.error });
-    expect(body.errors?.map((error) => error.field).sort()).toEqual([...expected.fields].sort());
+    // A field breaking several rules (a short password without a digit) is listed once per rule.
+    expect([...new Set(body.errors?.map((error) => error.field))].sort()).toEqual([...expected.fields].sort());
     for (const error of body.errors ?? []) expect(error.message).toMatch(/^(is|must|has) /);
   };
 
