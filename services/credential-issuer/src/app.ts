@@ -13,6 +13,7 @@ import { registerCredentialsRoutes } from "./routes/credentials.route.js";
 import { registerGetOfferRoute } from "./routes/get-offer.route.js";
 import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js";
 import { registerJwtVcIssuerMetadataRoute } from "./routes/jwt-vc-issuer-metadata.route.js";
+import { registerNotificationRoute } from "./routes/notification.route.js";
 import { registerStatusListRoute } from "./routes/status-list.route.js";
 import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
 import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
@@ -32,6 +33,7 @@ export async function buildApp(
     acceptEmptyJsonBody(scope);
     registerCreateNonceRoute(scope, deps);
     registerCredentialRoute(scope, deps, createIssuerMetrics(context.metrics.registry));
+    registerNotificationRoute(scope, deps);
   });
   registerIssuerMetadataRoutes(app, deps);
   registerJwtVcIssuerMetadataRoute(app, deps);

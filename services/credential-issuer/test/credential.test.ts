@@ -489,7 +489,7 @@ describe("POST /credential", () => {
       expect(response.headers["cache-control"]).toBe("no-store");
       expect(new Date(response.headers.date as string).toUTCString()).toBe(response.headers.date);
       const json = response.json();
-      expect(Object.keys(json)).toEqual(["credentials"]);
+      expect(Object.keys(json)).toEqual(["credentials", "notification_id"]);
       expect(json.credentials).toHaveLength(1);
       expect(Object.keys(json.credentials[0])).toEqual(["credential"]);
       expect(json.credentials[0].credential).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+~([\w-]+~)+$/);

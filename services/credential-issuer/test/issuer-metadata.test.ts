@@ -16,6 +16,7 @@ describe("issuer metadata and landing page", () => {
     authorization_servers: [AS_URL],
     credential_endpoint: `${ISSUER_URL}/credential`,
     nonce_endpoint: `${ISSUER_URL}/v1/nonce`,
+    notification_endpoint: `${ISSUER_URL}/notification`,
     batch_credential_issuance: { batch_size: 10 },
     display: [{ name: 'Acme <University> & "Co"', locale: "en-US" }],
     credential_configurations_supported: {

@@ -2,7 +2,7 @@ import { SIGNATURE_ALGORITHMS } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime/errors";
 import { isTenantId } from "@attesto/runtime/tenant-id";
 import type { IssuerDependencies } from "./dependencies.js";
-import { credentialEndpointOf, issuerIdentifierOf } from "./issuer-identifier.js";
+import { credentialEndpointOf, issuerIdentifierOf, notificationEndpointOf } from "./issuer-identifier.js";
 import type { CredentialConfiguration, IssuerTenant, JsonObject } from "./ports.js";
 
 /** How credentials are bound to holders: a DID (`kid` in the proof) or a bare key (`jwk`). */
@@ -46,6 +46,7 @@ export interface CredentialIssuerMetadata {
   authorization_servers: string[];
   credential_endpoint: string;
   nonce_endpoint: string;
+  notification_endpoint: string;
   batch_credential_issuance: { batch_size: number };
   display: Array<{ name: string; locale: string }>;
   credential_configurations_supported: Record<string, CredentialConfigurationMetadata>;
@@ -154,6 +155,7 @@ export async function createIssuerMetadata(
     authorization_servers: [deps.authorizationServerUrl],
     credential_endpoint: credentialEndpointOf(deps.issuerUrl),
     nonce_endpoint: `${deps.issuerUrl}/v1/nonce`,
+    notification_endpoint: notificationEndpointOf(deps.issuerUrl),
     batch_credential_issuance: { batch_size: MAX_BATCH_SIZE },
     display: [{ name: tenant.name, locale: DEFAULT_LOCALE }],
     credential_configurations_supported: Object.fromEntries(entries),

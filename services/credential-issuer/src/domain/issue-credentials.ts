@@ -40,6 +40,8 @@ export interface IssuedCredential {
 
 export interface CredentialIssuance {
   credentials: IssuedCredential[];
+  /** OID4VCI 1.0 §8.3: identifies this response's credentials at the notification endpoint. */
+  notificationId: string;
   /** The signing path the credentials took. */
   signing: Offer["signing"]["mode"];
 }
@@ -215,6 +217,7 @@ async function recordCredentials(
   issued: IssuedSdJwtVc[],
   statusEntries: StatusEntry[],
   isOnChain: boolean,
+  notificationId: string,
 ): Promise<CredentialRecord[]> {
   const issuedAt = new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
   const records = await Promise.all(
@@ -234,6 +237,7 @@ async function recordCredentials(
         issuedAt,
         expiresAt: new Date(issuedAt.getTime() + deps.credentialTtlSeconds * 1000),
         statusEntry: statusEntries[index]!,
+        notificationId,
         ...(isOnChain ? { notarization: await notarize(deps, offer, id, credential) } : {}),
       };
     }),
@@ -261,10 +265,20 @@ export async function issueCredentials(
   await reserveAllowance(deps, allowance, proofs.length);
   let issued: IssuedSdJwtVc[];
   let records: CredentialRecord[];
+  // Random and unguessable (256 bits); only the offer's access token can use it.
+  const notificationId = randomBytes(32).toString("base64url");
   try {
     const signed = await signCredentials(deps, offer, proofs);
     issued = signed.issued;
-    records = await recordCredentials(deps, offer, proofs, issued, signed.statusEntries, request.isOnChain);
+    records = await recordCredentials(
+      deps,
+      offer,
+      proofs,
+      issued,
+      signed.statusEntries,
+      request.isOnChain,
+      notificationId,
+    );
   } catch (error) {
     // Nothing was issued (e.g. ledger unreachable): the wallet may retry within its allowance.
     await deps.issuanceAllowances.release(allowance, proofs.length, deps.now());
@@ -277,5 +291,5 @@ export async function issueCredentials(
       ...(notarization ? { reference: { chain: notarization.chain, object_id: notarization.objectId } } : {}),
     };
   });
-  return { credentials, signing: offer.signing.mode };
+  return { credentials, notificationId, signing: offer.signing.mode };
 }

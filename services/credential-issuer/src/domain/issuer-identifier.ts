@@ -10,3 +10,6 @@ export const statusListUriOf = (issuerUrl: string, tenant: string, listId: strin
 
 /** The credential endpoint URL (the `htu` of DPoP proofs sent to it). */
 export const credentialEndpointOf = (issuerUrl: string): string => `${issuerUrl}/credential`;
+
+/** The notification endpoint URL (OID4VCI 1.0 §11; the `htu` of DPoP proofs sent to it). */
+export const notificationEndpointOf = (issuerUrl: string): string => `${issuerUrl}/notification`;

@@ -49,6 +49,10 @@ export interface CredentialRecord {
   notarization?: { chain: string; objectId: string; salt: string };
   /** Its entry in a status list (its `status` claim); unset for credentials issued before status lists. */
   statusEntry?: StatusEntry;
+  /** The notification_id of the credential response that carried it (shared by a batch). */
+  notificationId?: string;
+  /** The wallet's latest notification about it (OID4VCI 1.0 §11). */
+  notification?: { event: NotificationEvent; description?: string; at: Date };
 }
 
 /** One recorded status change: who changed the credential's status, from what to what, when. */
@@ -79,6 +83,9 @@ export type StatusChangeOutcome =
   | { outcome: "unchanged"; record: CredentialRecord; change?: CredentialStatusChange }
   | { outcome: "changed"; record: CredentialRecord; change: CredentialStatusChange };
 
+/** The events of the OID4VCI notification endpoint (OID4VCI 1.0 §11.1). */
+export type NotificationEvent = "credential_accepted" | "credential_failure" | "credential_deleted";
+
 export interface CredentialRepository {
   insertMany(records: CredentialRecord[]): Promise<void>;
   findByIssuerJwtSha256(digest: string): Promise<CredentialRecord | undefined>;
@@ -97,6 +104,18 @@ export interface CredentialRepository {
   }): Promise<StatusChangeOutcome>;
   /** The credential's status changes, oldest first. */
   statusHistory(tenant: string, id: string): Promise<CredentialStatusChange[]>;
+  /**
+   * Stores a wallet's notification (OID4VCI 1.0 §11) on the credentials issued with
+   * `notificationId` to `offerId` in `tenant`; returns them (none: unknown id or another offer's).
+   */
+  recordNotification(input: {
+    tenant: string;
+    offerId: string;
+    notificationId: string;
+    event: NotificationEvent;
+    description?: string;
+    at: Date;
+  }): Promise<CredentialRecord[]>;
   /** Marks a credential revoked (operator action; no public endpoint exists). */
   revoke(id: string, at: Date): Promise<boolean>;
 }

@@ -11,8 +11,9 @@ import type { IssuerDependencies } from "../domain/dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf } from "../domain/issuer-identifier.js";
 
 /**
- * The access-control steps of POST /credential (RFC 6750, RFC 9449 as a resource server): read the
- * token from the Authorization header, verify it, and enforce its DPoP binding.
+ * The access-control steps of POST /credential and POST /notification (RFC 6750, RFC 9449 as a
+ * resource server): read the token from the Authorization header, verify it, and enforce its DPoP
+ * binding (`endpoint`: the URL DPoP proofs are made for).
  */
 
 export interface PresentedToken {
@@ -89,6 +90,7 @@ export async function verifyDpopBinding(
   reply: FastifyReply,
   presented: PresentedToken,
   claims: AccessTokenClaims,
+  endpoint: string = credentialEndpointOf(deps.issuerUrl),
 ): Promise<void> {
   if (presented.scheme === "Bearer") {
     if (claims.jkt !== undefined) {
@@ -104,7 +106,7 @@ export async function verifyDpopBinding(
     await verifyDpopProof({
       header: request.headers.dpop,
       method: request.method,
-      url: credentialEndpointOf(deps.issuerUrl),
+      url: endpoint,
       accessToken: presented.token,
       expectedJkt: claims.jkt,
       nonces: deps.dpopNonces,

@@ -70,10 +70,10 @@ export function registerCredentialRoute(app: App, deps: IssuerDependencies, metr
       await verifyDpopBinding(deps, request, reply, presented, claims);
       await checkAccessTokenNotRevoked(deps, presented, claims);
       const credentialRequest = parseCredentialRequest(request.body);
-      const { credentials, signing } = await issueCredentials(deps, claims, credentialRequest);
+      const { credentials, notificationId, signing } = await issueCredentials(deps, claims, credentialRequest);
       metrics.credentialsIssued.inc({ signing }, credentials.length);
       reply.header("date", deps.now().toUTCString());
-      return { credentials };
+      return { credentials, notification_id: notificationId };
     },
   );
 }

@@ -6,6 +6,7 @@ import type {
   CredentialRepository,
   CredentialStatus,
   CredentialStatusChange,
+  NotificationEvent,
 } from "../domain/repositories.js";
 import type { CredentialStatusChangesTable, CredentialsTable, IssuerTables } from "./tables.js";
 
@@ -47,6 +48,16 @@ function toRecord(row: Selectable<CredentialsTable>): CredentialRecord {
     ...(row.status_list_id === null || row.status_idx === null
       ? {}
       : { statusEntry: { listId: row.status_list_id, idx: row.status_idx } }),
+    ...(row.notification_id === null ? {} : { notificationId: row.notification_id }),
+    ...(row.notification_event === null || row.notified_at === null
+      ? {}
+      : {
+          notification: {
+            event: row.notification_event as NotificationEvent,
+            ...(row.notification_event_description === null ? {} : { description: row.notification_event_description }),
+            at: row.notified_at,
+          },
+        }),
   };
 }
 
@@ -77,6 +88,7 @@ export function createCredentialStore(database: Kysely<unknown>): CredentialRepo
             notarization_salt: record.notarization?.salt ?? null,
             status_list_id: record.statusEntry?.listId ?? null,
             status_idx: record.statusEntry?.idx ?? null,
+            notification_id: record.notificationId ?? null,
           })),
         )
         .execute();
@@ -177,6 +189,18 @@ export function createCredentialStore(database: Kysely<unknown>): CredentialRepo
         .orderBy("changed_at")
         .execute();
       return rows.map(toChange);
+    },
+
+    async recordNotification({ tenant, offerId, notificationId, event, description, at }) {
+      const rows = await db
+        .updateTable("credentials")
+        .set({ notification_event: event, notification_event_description: description ?? null, notified_at: at })
+        .where("tenant", "=", tenant)
+        .where("offer_id", "=", offerId)
+        .where("notification_id", "=", notificationId)
+        .returningAll()
+        .execute();
+      return rows.map(toRecord);
     },
 
     async revoke(id, at) {

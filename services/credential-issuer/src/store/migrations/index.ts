@@ -5,6 +5,7 @@ import { createIssuerConfigurations } from "./0003-issuer-configurations.js";
 import { createIssuerSigningKeys } from "./0004-issuer-signing-keys.js";
 import { createIssuanceAllowances } from "./0005-issuance-allowances.js";
 import { createCredentialLifecycle } from "./0006-credential-lifecycle.js";
+import { shareNotificationId } from "./0007-shared-notification-id.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -14,4 +15,5 @@ export const migrations: Migrations = {
   "0004_issuer_signing_keys": createIssuerSigningKeys,
   "0005_issuance_allowances": createIssuanceAllowances,
   "0006_credential_lifecycle": createCredentialLifecycle,
+  "0007_shared_notification_id": shareNotificationId,
 };

@@ -44,6 +44,11 @@ export class InvalidProof extends oauthErrorClass(400, "invalid_proof") {}
 /** The request is well formed but the issuer will not honour it (the wallet should not retry). */
 export class CredentialRequestDenied extends oauthErrorClass(400, "credential_request_denied") {}
 
+// OpenID4VCI 1.0 §11.3: notification error response.
+/** The notification_id is unknown, or was not issued to the presented access token. */
+export class InvalidNotificationId extends oauthErrorClass(400, "invalid_notification_id") {}
+export class InvalidNotificationRequest extends oauthErrorClass(400, "invalid_notification_request") {}
+
 /**
  * 503: a service this request depends on is unreachable. Its description is shown (the runtime
  * hides 5xx messages by default) because it names no internals, only which party is down.
