@@ -988,4 +988,31 @@ describe("LeaderElector", () => {
     expect(await b.tryAcquireOrRenew()).toBe(true);
     expect(kube.leases.get("ops/skewed")?.spec.holderIdentity).toBe("b");
   });
+
+  it("on stop ends the term before it releases the Lease (no new leader while this one still acts)", async () => {
+    const order: string[] = [];
+    const replaceLease = kube.replaceLease.bind(kube);
+    kube.replaceLease = async (lease) => {
+      order.push(`lease held by '${lease.spec?.holderIdentity ?? ""}'`);
+      return replaceLease(lease);
+    };
+    const elector = new LeaderElector({
+      kube,
+      namespace: "ops",
+      name: "stopping",
+      identity: "a",
+      now: testClock,
+      onStartedLeading: () => order.push("started"),
+      onStoppedLeading: () => order.push("stopped"),
+    });
+    elector.start();
+    const deadline = Date.now() + 5_000;
+    while (!elector.isLeader) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for the elector to lead");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await elector.stop();
+    expect(order).toEqual(["started", "stopped", "lease held by ''"]);
+    expect(kube.leases.get("ops/stopping")?.spec.holderIdentity).toBe("");
+  });
 });

@@ -29,6 +29,10 @@ export class LeaderElector {
   private leading = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Whether this replica's last attempt left it holding the Lease. */
+  private held = false;
+  /** The acquire-or-renew attempt in flight, if any. */
+  private attempt: Promise<void> | undefined;
   private readonly leaseDurationSeconds: number;
   private readonly retryPeriodMs: number;
   private readonly now: () => Date;
@@ -49,16 +53,22 @@ export class LeaderElector {
 
   start(): void {
     this.stopped = false;
-    void this.tick();
+    this.tick();
   }
 
-  /** Stops campaigning; a leader releases the Lease so that another replica takes over at once. */
+  /**
+   * Stops campaigning; a leader first ends its term (onStoppedLeading cancels its work) and only then
+   * releases the Lease, so that another replica cannot start leading while this one still acts. An
+   * attempt in flight is waited for (it no longer starts a term) so that it cannot renew after the release.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.leading) {
+    this.setLeading(false);
+    await this.attempt;
+    if (this.held) {
+      this.held = false;
       await this.release().catch((error: unknown) => this.options.onError?.(error));
-      this.setLeading(false);
     }
   }
 
@@ -107,10 +117,18 @@ export class LeaderElector {
     return { metadata: { ...lease.metadata }, spec };
   }
 
-  private async tick() {
+  private tick() {
     if (this.stopped) return;
+    this.attempt = this.campaign().finally(() => {
+      this.attempt = undefined;
+    });
+  }
+
+  private async campaign() {
     try {
       const leading = await this.tryAcquireOrRenew();
+      this.held = leading;
+      if (this.stopped) return;
       if (leading) this.lastRenewal = this.now().getTime();
       this.setLeading(leading);
     } catch (error) {
@@ -120,7 +138,7 @@ export class LeaderElector {
       if (this.leading && this.now().getTime() >= deadline) this.setLeading(false);
     }
     if (!this.stopped) {
-      this.timer = setTimeout(() => void this.tick(), this.retryPeriodMs);
+      this.timer = setTimeout(() => this.tick(), this.retryPeriodMs);
       this.timer.unref();
     }
   }
