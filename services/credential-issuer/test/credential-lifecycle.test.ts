@@ -90,6 +90,7 @@ describe("issued credentials: admin API and status changes", () => {
       issued_at: expect.any(String),
       expires_at: expect.any(String),
       status_changed_at: null,
+      notification: null,
     });
     const byOffer = (await list(`?offer_id=${first.offerId}`)).json();
     expect(byOffer.credentials.map((c: { id: string }) => c.id)).toEqual([first.credentialId]);

@@ -99,6 +99,16 @@ describe("holder against the platform", () => {
     });
   });
 
+  /** What the issuer's admin API shows of the wallet's notifications for the credentials of one offer. */
+  const notificationsOf = async (offerId: string) => {
+    const listed = await call<{ credentials: Array<{ notification: { event: string } | null }> }>(
+      `${platform.urls["credential-issuer"]}/v1/credentials?offer_id=${offerId}`,
+      { headers: { "x-api-key": tenant.apiKey } },
+    );
+    expect(listed.status).toBe(200);
+    return listed.body.credentials.map((credential) => credential.notification?.event ?? null);
+  };
+
   it("X.509 signing path (HAIP, DPoP-bound token): a P-256 did:key holder receives without notarization", async () => {
     p256Holder = p256DidKey();
     const offer = await createOffer(platform, tenant);
@@ -114,6 +124,8 @@ describe("holder against the platform", () => {
     });
     const detail = await holder.get<Record<string, unknown>>(`/v1/vc/${x509Signed.credential_id}`);
     expect(detail.body).not.toHaveProperty("reference");
+    // The holder told the issuer (notification endpoint, DPoP-bound token) before answering.
+    expect(await notificationsOf(offer.offer_id)).toEqual(["credential_accepted"]);
   });
 
   it("a pre-authorized code is single use: receiving the same offer again is 400 invalid_grant", async () => {
@@ -128,10 +140,12 @@ describe("holder against the platform", () => {
     const listed = await holder.get<{ credentials: Array<{ id: string }> }>("/v1/vc");
     const ids = listed.body.credentials.map((c) => c.id);
     expect(ids).toEqual(expect.arrayContaining([didSigned.credential_id, x509Signed.credential_id]));
-    const extra = (
-      await receive((await createOffer(platform, tenant)).deep_link, ed25519DidKey(), { notarize_on_ledger: false })
-    ).body.credential_id!;
+    const extraOffer = await createOffer(platform, tenant);
+    const extra = (await receive(extraOffer.deep_link, ed25519DidKey(), { notarize_on_ledger: false })).body
+      .credential_id!;
+    expect(await notificationsOf(extraOffer.offer_id)).toEqual(["credential_accepted"]);
     expect((await holder.delete(`/v1/vc/${extra}`)).status).toBe(204);
+    expect(await notificationsOf(extraOffer.offer_id)).toEqual(["credential_deleted"]);
     expect((await holder.get("/v1/vc")).body.credentials).not.toContainEqual(expect.objectContaining({ id: extra }));
     expect((await holder.get(`/v1/vc/${extra}`)).status).toBe(404);
     const stranger = await holderAccount(platform, "Eve");

@@ -9,6 +9,8 @@ export interface CredentialView {
   issued_at: string;
   expires_at: string;
   status_changed_at: string | null;
+  /** The wallet's latest notification (POST /notification), or null. */
+  notification: { event: string; event_description?: string; notified_at: string } | null;
 }
 
 export const credentialViewOf = (record: CredentialRecord): CredentialView => ({
@@ -19,4 +21,13 @@ export const credentialViewOf = (record: CredentialRecord): CredentialView => ({
   issued_at: record.issuedAt.toISOString(),
   expires_at: record.expiresAt.toISOString(),
   status_changed_at: record.statusChangedAt?.toISOString() ?? null,
+  notification: record.notification
+    ? {
+        event: record.notification.event,
+        ...(record.notification.description === undefined
+          ? {}
+          : { event_description: record.notification.description }),
+        notified_at: record.notification.at.toISOString(),
+      }
+    : null,
 });

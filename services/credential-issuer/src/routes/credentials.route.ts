@@ -51,6 +51,10 @@ const zCredentialView = z.object({
   issued_at: z.string(),
   expires_at: z.string(),
   status_changed_at: z.string().nullable(),
+  notification: z
+    .object({ event: z.string(), event_description: z.string().optional(), notified_at: z.string() })
+    .nullable()
+    .describe("The wallet's latest report at the notification endpoint"),
 });
 
 const zListResponse = z.object({

@@ -55,4 +55,19 @@ export interface StoredCredential extends CredentialSummary {
   /** Every claim, decoded (disclosures applied), without the SD-JWT VC's own claims. */
   claims: Record<string, unknown>;
   reference: LedgerReference | undefined;
+  /** How to tell its issuer what became of it (OID4VCI notification endpoint); kept sealed. */
+  notification?: IssuerNotificationHandle;
+}
+
+/**
+ * What the OID4VCI notification endpoint needs: the response's notification_id and the access
+ * token of the credential request (with its DPoP key when bound). Secrets: kept sealed at rest.
+ */
+export interface IssuerNotificationHandle {
+  endpoint: string;
+  notificationId: string;
+  token: string;
+  scheme: "DPoP" | "Bearer";
+  /** The private DPoP key the token is bound to (scheme DPoP). */
+  dpopKey?: Record<string, unknown>;
 }

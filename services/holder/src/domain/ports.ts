@@ -76,6 +76,11 @@ export interface OutboundResponse {
  * runtime's outbound request guard (public addresses only unless allowed, https unless allowed,
  * redirects re-checked, a deadline and a response size limit), adapted in `clients/outbound-http.ts`.
  */
+/** Where a use case reports what must not fail the user's action (the request's logger). */
+export interface WarningLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 export interface OutboundHttp {
   /** Why `url` may not be fetched at all (not absolute http(s), credentials, http not allowed), or undefined. */
   checkUrl(url: string): string | undefined;

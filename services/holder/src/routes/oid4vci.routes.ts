@@ -89,14 +89,19 @@ export function registerOid4vciRoutes(scope: App, deps: HolderDependencies): voi
     { schema: { body: zReceiveBody, response: { 201: zReceived } } },
     async (request, reply) => {
       const { body } = request;
-      const credential = await receiveCredential(deps, userOf(request), {
-        credentialOfferUri: body.credential_offer_uri,
-        holderDid: body.holder_did,
-        privateKey: body.private_key,
-        credentialConfigurationId: body.credential_configuration_id,
-        userPin: body.user_pin ?? body.tx_code,
-        notarizeOnLedger: body.notarize_on_ledger,
-      });
+      const credential = await receiveCredential(
+        deps,
+        userOf(request),
+        {
+          credentialOfferUri: body.credential_offer_uri,
+          holderDid: body.holder_did,
+          privateKey: body.private_key,
+          credentialConfigurationId: body.credential_configuration_id,
+          userPin: body.user_pin ?? body.tx_code,
+          notarizeOnLedger: body.notarize_on_ledger,
+        },
+        request.log,
+      );
       reply.code(201).header("cache-control", "no-store");
       return {
         credential_id: credential.id,

@@ -1,6 +1,6 @@
 import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely, Selectable } from "kysely";
-import type { CredentialSummary, StoredCredential } from "../domain/model.js";
+import type { CredentialSummary, IssuerNotificationHandle, StoredCredential } from "../domain/model.js";
 import type { CredentialRepository } from "../domain/ports.js";
 import type { CredentialsTable, HolderTables } from "./tables.js";
 
@@ -10,6 +10,7 @@ export const credentialContext = (id: string) => `credential:${id}`;
 interface SealedContent {
   raw: string;
   claims: Record<string, unknown>;
+  notification?: IssuerNotificationHandle;
 }
 
 function toSummary(row: Selectable<CredentialsTable>): CredentialSummary {
@@ -43,6 +44,7 @@ export function createCredentialStore(database: Kysely<unknown>, sealer: Envelop
       ...toSummary(row),
       raw: content.raw,
       claims: content.claims,
+      ...(content.notification ? { notification: content.notification } : {}),
       reference:
         row.reference_chain && row.reference_object_id
           ? { chain: row.reference_chain, objectId: row.reference_object_id }
@@ -53,7 +55,11 @@ export function createCredentialStore(database: Kysely<unknown>, sealer: Envelop
     db.selectFrom("credentials").selectAll().where("user_uuid", "=", userUuid).where("deleted_at", "is", null);
   return {
     async insert(credential) {
-      const content: SealedContent = { raw: credential.raw, claims: credential.claims };
+      const content: SealedContent = {
+        raw: credential.raw,
+        claims: credential.claims,
+        ...(credential.notification ? { notification: credential.notification } : {}),
+      };
       await db
         .insertInto("credentials")
         .values({

@@ -43,7 +43,7 @@ export interface CredentialsTable {
   /** `reference` of the credential response (is_on_chain): chain and object id. */
   reference_chain: string | null;
   reference_object_id: string | null;
-  /** Envelope (AAD `credential:<id>`) of JSON `{raw, claims}`. */
+  /** Envelope (AAD `credential:<id>`) of JSON `{raw, claims, notification?}` (notification: model.ts). */
   sealed_content: string;
   created_at: Generated<Date>;
   /** Soft delete: set by DELETE /v1/vc/:id; the row and its sealed content stay. */

@@ -1,6 +1,8 @@
 import { notFound } from "@attesto/runtime/errors";
 import type { HolderDependencies } from "../dependencies.js";
 import type { CredentialSummary, StoredCredential } from "../model.js";
+import { notifyIssuer } from "../oid4vci/notify-issuer.js";
+import type { WarningLog } from "../ports.js";
 
 export const CREDENTIAL_NOT_FOUND_MESSAGE = "Credential not found";
 
@@ -19,11 +21,19 @@ export async function getCredential(
   return credential;
 }
 
-/** DELETE /v1/vc/:id: soft delete (gone from listings and detail; the sealed raw SD-JWT stays). */
+/**
+ * DELETE /v1/vc/:id: soft delete (gone from listings and detail; the sealed raw SD-JWT stays), then
+ * `credential_deleted` to its issuer when it came with a notification handle (best effort).
+ */
 export async function deleteCredential(
-  deps: Pick<HolderDependencies, "credentials" | "now">,
+  deps: Pick<HolderDependencies, "credentials" | "now" | "http">,
   userUuid: string,
   id: string,
+  log: WarningLog,
 ): Promise<void> {
-  if (!(await deps.credentials.softDelete(userUuid, id, deps.now()))) throw notFound(CREDENTIAL_NOT_FOUND_MESSAGE);
+  const credential = await deps.credentials.find(userUuid, id);
+  if (!credential || !(await deps.credentials.softDelete(userUuid, id, deps.now()))) {
+    throw notFound(CREDENTIAL_NOT_FOUND_MESSAGE);
+  }
+  await notifyIssuer(deps, log, credential.notification, "credential_deleted");
 }

@@ -5,7 +5,9 @@ import type { HolderDependencies } from "../dependencies.js";
 import { type HolderKey, resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidOffer } from "../errors.js";
 import type { StoredCredential } from "../model.js";
+import type { WarningLog } from "../ports.js";
 import { checkProofAlgorithm, createKeyProof, keyReferenceFor } from "./create-key-proof.js";
+import { notificationHandleOf, notifyIssuer } from "./notify-issuer.js";
 import {
   type AccessToken,
   authorizationServerOf,
@@ -108,12 +110,14 @@ async function requestCredential(
  *  8. c_nonce, key proof (kid = holder DID URL, or jwk)                        -> 400 issuance_failed
  *  9. credential request (is_on_chain; DPoP nonce retried)                     -> 400 invalid_proof / issuance_failed, 503
  * 10. verify the credential (signature, iss, vct, cnf, validity)               -> 400 invalid_credential
- * 11. store it, sealed                                                         -> 201
+ * 11. store it, sealed (with the notification handle: notification_id, token, DPoP key)
+ * 12. notify the issuer: credential_accepted (best effort; logged at warn)     -> 201
  */
 export async function receiveCredential(
   deps: HolderDependencies,
   userUuid: string,
   input: ReceiveCredentialInput,
+  log: WarningLog,
 ): Promise<StoredCredential> {
   const holder = await resolveHolderKey(deps, userUuid, input.holderDid, input.privateKey);
   if (input.notarizeOnLedger) await deps.ledger.assertReachable();
@@ -143,6 +147,12 @@ export async function receiveCredential(
     vct: configuration.vct,
     holder,
   });
+  const notification = notificationHandleOf(deps, {
+    endpoint: offer.metadata.notification_endpoint,
+    notificationId: issued.notificationId,
+    token,
+    dpopKey,
+  });
   const credential: StoredCredential = {
     id: randomUUID(),
     userUuid,
@@ -159,7 +169,9 @@ export async function receiveCredential(
     raw: issued.credential,
     claims: verified.claims,
     reference: issued.reference,
+    ...(notification ? { notification } : {}),
   };
   await deps.credentials.insert(credential);
+  await notifyIssuer(deps, log, notification, "credential_accepted");
   return credential;
 }

@@ -12,6 +12,8 @@ export interface IssuedCredential {
   credential: string;
   /** `reference` of an `is_on_chain` issuance (Attesto's extension). */
   reference: { chain: string; objectId: string } | undefined;
+  /** OID4VCI 1.0 §8.3: names this response's credentials at the issuer's notification endpoint. */
+  notificationId: string | undefined;
 }
 
 /** The c_nonce for the key proof: from the nonce endpoint (OID4VCI 1.0), else the token response's. */
@@ -32,7 +34,7 @@ export async function fetchCNonce(
 }
 
 /** Whether a resource server asks for a DPoP nonce: 401 `WWW-Authenticate: DPoP error="use_dpop_nonce"` (or a 400). */
-function asksForDpopNonce(response: OutboundResponse): boolean {
+export function asksForDpopNonce(response: OutboundResponse): boolean {
   if (!response.headers.get("dpop-nonce")) return false;
   const challenge = response.headers.get("www-authenticate") ?? "";
   if (response.status === 401 && /error="?use_dpop_nonce"?/i.test(challenge)) return true;
@@ -103,5 +105,9 @@ export function parseCredentialResponse(response: OutboundResponse): IssuedCrede
   const reference = isJsonObject(first) && isJsonObject(first.reference) ? first.reference : undefined;
   const chain = stringOf(reference?.chain);
   const objectId = stringOf(reference?.object_id);
-  return { credential, reference: chain && objectId ? { chain, objectId } : undefined };
+  return {
+    credential,
+    reference: chain && objectId ? { chain, objectId } : undefined,
+    notificationId: stringOf(body.notification_id),
+  };
 }

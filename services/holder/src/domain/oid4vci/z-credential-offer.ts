@@ -78,6 +78,7 @@ export const zCredentialIssuerMetadata = z
     authorization_servers: z.array(z.string()).optional(),
     credential_endpoint: z.string().min(1, "credential_endpoint is required"),
     nonce_endpoint: z.string().optional(),
+    notification_endpoint: z.string().optional(),
     display: z.array(zDisplay).optional(),
     credential_configurations_supported: z.record(z.string(), z.unknown()),
   })
