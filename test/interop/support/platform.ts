@@ -22,7 +22,7 @@ import pino from "pino";
  *
  * Offsets: a platform takes 8081..8088 and 9081..9088 plus its offset, so two offsets must differ
  * by at least 8 and the public range of one must not meet the internal range of another (offset
- * + 1000). In use: npm start 0, e2e 20000, hostile/fault suites 22000..22050, 22100, 22110, these
+ * + 1000). In use: npm start 0, e2e 20000 and 19700 (credential status), hostile/fault suites 22000..22050, 22100, 22110, these
  * suites 21200, 21300 and 21400, the bench 21500. 21000 and 21100 would meet the e2e and fault suites'
  * ports. Everything stays below 32768, Linux's ephemeral range, where any outgoing connection on
  * the machine may already hold a port.
@@ -62,12 +62,15 @@ const prefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
 /** Services these suites do not start. */
 const NOT_STARTED = new Set<string>(["holder", "scheduler"]);
 
+/** `alsoStart`: services of NOT_STARTED a suite needs after all (e.g. the scheduler, which status changes publish to). */
 export async function startInteropPlatform(options: {
   portOffset: number;
   label: string;
   /** The time the trust registry reads (key custody's certificate checks); the system clock by default. */
   trustRegistryClock?: () => Date;
+  alsoStart?: ServiceName[];
 }): Promise<InteropPlatform> {
+  const notStarted = new Set([...NOT_STARTED].filter((name) => !options.alsoStart?.includes(name as ServiceName)));
   const dataDir = mkdtempSync(join(tmpdir(), `attesto-interop-${options.label}-`));
   const realDatabaseUrl = process.env.DATABASE_URL || undefined;
   const run = randomBytes(4).toString("hex");
@@ -84,7 +87,7 @@ export async function startInteropPlatform(options: {
   };
   if (realDatabaseUrl) for (const name of SERVICES) env[`${prefixOf(name)}_DATABASE_SCHEMA`] = schemaOf(name);
   for (const module of platformServices) {
-    if (!NOT_STARTED.has(module.definition.name)) continue;
+    if (!notStarted.has(module.definition.name)) continue;
     const prefix = prefixOf(module.definition.name);
     env[`${prefix}_URL`] = `http://localhost:${module.ports.public + options.portOffset}`;
     env[`${prefix}_INTERNAL_URL`] = `http://localhost:${module.ports.internal + options.portOffset}`;
@@ -100,7 +103,7 @@ export async function startInteropPlatform(options: {
       cwd: dataDir,
       logger,
       services: platformServices
-        .filter((module) => !NOT_STARTED.has(module.definition.name))
+        .filter((module) => !notStarted.has(module.definition.name))
         .map((module) =>
           module.definition.name === "trust-registry" && options.trustRegistryClock
             ? (createTrustRegistryModule({ clock: options.trustRegistryClock }).module as unknown as typeof module)

@@ -1,0 +1,271 @@
+/**
+ * Credential status end to end (IETF Token Status List): credentials issued by the real platform
+ * carry `status.status_list`; the issuer's tenant API changes a status; the running verifier's
+ * `revocation` check follows it within the list's ttl; a verifier written here from the draft
+ * (draft-ietf-oauth-status-list, with jose, @peculiar/x509 and node:zlib only, nothing of the
+ * project's services) reads the same list; two tenants' lists never mix.
+ */
+import { inflateSync } from "node:zlib";
+import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { didKeyOf, type WalletKey, walletKey } from "../interop/support/keys.js";
+import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
+import { decodeSdJwt, presentSdJwtVc, validateX5c } from "../interop/support/sd-jwt.js";
+import { applyTenant, createOffer, type Tenant } from "../interop/support/tenant.js";
+import { InteropWallet, receiveCredential } from "../interop/support/wallet.js";
+
+/** Ports 27781..27788 / 28781..28788 (19600 would meet the CLI suite's public ports) (see test/interop/support/platform.ts for the offsets in use). */
+const PORT_OFFSET = 19_700;
+/** Seconds a Status List Token may be reused: short, so that a change is seen within the polling deadline. */
+const STATUS_LIST_TTL_SECONDS = "1";
+const POLL_DEADLINE_MS = 20_000;
+
+interface Held {
+  tenant: Tenant;
+  credential: string;
+  holder: WalletKey;
+  vct: string;
+  credentialId: string;
+  statusList: { idx: number; uri: string };
+}
+
+type CredentialStatus = "active" | "suspended" | "revoked";
+
+async function pollUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + POLL_DEADLINE_MS;
+  let last: T;
+  do {
+    last = await read();
+    if (done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  } while (Date.now() < deadline);
+  throw new Error(`${what}: not reached within ${POLL_DEADLINE_MS} ms, last ${JSON.stringify(last)}`);
+}
+
+describe("credential status: issuer, verifier and an independent status list reader", () => {
+  let platform: InteropPlatform;
+  let first: Held;
+  let second: Held;
+  const previousTtl = process.env.STATUS_LIST_TTL_SECONDS;
+
+  async function issue(tenant: Tenant): Promise<Held> {
+    const wallet = new InteropWallet();
+    const holder = wallet.key("ES256");
+    const offer = await createOffer(platform, tenant);
+    const received = await receiveCredential(wallet, offer.deep_link, {
+      dpop: true,
+      proofKey: holder,
+      proofKeyReference: "jwk",
+    });
+    const { vct } = received.issuerMetadata.credentialIssuer.credential_configurations_supported[
+      received.credentialConfigurationId
+    ] as unknown as { vct: string };
+    const listed = await fetch(`${platform.url("credential-issuer")}/v1/credentials?offer_id=${offer.offer_id}`, {
+      headers: { "x-api-key": tenant.apiKey },
+    });
+    expect(listed.status).toBe(200);
+    const { credentials } = (await listed.json()) as { credentials: Array<{ id: string; status: string }> };
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]!.status).toBe("active");
+    const { payload } = decodeSdJwt(received.credential);
+    const statusList = (payload.status as { status_list: { idx: number; uri: string } }).status_list;
+    return { tenant, credential: received.credential, holder, vct, credentialId: credentials[0]!.id, statusList };
+  }
+
+  async function setStatus(held: Held, status: CredentialStatus) {
+    const response = await fetch(`${platform.url("credential-issuer")}/v1/credentials/${held.credentialId}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", "x-api-key": held.tenant.apiKey },
+      body: JSON.stringify({ status }),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(((await response.json()) as { status: string }).status).toBe(status);
+  }
+
+  /** A whole presentation to the running verifier; answers the session's result. */
+  async function presentToVerifier(held: Held) {
+    const relyingParty = walletKey("EdDSA");
+    const created = await fetch(`${platform.url("verifier")}/v1/verifier/authorization-request`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": held.tenant.apiKey },
+      body: JSON.stringify({
+        dcql_query: {
+          credentials: [
+            {
+              id: "diploma",
+              format: "dc+sd-jwt",
+              meta: { vct_values: [held.vct] },
+              claims: [{ path: ["given_name"] }],
+            },
+          ],
+        },
+        verifier_private_key: relyingParty.privateKey.export({ format: "jwk" }).d,
+        verifier_client_id: didKeyOf(relyingParty),
+        response_mode: "direct_post",
+      }),
+    });
+    const createdBody = await created.text();
+    expect(created.status, createdBody).toBe(201);
+    const { session_id, authorization_request } = JSON.parse(createdBody) as {
+      session_id: string;
+      authorization_request: string;
+    };
+    const requestUri = new URL(authorization_request).searchParams.get("request_uri")!;
+    const requestObject = await fetch(requestUri);
+    expect(requestObject.status).toBe(200);
+    const request = decodeJwt(await requestObject.text()) as {
+      client_id: string;
+      nonce: string;
+      state: string;
+      response_uri: string;
+    };
+    const vp = await presentSdJwtVc(held.credential, { given_name: true }, held.holder, {
+      aud: request.client_id,
+      nonce: request.nonce,
+    });
+    const posted = await fetch(request.response_uri, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ state: request.state, vp_token: JSON.stringify({ diploma: [vp] }) }),
+    });
+    expect(posted.status, await posted.clone().text()).toBe(200);
+    const result = await fetch(`${platform.url("verifier")}/v1/verifier/result/${session_id}`, {
+      headers: { "x-api-key": held.tenant.apiKey },
+    });
+    expect(result.status).toBe(200);
+    const body = (await result.json()) as {
+      status: string;
+      check_results: Array<{ check: string; status: string; reason_code: string }>;
+    };
+    const revocation = body.check_results.find((c) => c.check === "revocation");
+    return {
+      status: body.status,
+      revocation: revocation ? `${revocation.status} ${revocation.reason_code}` : "absent",
+    };
+  }
+
+  /**
+   * The independent reader, from the draft: fetch the Status List Token at `uri`, check its type,
+   * its x5c chain up to the platform's trust anchors and its signature with the chain's leaf key,
+   * `sub` = uri and `iss` = the credential's; inflate `lst`; read 2 bits at `idx` (LSB first).
+   */
+  async function readStatusIndependently(held: Held): Promise<number> {
+    const response = await fetch(held.statusList.uri, { headers: { accept: "application/statuslist+jwt" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/statuslist\+jwt/);
+    const token = await response.text();
+    const header = decodeProtectedHeader(token);
+    expect(header.typ).toBe("statuslist+jwt");
+    const { leafKey } = await validateX5c(header.x5c!, await platform.trustAnchors());
+    const { payload } = await compactVerify(token, leafKey);
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as {
+      sub: string;
+      iss: string;
+      exp: number;
+      ttl: number;
+      status_list: { bits: number; lst: string };
+    };
+    expect(claims.sub).toBe(held.statusList.uri);
+    expect(claims.iss).toBe(decodeSdJwt(held.credential).payload.iss);
+    expect(claims.exp * 1000).toBeGreaterThan(Date.now());
+    expect(claims.status_list.bits).toBe(2);
+    const bytes = inflateSync(Buffer.from(claims.status_list.lst, "base64url"));
+    const { idx } = held.statusList;
+    const perByte = 8 / claims.status_list.bits;
+    const byte = bytes[Math.floor(idx / perByte)]!;
+    return (byte >> ((idx % perByte) * claims.status_list.bits)) & ((1 << claims.status_list.bits) - 1);
+  }
+
+  async function expectVerifier(held: Held, revocation: string, status: "completed" | "failed") {
+    const seen = await pollUntil(
+      `verifier revocation ${revocation}`,
+      () => presentToVerifier(held),
+      (result) => result.revocation === revocation,
+    );
+    expect(seen).toEqual({ status, revocation });
+  }
+
+  beforeAll(async () => {
+    process.env.STATUS_LIST_TTL_SECONDS = STATUS_LIST_TTL_SECONDS;
+    platform = await startInteropPlatform({
+      portOffset: PORT_OFFSET,
+      label: "status",
+      // Status changes publish a webhook event through the scheduler.
+      alsoStart: ["scheduler"],
+    });
+    first = await issue(await applyTenant(platform, "status-a"));
+    second = await issue(await applyTenant(platform, "status-b"));
+  }, 180_000);
+  afterAll(async () => {
+    if (previousTtl === undefined) delete process.env.STATUS_LIST_TTL_SECONDS;
+    else process.env.STATUS_LIST_TTL_SECONDS = previousTtl;
+    await platform?.close();
+  });
+
+  it("each credential names a list under its own tenant's path on the issuer", () => {
+    for (const held of [first, second]) {
+      const uri = new URL(held.statusList.uri);
+      expect(uri.origin).toBe(platform.url("credential-issuer"));
+      expect(uri.pathname).toMatch(new RegExp(`^/status-lists/${held.tenant.tenant}/[0-9a-f-]{36}$`));
+      expect(Number.isInteger(held.statusList.idx)).toBe(true);
+    }
+    expect(first.statusList.uri).not.toBe(second.statusList.uri);
+  });
+
+  it("another tenant's list id under the wrong tenant path answers 404", async () => {
+    const listId = new URL(second.statusList.uri).pathname.split("/").at(-1);
+    const wrong = await fetch(`${platform.url("credential-issuer")}/status-lists/${first.tenant.tenant}/${listId}`);
+    expect(wrong.status).toBe(404);
+    const own = await fetch(second.statusList.uri);
+    expect(own.status).toBe(200);
+  });
+
+  it("the verifier follows active -> suspended -> active -> revoked; the independent reader agrees", async () => {
+    await expectVerifier(first, "success valid", "completed");
+    expect(await readStatusIndependently(first)).toBe(0);
+
+    await setStatus(first, "suspended");
+    await expectVerifier(first, "failed suspended", "failed");
+    expect(
+      await pollUntil(
+        "list reads SUSPENDED",
+        () => readStatusIndependently(first),
+        (v) => v === 2,
+      ),
+    ).toBe(2);
+
+    await setStatus(first, "active");
+    await expectVerifier(first, "success valid", "completed");
+    expect(
+      await pollUntil(
+        "list reads VALID",
+        () => readStatusIndependently(first),
+        (v) => v === 0,
+      ),
+    ).toBe(0);
+
+    await setStatus(first, "revoked");
+    await expectVerifier(first, "failed revoked", "failed");
+    // draft-ietf-oauth-status-list: 0x01 INVALID.
+    expect(
+      await pollUntil(
+        "list reads INVALID",
+        () => readStatusIndependently(first),
+        (v) => v === 1,
+      ),
+    ).toBe(1);
+  });
+
+  it("revoking in one tenant changes nothing in the other's list", async () => {
+    // Runs after the revocation above: the other tenant's credential still reads VALID everywhere.
+    expect(await readStatusIndependently(first)).toBe(1);
+    expect(await readStatusIndependently(second)).toBe(0);
+    expect(await presentToVerifier(second)).toEqual({ status: "completed", revocation: "success valid" });
+    const listed = await fetch(`${platform.url("credential-issuer")}/v1/credentials/${first.credentialId}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", "x-api-key": second.tenant.apiKey },
+      body: JSON.stringify({ status: "revoked" }),
+    });
+    expect(listed.status).toBe(404);
+  });
+});
