@@ -16,6 +16,19 @@ import { expectNoStore, expectOAuthError, tokenProof } from "./support/token-req
 
 const PAR_URL = `${AUTH_URL}/v1/par`;
 
+/** 400 `invalid_request` naming every failing parameter, each given as "<parameter> <message>". */
+function expectParameterErrors(response: Parameters<typeof expectOAuthError>[0], ...descriptions: string[]): void {
+  const errors = descriptions.map((description) => {
+    const space = description.indexOf(" ");
+    return { field: description.slice(0, space), message: description.slice(space + 1) };
+  });
+  expect({ status: response.statusCode, body: response.json() }).toStrictEqual({
+    status: 400,
+    body: { error: "invalid_request", error_description: descriptions.join("; "), errors },
+  });
+  expectNoStore(response);
+}
+
 describe("POST /v1/par", () => {
   let server: TestAuthServer;
   let wallet: TestWallet;
@@ -154,7 +167,7 @@ describe("POST /v1/par", () => {
         const response = await push(
           parFields(wallet, pkce, { issuer_state: issuerState, authorization_details: details }),
         );
-        expectOAuthError(response, 400, "invalid_request", description);
+        expectParameterErrors(response, description);
       }
     });
 
@@ -176,7 +189,7 @@ describe("POST /v1/par", () => {
       for (const field of ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method"]) {
         for (const value of [undefined, ""]) {
           const response = await push(parFields(wallet, pkce, { issuer_state: issuerState, [field]: value }));
-          expectOAuthError(response, 400, "invalid_request", `${field} is required`);
+          expectParameterErrors(response, `${field} is required`);
         }
       }
     });
@@ -187,7 +200,14 @@ describe("POST /v1/par", () => {
         url: "/v1/par",
         headers: await attestationHeaders(wallet),
       });
-      expectOAuthError(empty, 400, "invalid_request", "response_type is required");
+      expectParameterErrors(
+        empty,
+        "response_type is required",
+        "client_id is required",
+        "redirect_uri is required",
+        "code_challenge is required",
+        "code_challenge_method is required",
+      );
       const json = await server.app.inject({
         method: "POST",
         url: "/v1/par",
@@ -205,28 +225,23 @@ describe("POST /v1/par", () => {
     it("for request_uri in the body (RFC 9126 §2.1), and for request objects", async () => {
       for (const requestUri of [`${REQUEST_URI_PREFIX}abc`, ""]) {
         const response = await push(parFields(wallet, pkce, { request_uri: requestUri }));
-        expectOAuthError(
-          response,
-          400,
-          "invalid_request",
-          "request_uri must not be sent to the pushed authorization request endpoint",
-        );
+        expectParameterErrors(response, "request_uri must not be sent to the pushed authorization request endpoint");
       }
       const jar = await push(parFields(wallet, pkce, { request: "eyJhbGciOiJub25lIn0.e30." }));
-      expectOAuthError(jar, 400, "invalid_request", "request objects (the request parameter) are not supported");
+      expectParameterErrors(jar, "request (a request object) is not supported");
     });
 
     it("for a response_type other than code", async () => {
       for (const responseType of ["token", "code id_token", "CODE"]) {
         const response = await push(parFields(wallet, pkce, { response_type: responseType }));
-        expectOAuthError(response, 400, "invalid_request", "response_type must be code");
+        expectParameterErrors(response, "response_type must be code");
       }
     });
 
     it("for code_challenge_method plain or anything but S256", async () => {
       for (const method of ["plain", "s256", "S512"]) {
         const response = await push(parFields(wallet, pkce, { code_challenge_method: method }));
-        expectOAuthError(response, 400, "invalid_request", "code_challenge_method must be S256");
+        expectParameterErrors(response, "code_challenge_method must be S256");
       }
     });
 
@@ -238,12 +253,7 @@ describe("POST /v1/par", () => {
         pkce.codeVerifier.padEnd(64, "x"),
       ]) {
         const response = await push(parFields(wallet, pkce, { code_challenge: challenge }));
-        expectOAuthError(
-          response,
-          400,
-          "invalid_request",
-          "code_challenge must be 43 base64url characters (base64url of a SHA-256 hash)",
-        );
+        expectParameterErrors(response, "code_challenge must be 43 base64url characters (base64url of a SHA-256 hash)");
       }
     });
 
@@ -256,14 +266,14 @@ describe("POST /v1/par", () => {
       ];
       for (const [redirectUri, description] of cases) {
         const response = await push(parFields(wallet, pkce, { redirect_uri: redirectUri }));
-        expectOAuthError(response, 400, "invalid_request", description);
+        expectParameterErrors(response, description);
       }
     });
 
     it("for an issuer_state that is not a UUID", async () => {
       for (const issuerState of ["abc", "12345678-1234-1234-1234-12345678901", `${randomUUID()}x`]) {
         const response = await push(parFields(wallet, pkce, { issuer_state: issuerState }));
-        expectOAuthError(response, 400, "invalid_request", "issuer_state must be a UUID");
+        expectParameterErrors(response, "issuer_state must be a UUID");
       }
     });
 
@@ -284,17 +294,35 @@ describe("POST /v1/par", () => {
 
     it("for a state longer than 4096 characters", async () => {
       const response = await push(parFields(wallet, pkce, { state: "s".repeat(4097) }));
-      expectOAuthError(response, 400, "invalid_request", "state must be at most 4096 characters");
+      expectParameterErrors(response, "state must be at most 4096 characters");
     });
 
     it("for a repeated parameter", async () => {
       const response = await push(parFields(wallet, pkce, { client_id: [wallet.clientId, wallet.clientId] }));
-      expectOAuthError(response, 400, "invalid_request", "client_id must not be repeated");
+      expectParameterErrors(response, "client_id must not be repeated");
+    });
+
+    it("for several bad parameters at once, naming every one", async () => {
+      const response = await push(
+        parFields(wallet, pkce, {
+          response_type: "token",
+          redirect_uri: "/callback",
+          code_challenge_method: "plain",
+          state: "s".repeat(4097),
+        }),
+      );
+      expectParameterErrors(
+        response,
+        "response_type must be code",
+        "redirect_uri must be an absolute URI",
+        "code_challenge_method must be S256",
+        "state must be at most 4096 characters",
+      );
     });
 
     it("for a malformed dpop_jkt", async () => {
       const response = await push(parFields(wallet, pkce, { dpop_jkt: "not-a-thumbprint" }));
-      expectOAuthError(response, 400, "invalid_request", "dpop_jkt must be a base64url SHA-256 JWK thumbprint");
+      expectParameterErrors(response, "dpop_jkt must be a base64url SHA-256 JWK thumbprint");
     });
   });
 

@@ -1,6 +1,6 @@
 import { isS256CodeChallenge, PKCE_S256 } from "@attesto/protocol";
-import { InvalidRequest } from "@attesto/runtime/errors";
-import { optionalParameter, requiredParameter, type TokenParameters } from "../token/token-parameters.js";
+import { describeFieldErrors, type FieldError, InvalidRequest } from "@attesto/runtime/errors";
+import type { TokenParameters } from "../token/token-parameters.js";
 
 /** PAR `state` is at most 4096 characters. */
 export const MAX_STATE_LENGTH = 4096;
@@ -27,81 +27,109 @@ export interface ParParameters {
   dpopJkt: string | undefined;
 }
 
-function redirectUriOf(value: string): string {
+/** Every parameter problem of one request, so the 400 names them all at once. */
+class FieldErrorCollector {
+  readonly errors: FieldError[] = [];
+
+  add(field: string, message: string): void {
+    this.errors.push({ field, message });
+  }
+
+  /** The parameter's value; a repeated parameter is recorded and treated as absent. */
+  optional(parameters: TokenParameters, name: string): string | undefined {
+    const value = parameters[name];
+    if (Array.isArray(value)) {
+      this.add(name, "must not be repeated");
+      return undefined;
+    }
+    return value === undefined || value === "" ? undefined : value;
+  }
+
+  required(parameters: TokenParameters, name: string): string | undefined {
+    if (Array.isArray(parameters[name])) return this.optional(parameters, name);
+    const value = this.optional(parameters, name);
+    if (value === undefined) this.add(name, "is required");
+    return value;
+  }
+}
+
+function redirectUriProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidRequest("redirect_uri must be an absolute URI");
+    return "must be an absolute URI";
   }
-  if (FORBIDDEN_REDIRECT_SCHEMES.has(url.protocol)) throw new InvalidRequest("redirect_uri scheme is not allowed");
-  if (value.includes("#")) throw new InvalidRequest("redirect_uri must not contain a fragment");
-  return value;
+  if (FORBIDDEN_REDIRECT_SCHEMES.has(url.protocol)) return "scheme is not allowed";
+  if (value.includes("#")) return "must not contain a fragment";
+  return undefined;
 }
 
-function authorizationDetailsOf(value: string): AuthorizationDetail[] {
+function authorizationDetailsOf(value: string): AuthorizationDetail[] | string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new InvalidRequest("authorization_details must be a JSON array");
+    return "must be a JSON array";
   }
-  if (!Array.isArray(parsed) || parsed.length === 0) {
-    throw new InvalidRequest("authorization_details must be a non-empty JSON array");
-  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return "must be a non-empty JSON array";
   for (const item of parsed) {
-    if (typeof item !== "object" || item === null || Array.isArray(item)) {
-      throw new InvalidRequest("authorization_details entries must be JSON objects");
-    }
-    if (typeof (item as { type?: unknown }).type !== "string") {
-      throw new InvalidRequest("authorization_details entries must have a type");
-    }
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return "entries must be JSON objects";
+    if (typeof (item as { type?: unknown }).type !== "string") return "entries must have a type";
   }
   return parsed as AuthorizationDetail[];
 }
 
 /**
  * Step 1 of POST /v1/par: the parameters, in the order this service's README lists them. Missing required ones and
- * malformed values are 400 `invalid_request` naming the parameter; `request_uri` must not be sent
+ * malformed values are one 400 `invalid_request` listing every failing parameter in `errors`; `request_uri` must not be sent
  * (RFC 9126 §2.1); unknown parameters (resource, ...) are ignored.
  */
 export function parseParRequest(parameters: TokenParameters): ParParameters {
+  const check = new FieldErrorCollector();
   if (parameters.request_uri !== undefined) {
-    throw new InvalidRequest("request_uri must not be sent to the pushed authorization request endpoint");
+    check.add("request_uri", "must not be sent to the pushed authorization request endpoint");
   }
-  if (optionalParameter(parameters, "request") !== undefined) {
-    throw new InvalidRequest("request objects (the request parameter) are not supported");
+  if (check.optional(parameters, "request") !== undefined) {
+    check.add("request", "(a request object) is not supported");
   }
-  const responseType = requiredParameter(parameters, "response_type");
-  if (responseType !== "code") throw new InvalidRequest("response_type must be code");
-  const clientId = requiredParameter(parameters, "client_id");
-  const redirectUri = redirectUriOf(requiredParameter(parameters, "redirect_uri"));
-  const codeChallenge = requiredParameter(parameters, "code_challenge");
-  const method = requiredParameter(parameters, "code_challenge_method");
-  if (method !== PKCE_S256) throw new InvalidRequest("code_challenge_method must be S256");
-  if (!isS256CodeChallenge(codeChallenge)) {
-    throw new InvalidRequest("code_challenge must be 43 base64url characters (base64url of a SHA-256 hash)");
+  const responseType = check.required(parameters, "response_type");
+  if (responseType !== undefined && responseType !== "code") check.add("response_type", "must be code");
+  const clientId = check.required(parameters, "client_id");
+  const redirectUri = check.required(parameters, "redirect_uri");
+  const redirectProblem = redirectUri === undefined ? undefined : redirectUriProblem(redirectUri);
+  if (redirectProblem !== undefined) check.add("redirect_uri", redirectProblem);
+  const codeChallenge = check.required(parameters, "code_challenge");
+  const method = check.required(parameters, "code_challenge_method");
+  if (method !== undefined && method !== PKCE_S256) check.add("code_challenge_method", "must be S256");
+  if (codeChallenge !== undefined && !isS256CodeChallenge(codeChallenge)) {
+    check.add("code_challenge", "must be 43 base64url characters (base64url of a SHA-256 hash)");
   }
 
-  const scope = optionalParameter(parameters, "scope");
-  const issuerState = optionalParameter(parameters, "issuer_state");
-  if (issuerState !== undefined && !UUID.test(issuerState)) throw new InvalidRequest("issuer_state must be a UUID");
-  const details = optionalParameter(parameters, "authorization_details");
-  const state = optionalParameter(parameters, "state");
+  const scope = check.optional(parameters, "scope");
+  const issuerState = check.optional(parameters, "issuer_state");
+  if (issuerState !== undefined && !UUID.test(issuerState)) check.add("issuer_state", "must be a UUID");
+  const detailsValue = check.optional(parameters, "authorization_details");
+  const details = detailsValue === undefined ? undefined : authorizationDetailsOf(detailsValue);
+  if (typeof details === "string") check.add("authorization_details", details);
+  const state = check.optional(parameters, "state");
   if (state !== undefined && state.length > MAX_STATE_LENGTH) {
-    throw new InvalidRequest(`state must be at most ${MAX_STATE_LENGTH} characters`);
+    check.add("state", `must be at most ${MAX_STATE_LENGTH} characters`);
   }
-  const dpopJkt = optionalParameter(parameters, "dpop_jkt");
+  const dpopJkt = check.optional(parameters, "dpop_jkt");
   if (dpopJkt !== undefined && !JWK_THUMBPRINT.test(dpopJkt)) {
-    throw new InvalidRequest("dpop_jkt must be a base64url SHA-256 JWK thumbprint");
+    check.add("dpop_jkt", "must be a base64url SHA-256 JWK thumbprint");
+  }
+  if (check.errors.length > 0) {
+    throw new InvalidRequest(describeFieldErrors(check.errors), { fieldErrors: check.errors });
   }
   return {
-    clientId,
-    redirectUri,
-    codeChallenge,
+    clientId: clientId as string,
+    redirectUri: redirectUri as string,
+    codeChallenge: codeChallenge as string,
     scopes: scope === undefined ? [] : [...new Set(scope.split(" ").filter(Boolean))],
     issuerState: issuerState?.toLowerCase(),
-    authorizationDetails: details === undefined ? undefined : authorizationDetailsOf(details),
+    authorizationDetails: details as AuthorizationDetail[] | undefined,
     state,
     dpopJkt,
   };
