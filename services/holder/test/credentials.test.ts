@@ -106,6 +106,7 @@ describe("holder credentials: list, detail, soft delete, isolation", () => {
     expect(malformed.json()).toEqual({
       error: "invalid_request",
       message: expect.stringContaining("id must be a UUID"),
+      errors: [{ field: "id", message: "must be a UUID" }],
     });
     expect((await del("/v1/vc/not-a-uuid", account)).statusCode).toBe(400);
     const unknown = await get(`/v1/vc/${randomUUID()}`, account);

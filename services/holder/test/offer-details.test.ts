@@ -140,6 +140,7 @@ describe("POST /v1/oid4vci/offer-details", () => {
     expect(response.json()).toEqual({
       error: "invalid_request",
       message: expect.stringContaining("credential_offer_uri is required"),
+      errors: [{ field: "credential_offer_uri", message: "is required" }],
     });
   });
 
