@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuthorizationStepDeps } from "../domain/authorization/authorization-step-deps.js";
 import { submitAuthorization } from "../domain/authorization/submit-authorization.js";
 import { browserErrorHandler, cookieOf, SESSION_COOKIE, singleValue } from "./browser-pages.js";
+import { FORM_CONTENT_TYPES } from "./oauth-form-endpoint.js";
 
 const zForm = z.record(z.string(), z.union([z.string(), z.array(z.string())])).nullish();
 
@@ -13,7 +14,7 @@ const zForm = z.record(z.string(), z.union([z.string(), z.array(z.string())])).n
 export function registerAuthorizeSubmitRoute(app: App, deps: AuthorizationStepDeps): void {
   app.post(
     "/v1/authorize/submit",
-    { schema: { body: zForm }, errorHandler: browserErrorHandler },
+    { schema: { body: zForm, consumes: FORM_CONTENT_TYPES }, errorHandler: browserErrorHandler },
     async (request, reply) => {
       const form = request.body ?? {};
       const { location } = await submitAuthorization(
