@@ -14,7 +14,7 @@ import {
   type TokenResult,
   withDpopNonce,
 } from "./flows.js";
-import { http, postForm } from "./http.js";
+import { type HttpResult, http, postForm } from "./http.js";
 import type { PlatformUrls } from "./platform.js";
 
 export const WALLET_REDIRECT_URI = "https://wallet.example/cb";
@@ -36,13 +36,26 @@ export interface AuthorizationCodeRun {
 const hiddenField = (html: string, name: string) =>
   new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1];
 
+/** An authorization code the user approved, the values that led to it, and the wallet's token request for it. */
+export interface ApprovedCode {
+  issuerState: string;
+  requestUri: string;
+  csrfToken: string;
+  sessionCookie: string;
+  code: string;
+  codeVerifier: string;
+  walletKey: HolderKey;
+  credentialIssuer: string;
+  /** The code exchange (fresh client attestation and DPoP key each call, with the nonce dance). */
+  exchange(dpopKey?: HolderKey): Promise<HttpResult>;
+}
+
 /**
- * The authorization-code flow over HTTP as a wallet and its user drive it, no browser: an offer
- * with `flow: authorization-code`, PAR (PKCE S256, demo wallet-provider client attestation), the
- * consent page (session cookie and CSRF token), Approve, the code exchange (DPoP with the nonce
- * dance, a fresh attestation PoP), the nonce endpoint, a key proof and the credential request.
+ * The authorization-code flow up to the approved code, as a wallet and its user drive it, no
+ * browser: an offer with `flow: authorization-code`, PAR (PKCE S256, demo wallet-provider client
+ * attestation), the consent page (session cookie and CSRF token), Approve.
  */
-export async function runAuthorizationCodeFlow(urls: PlatformUrls, tenant: Tenant): Promise<AuthorizationCodeRun> {
+export async function approvedAuthorizationCode(urls: PlatformUrls, tenant: Tenant): Promise<ApprovedCode> {
   const walletKey = p256Key();
   const clientId = `wallet-${walletKey.publicJwk.x?.slice(0, 8)}`;
   const attestation = () =>
@@ -89,8 +102,6 @@ export async function runAuthorizationCodeFlow(urls: PlatformUrls, tenant: Tenan
   });
   expectStatus(approved, 303, "POST /v1/authorize/submit");
   const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-
-  const dpopKey = p256Key();
   const fields = {
     grant_type: "authorization_code",
     code,
@@ -98,12 +109,38 @@ export async function runAuthorizationCodeFlow(urls: PlatformUrls, tenant: Tenan
     code_verifier: pkce.codeVerifier,
     client_id: clientId,
   };
-  const exchanged = await withDpopNonce(async (nonce) =>
-    postForm(`${urls.auth}/v1/token`, fields, {
-      ...(await attestation()),
-      dpop: await dpopProof({ key: dpopKey, htu: `${urls.auth}/v1/token`, ...(nonce === undefined ? {} : { nonce }) }),
-    }),
-  );
+  return {
+    issuerState,
+    requestUri,
+    csrfToken,
+    sessionCookie,
+    code,
+    codeVerifier: pkce.codeVerifier,
+    walletKey,
+    credentialIssuer: document.credential_issuer,
+    exchange(dpopKey = p256Key()) {
+      return withDpopNonce(async (nonce) =>
+        postForm(`${urls.auth}/v1/token`, fields, {
+          ...(await attestation()),
+          dpop: await dpopProof({
+            key: dpopKey,
+            htu: `${urls.auth}/v1/token`,
+            ...(nonce === undefined ? {} : { nonce }),
+          }),
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * The whole authorization-code flow: the approved code, its exchange, the nonce endpoint, a key
+ * proof and the credential request.
+ */
+export async function runAuthorizationCodeFlow(urls: PlatformUrls, tenant: Tenant): Promise<AuthorizationCodeRun> {
+  const approved = await approvedAuthorizationCode(urls, tenant);
+  const dpopKey = p256Key();
+  const exchanged = await approved.exchange(dpopKey);
   expectStatus(exchanged, 200, "POST /v1/token (authorization_code)");
   const token: TokenResult = {
     accessToken: (exchanged.json as { access_token: string }).access_token,
@@ -112,7 +149,7 @@ export async function runAuthorizationCodeFlow(urls: PlatformUrls, tenant: Tenan
     dpopNonce: exchanged.headers.get("dpop-nonce"),
   };
   const cNonce = await fetchNonce(urls);
-  const proof = await keyProof({ key: walletKey, nonce: cNonce, audience: document.credential_issuer });
+  const proof = await keyProof({ key: approved.walletKey, nonce: cNonce, audience: approved.credentialIssuer });
   const issued = expectStatus(
     await postCredential(urls, token, { credential_configuration_id: BADGE_CONFIG, proofs: { jwt: [proof] } }),
     200,
@@ -120,15 +157,15 @@ export async function runAuthorizationCodeFlow(urls: PlatformUrls, tenant: Tenan
   );
   const credential = (issued.json as { credentials: Array<{ credential: string }> }).credentials[0]!.credential;
   return {
-    issuerState,
-    requestUri,
-    csrfToken,
-    sessionCookie,
-    code,
-    codeVerifier: pkce.codeVerifier,
+    issuerState: approved.issuerState,
+    requestUri: approved.requestUri,
+    csrfToken: approved.csrfToken,
+    sessionCookie: approved.sessionCookie,
+    code: approved.code,
+    codeVerifier: approved.codeVerifier,
     token,
     cNonce,
     credential,
-    walletKey,
+    walletKey: approved.walletKey,
   };
 }

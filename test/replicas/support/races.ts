@@ -1,3 +1,4 @@
+import { approvedAuthorizationCode } from "../../hostile/support/authorization-code.js";
 import {
   applyTenant,
   BADGE_CONFIG,
@@ -16,7 +17,6 @@ import {
 } from "../../hostile/support/flows.js";
 import { type HttpResult, postForm, postJson } from "../../hostile/support/http.js";
 import type { ServiceName } from "../../hostile/support/platform.js";
-import { approvedAuthorizationCode } from "./authorization-code.js";
 import type { ReplicaPlatform } from "./replica-platform.js";
 
 /**
