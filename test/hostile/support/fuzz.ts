@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { expect } from "vitest";
-import { hostileText, INJECTIONS } from "./arbitraries.js";
-import { encodeHostile } from "./http.js";
+import { fcOptions, hostileText, INJECTIONS, wrongContentType } from "./arbitraries.js";
+import { encodeHostile, expectRefused, http, postJson, show } from "./http.js";
 import type { TestPlatform } from "./platform.js";
 
 const sameSnapshot = (a: Record<string, string>, b: Record<string, string>) =>
@@ -32,6 +32,35 @@ export async function expectNoDatabaseChange(platform: TestPlatform, body: () =>
   const after = await platform.snapshot();
   const changed = Object.keys({ ...before, ...after }).filter((table) => before[table] !== after[table]);
   expect(changed, `tables changed by requests that were all refused: ${changed.join(", ")}`).toEqual([]);
+}
+
+/**
+ * Posts every one of `bodies` to a JSON endpoint, then `validBody` under every wrong content type,
+ * with `headers()` (fresh per request, e.g. a new client address); each must be refused with the
+ * API error shape: 400/413 for the bodies, 400/415 for the content types.
+ */
+export async function expectJsonBodiesRefused(
+  url: string,
+  options: { bodies: fc.Arbitrary<unknown>; validBody: () => unknown; headers: () => Record<string, string> },
+): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(options.bodies, async (body) => {
+      const result = await postJson(url, body, options.headers());
+      expectRefused(result, "api", { statuses: [400, 413], context: show(body) });
+    }),
+    fcOptions(80),
+  );
+  await fc.assert(
+    fc.asyncProperty(wrongContentType, async (contentType) => {
+      const result = await http(url, {
+        method: "POST",
+        headers: { ...options.headers(), "content-type": contentType },
+        body: JSON.stringify(options.validBody()),
+      });
+      expectRefused(result, "api", { statuses: [400, 415], context: contentType });
+    }),
+    fcOptions(20),
+  );
 }
 
 /** Form fields as ordered pairs, so a repeated field is possible. */

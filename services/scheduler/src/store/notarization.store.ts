@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, type Selectable, sql, type UpdateObject } from "kysely";
 import type { Batch, LedgerAnchor, Notarization, NotarizationState } from "../domain/model.js";
 import type { NotarizationStore } from "../domain/stores.js";
 import { insertWebhookEvents } from "./insert-webhook-events.js";
 import { ACTIVE_STATES, ago, type Clock, type JobSender, type SchedulerDb } from "./job-sender.js";
-import type { BatchesTable, NotarizationsTable } from "./tables.js";
+import type { BatchesTable, NotarizationsTable, SchedulerTables } from "./tables.js";
 
 /** What callers see: a batch that is `running` (or not cut yet) is `pending`. */
 const notarizationStateSql = sql<NotarizationState>`CASE WHEN b.state IS NULL OR b.state IN ('pending', 'running') THEN 'pending' ELSE b.state END`;
@@ -55,6 +55,30 @@ function toNotarization(row: NotarizationRow): Notarization {
  */
 export function createNotarizationStore(database: Kysely<unknown>, send: JobSender, now: Clock): NotarizationStore {
   const db = database as SchedulerDb;
+
+  /**
+   * Ends attempt `attempt` of a `running` batch with `changes`, and runs `then` in the same
+   * transaction; false (and nothing written) when the batch has moved on since (another replica
+   * finished it, or it was requeued).
+   */
+  const finishRunningBatch = (
+    batchId: string,
+    attempt: number,
+    changes: UpdateObject<SchedulerTables, "batches">,
+    then: (trx: SchedulerDb) => Promise<unknown>,
+  ): Promise<boolean> =>
+    db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable("batches")
+        .set({ ...changes, updated_at: now() })
+        .where("batch_id", "=", batchId)
+        .where("attempts", "=", attempt)
+        .where("state", "=", "running")
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return false;
+      await then(trx);
+      return true;
+    });
 
   const notarizationQuery = (executor: SchedulerDb) =>
     executor
@@ -182,75 +206,44 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
       return { record: batch, attempt: row.attempts };
     },
 
-    async recordBatchAnchored(batchId, attempt, anchor, events) {
-      return db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable("batches")
-          .set({
-            state: "anchored",
-            anchor: json(anchor),
-            anchored_at: now(),
-            last_error: null,
-            next_attempt_at: null,
-            job_id: null,
-            updated_at: now(),
-          })
-          .where("batch_id", "=", batchId)
-          .where("attempts", "=", attempt)
-          .where("state", "=", "running")
-          .executeTakeFirst();
-        if (updated.numUpdatedRows === 0n) return false;
-        await insertWebhookEvents(trx, send, events);
-        return true;
-      });
+    recordBatchAnchored(batchId, attempt, anchor, events) {
+      return finishRunningBatch(
+        batchId,
+        attempt,
+        {
+          state: "anchored",
+          anchor: json(anchor),
+          anchored_at: now(),
+          last_error: null,
+          next_attempt_at: null,
+          job_id: null,
+        },
+        (trx) => insertWebhookEvents(trx, send, events),
+      );
     },
 
-    async recordBatchFailed(batchId, attempt, error, nextAttemptAt) {
-      return db.transaction().execute(async (trx) => {
-        const jobId = randomUUID();
-        const updated = await trx
-          .updateTable("batches")
-          .set({
-            state: "failed",
-            last_error: error,
-            next_attempt_at: nextAttemptAt,
-            job_id: jobId,
-            updated_at: now(),
-          })
-          .where("batch_id", "=", batchId)
-          .where("attempts", "=", attempt)
-          .where("state", "=", "running")
-          .executeTakeFirst();
-        if (updated.numUpdatedRows === 0n) return false;
-        await send(
-          trx,
-          { queue: "anchor-batch", data: { batchId } },
-          { id: jobId, delayMs: nextAttemptAt.getTime() - now().getTime() },
-        );
-        return true;
-      });
+    recordBatchFailed(batchId, attempt, error, nextAttemptAt) {
+      const jobId = randomUUID();
+      return finishRunningBatch(
+        batchId,
+        attempt,
+        { state: "failed", last_error: error, next_attempt_at: nextAttemptAt, job_id: jobId },
+        (trx) =>
+          send(
+            trx,
+            { queue: "anchor-batch", data: { batchId } },
+            { id: jobId, delayMs: nextAttemptAt.getTime() - now().getTime() },
+          ),
+      );
     },
 
-    async recordBatchDead(batchId, attempt, error, events) {
-      return db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable("batches")
-          .set({
-            state: "dead",
-            last_error: error,
-            next_attempt_at: null,
-            job_id: null,
-            dead_rounds: sql`dead_rounds + 1`,
-            updated_at: now(),
-          })
-          .where("batch_id", "=", batchId)
-          .where("attempts", "=", attempt)
-          .where("state", "=", "running")
-          .executeTakeFirst();
-        if (updated.numUpdatedRows === 0n) return false;
-        await insertWebhookEvents(trx, send, events);
-        return true;
-      });
+    recordBatchDead(batchId, attempt, error, events) {
+      return finishRunningBatch(
+        batchId,
+        attempt,
+        { state: "dead", last_error: error, next_attempt_at: null, job_id: null, dead_rounds: sql`dead_rounds + 1` },
+        (trx) => insertWebhookEvents(trx, send, events),
+      );
     },
 
     async retryDeadBatches({ tenant, objectIds }) {
