@@ -74,8 +74,8 @@ export function createDomain(
   const { config } = context;
   const clock = deps.clock ?? (() => new Date());
   return {
-    tenants: createTenantStore(context.db),
-    dids: createDidStore(context.db),
+    tenants: createTenantStore(context.db, clock),
+    dids: createDidStore(context.db, clock),
     credentialTypes: createSchemaRegistryCatalog(deps.schemaTypes),
     ledger: createLedgerDidRegistry(deps.ledger),
     custody: deps.custody,
@@ -91,7 +91,7 @@ export function createDomain(
     clock,
     domainLinkageOrigin: domainLinkageOriginOf(config),
     issuerUrlOf: (tenant) => `${config.CREDENTIAL_ISSUER_URL.replace(/\/+$/, "")}/${tenant}`,
-    webhooks: createWebhookStore(context.db),
+    webhooks: createWebhookStore(context.db, clock),
     webhookSealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
   };
 }

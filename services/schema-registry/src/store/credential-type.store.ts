@@ -49,15 +49,18 @@ function toRowValues(definition: CredentialTypeDefinition, contentHash: string) 
   };
 }
 
-/** The credential type repository on PostgreSQL (`db` is already bound to the service's schema). */
-export function createCredentialTypeStore(database: Kysely<unknown>): CredentialTypeRepository {
+/**
+ * The credential type repository on PostgreSQL (`db` is already bound to the service's schema);
+ * `created_at`/`updated_at` come from `now` (the service's clock), not the database's.
+ */
+export function createCredentialTypeStore(database: Kysely<unknown>, now: () => Date): CredentialTypeRepository {
   const db = database as Kysely<SchemaRegistryTables>;
 
   return {
     async upsert(definition, contentHash, options): Promise<UpsertOutcome> {
       const row = await db
         .insertInto("credential_types")
-        .values(toRowValues(definition, contentHash))
+        .values({ ...toRowValues(definition, contentHash), created_at: now(), updated_at: now() })
         .onConflict((oc) =>
           oc
             .columns(["type", "version"])
@@ -70,7 +73,7 @@ export function createCredentialTypeStore(database: Kysely<unknown>): Credential
               claim_display: eb.ref("excluded.claim_display"),
               schema: eb.ref("excluded.schema"),
               content_hash: eb.ref("excluded.content_hash"),
-              updated_at: sql<Date>`now()`,
+              updated_at: eb.ref("excluded.updated_at"),
             }))
             .where((eb) =>
               eb.and([

@@ -1,4 +1,4 @@
-import { type Insertable, sql } from "kysely";
+import type { Insertable } from "kysely";
 import type { CustodyDb } from "./key.store.js";
 import type { KeyAlgorithm, PublicJwk } from "./key-custody.js";
 import type { CustodyCertificatesTable } from "./tables.js";
@@ -14,7 +14,10 @@ export interface CertificateRow {
   keyCreatedAt: Date;
 }
 
-type NewCertificateRow = Omit<Insertable<CustodyCertificatesTable>, "x5c" | "created_at"> & { x5c: string[] };
+type NewCertificateRow = Omit<Insertable<CustodyCertificatesTable>, "x5c" | "created_at"> & {
+  x5c: string[];
+  created_at: Date;
+};
 
 export async function findCertificate(db: CustodyDb, tenant: string): Promise<CertificateRow | undefined> {
   const row = await db
@@ -66,7 +69,7 @@ export async function replaceCertificate(
 ): Promise<boolean> {
   const result = await db
     .updateTable("custody_certificates")
-    .set({ key_id: row.key_id, x5c: JSON.stringify(row.x5c), not_after: row.not_after, created_at: sql<Date>`now()` })
+    .set({ key_id: row.key_id, x5c: JSON.stringify(row.x5c), not_after: row.not_after, created_at: row.created_at })
     .where("tenant", "=", row.tenant)
     .where("key_id", "=", previousKeyId)
     .executeTakeFirst();

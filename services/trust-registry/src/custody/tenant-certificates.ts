@@ -79,7 +79,7 @@ export function createTenantCertificates(options: {
     try {
       return await db.transaction().execute(async (trx) => {
         const held = await vault.hold(trx, tenant, "ES256", privateKey);
-        const row = { tenant, key_id: held.keyId, x5c, not_after: leaf.notAfter };
+        const row = { tenant, key_id: held.keyId, x5c, not_after: leaf.notAfter, created_at: now() };
         const stored = previous
           ? await replaceCertificate(trx, row, previous.keyId)
           : await insertCertificateOnce(trx, row);

@@ -17,7 +17,7 @@ function toTenantDid(row: Selectable<TenantDidsTable>): TenantDid {
 }
 
 /** Tenants' DIDs on PostgreSQL (`db` is already bound to the service's schema). */
-export function createDidStore(database: Kysely<unknown>): DidRepository {
+export function createDidStore(database: Kysely<unknown>, now: () => Date): DidRepository {
   const db = database as Kysely<TrustRegistryTables>;
   return {
     async insert(did) {
@@ -32,6 +32,7 @@ export function createDidStore(database: Kysely<unknown>): DidRepository {
             method: DID_METHOD,
             source: did.source,
             status: "active",
+            created_at: now(),
           })
           .returningAll()
           .executeTakeFirstOrThrow();

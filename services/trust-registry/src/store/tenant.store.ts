@@ -34,18 +34,21 @@ const lockTenant = (trx: Kysely<TrustRegistryTables>, tenant: string) =>
     .executeTakeFirst();
 
 /** Revokes the account's valid keys; how many. */
-async function revokeKeysOf(trx: Kysely<TrustRegistryTables>, accountUuid: string): Promise<number> {
+async function revokeKeysOf(trx: Kysely<TrustRegistryTables>, accountUuid: string, at: Date): Promise<number> {
   const result = await trx
     .updateTable("api_keys")
-    .set({ revoked_at: sql<Date>`now()` })
+    .set({ revoked_at: at })
     .where("account_uuid", "=", accountUuid)
     .where("revoked_at", "is", null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-/** The tenant repository on PostgreSQL (`db` is already bound to the service's schema). */
-export function createTenantStore(database: Kysely<unknown>): TenantRepository {
+/**
+ * The tenant repository on PostgreSQL (`db` is already bound to the service's schema); every
+ * timestamp it writes is `now()` (the service's clock), not the database's.
+ */
+export function createTenantStore(database: Kysely<unknown>, now: () => Date): TenantRepository {
   const db = database as Kysely<TrustRegistryTables>;
 
   const insertConfigurations = async (
@@ -56,7 +59,16 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
     if (configurations.length === 0) return;
     await executor
       .insertInto("tenant_credential_configurations")
-      .values(configurations.map((c) => ({ tenant, config_id: c.id, type: c.type, version: c.version, vct: c.vct })))
+      .values(
+        configurations.map((c) => ({
+          tenant,
+          config_id: c.id,
+          type: c.type,
+          version: c.version,
+          vct: c.vct,
+          created_at: now(),
+        })),
+      )
       .onConflict((oc) => oc.columns(["tenant", "config_id"]).doNothing())
       .execute();
   };
@@ -87,11 +99,13 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
               is_issuer: tenant.isIssuer,
               is_verifier: tenant.isVerifier,
               status: tenant.status,
+              created_at: now(),
+              updated_at: now(),
             })
             .execute();
           await trx
             .insertInto("api_keys")
-            .values({ key_hash: tenant.apiKeyHash, account_uuid: tenant.accountUuid })
+            .values({ key_hash: tenant.apiKeyHash, account_uuid: tenant.accountUuid, created_at: now() })
             .execute();
           await insertConfigurations(trx, tenant.tenant, tenant.credentialConfigurations);
         });
@@ -134,8 +148,11 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
       return db.transaction().execute(async (trx) => {
         const account = await lockTenant(trx, tenant);
         if (!account || account.deactivated_at !== null) return false;
-        await revokeKeysOf(trx, account.account_uuid);
-        await trx.insertInto("api_keys").values({ key_hash: newKeyHash, account_uuid: account.account_uuid }).execute();
+        await revokeKeysOf(trx, account.account_uuid, now());
+        await trx
+          .insertInto("api_keys")
+          .values({ key_hash: newKeyHash, account_uuid: account.account_uuid, created_at: now() })
+          .execute();
         return true;
       });
     },
@@ -144,7 +161,7 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
       return db.transaction().execute(async (trx) => {
         const account = await lockTenant(trx, tenant);
         if (!account || account.deactivated_at !== null) return undefined;
-        return revokeKeysOf(trx, account.account_uuid);
+        return revokeKeysOf(trx, account.account_uuid, now());
       });
     },
 
@@ -156,11 +173,11 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
         if (deactivated) {
           await trx
             .updateTable("tenants")
-            .set({ deactivated_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+            .set({ deactivated_at: now(), updated_at: now() })
             .where("account_uuid", "=", account.account_uuid)
             .execute();
         }
-        const revokedApiKeys = await revokeKeysOf(trx, account.account_uuid);
+        const revokedApiKeys = await revokeKeysOf(trx, account.account_uuid, now());
         // Nothing is delivered for a tenant that is gone: its endpoints and signing secret go.
         await trx.deleteFrom("tenant_webhooks").where("tenant", "=", tenant).execute();
         return { found: true, deactivated, revokedApiKeys };
@@ -173,11 +190,14 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
         if (!account || account.deactivated_at === null) return false;
         await trx
           .updateTable("tenants")
-          .set({ deactivated_at: null, updated_at: sql<Date>`now()` })
+          .set({ deactivated_at: null, updated_at: now() })
           .where("account_uuid", "=", account.account_uuid)
           .execute();
-        await revokeKeysOf(trx, account.account_uuid);
-        await trx.insertInto("api_keys").values({ key_hash: newKeyHash, account_uuid: account.account_uuid }).execute();
+        await revokeKeysOf(trx, account.account_uuid, now());
+        await trx
+          .insertInto("api_keys")
+          .values({ key_hash: newKeyHash, account_uuid: account.account_uuid, created_at: now() })
+          .execute();
         return true;
       });
     },
@@ -195,7 +215,7 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
         if (row.status === "APPROVED") return { wasPending: false };
         await trx
           .updateTable("tenants")
-          .set({ status: "APPROVED", updated_at: sql<Date>`now()` })
+          .set({ status: "APPROVED", updated_at: now() })
           .where("tenant", "=", tenant)
           .execute();
         return { wasPending: true };
@@ -209,7 +229,7 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
           name: profile.name,
           is_issuer: profile.isIssuer,
           is_verifier: profile.isVerifier,
-          updated_at: sql<Date>`now()`,
+          updated_at: now(),
         })
         .where("tenant", "=", tenant)
         .execute();
@@ -234,7 +254,7 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
       for (const c of configurations) {
         const result = await db
           .insertInto("tenant_credential_configurations")
-          .columns(["tenant", "config_id", "type", "version", "vct"])
+          .columns(["tenant", "config_id", "type", "version", "vct", "created_at"])
           .expression((eb) =>
             eb
               .selectFrom("tenants")
@@ -244,6 +264,7 @@ export function createTenantStore(database: Kysely<unknown>): TenantRepository {
                 sql.val(c.type).as("type"),
                 sql.val(c.version).as("version"),
                 sql.val(c.vct).as("vct"),
+                sql.val(now()).as("created_at"),
               ])
               .where("tenants.deactivated_at", "is", null),
           )

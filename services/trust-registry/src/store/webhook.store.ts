@@ -1,9 +1,10 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { WebhookRepository } from "../domain/webhook-repository.js";
 import type { TrustRegistryTables } from "./tables.js";
 
 /** Tenants' webhook configurations on PostgreSQL (`db` is bound to the service's schema). */
-export function createWebhookStore(database: Kysely<unknown>): WebhookRepository {
+/** Timestamps it writes are `now()` (the service's clock). */
+export function createWebhookStore(database: Kysely<unknown>, now: () => Date): WebhookRepository {
   const db = database as Kysely<TrustRegistryTables>;
   return {
     async replace(tenant, webhooks, secretEnvelope, generateEnvelope) {
@@ -25,7 +26,10 @@ export function createWebhookStore(database: Kysely<unknown>): WebhookRepository
         const endpoints = JSON.stringify(webhooks);
         if (!current) {
           const envelope = secretEnvelope ?? generateEnvelope();
-          await trx.insertInto("tenant_webhooks").values({ tenant, endpoints, secret_envelope: envelope }).execute();
+          await trx
+            .insertInto("tenant_webhooks")
+            .values({ tenant, endpoints, secret_envelope: envelope, created_at: now(), updated_at: now() })
+            .execute();
           return secretEnvelope ? "replaced" : "generated";
         }
         await trx
@@ -33,7 +37,7 @@ export function createWebhookStore(database: Kysely<unknown>): WebhookRepository
           .set({
             endpoints,
             secret_envelope: secretEnvelope ?? current.secret_envelope,
-            updated_at: sql<Date>`now()`,
+            updated_at: now(),
           })
           .where("tenant", "=", tenant)
           .execute();
