@@ -15,8 +15,8 @@ import { createLedgerRepositories } from "./store/create-repositories.js";
 export function createDependencies(context: ServiceContext<LedgerConfig>): LedgerDependencies {
   const { KEY_ENCRYPTION_KEYS } = context.config;
   const sealer = KEY_ENCRYPTION_KEYS ? createEnvelopeSealer(KEY_ENCRYPTION_KEYS) : undefined;
-  const repositories = createLedgerRepositories(context.db, sealer);
   const now = () => new Date();
+  const repositories = createLedgerRepositories(context.db, now, sealer);
   const signer = lazyCheckpointSigner(async () =>
     createCheckpointSigner(
       await loadSigningKey(repositories.keys, context.config.LEDGER_SIGNING_KEY),

@@ -27,11 +27,11 @@ function toAuthorizationCode(row: Selectable<AuthorizationCodesTable>): Authoriz
   };
 }
 
-async function revokeToken(db: Transaction<AuthServerTables>, jti: string | null, expiresAt: Date | null) {
+async function revokeToken(db: Transaction<AuthServerTables>, jti: string | null, expiresAt: Date) {
   if (jti === null) return;
   await db
     .insertInto("revoked_access_tokens")
-    .values({ jti, expires_at: expiresAt ?? new Date(), reason: REPLAYED_CODE })
+    .values({ jti, expires_at: expiresAt, reason: REPLAYED_CODE })
     .onConflict((oc) => oc.column("jti").doNothing())
     .execute();
 }
@@ -104,7 +104,7 @@ export function createAuthorizationCodeStore(database: Kysely<unknown>): Authori
           .where("code_hash", "=", codeHash)
           .returning(["access_token_jti", "access_token_expires_at"])
           .executeTakeFirst();
-        if (row) await revokeToken(trx, row.access_token_jti, row.access_token_expires_at);
+        if (row) await revokeToken(trx, row.access_token_jti, row.access_token_expires_at ?? now);
       });
     },
 

@@ -11,16 +11,20 @@ import type { LedgerTables } from "./tables.js";
 
 /**
  * The ledger's repositories on PostgreSQL (`database` is already bound to the service's schema);
- * `sealer` encrypts the ledger's private keys at rest.
+ * `now` is the service's clock; `sealer` encrypts the ledger's private keys at rest.
  */
-export function createLedgerRepositories(database: Kysely<unknown>, sealer?: EnvelopeSealer): LedgerRepositories {
+export function createLedgerRepositories(
+  database: Kysely<unknown>,
+  now: () => Date,
+  sealer?: EnvelopeSealer,
+): LedgerRepositories {
   const db = database as Kysely<LedgerTables>;
   return {
     entries: createLedgerEntryStore(db),
     dids: createDidStore(db),
     notarizations: createNotarizationStore(db),
     checkpoints: createCheckpointStore(db),
-    keys: createLedgerKeyStore(db, sealer),
+    keys: createLedgerKeyStore(db, now, sealer),
     appends: createAppendTransactions(db),
   };
 }

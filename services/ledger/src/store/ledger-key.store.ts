@@ -21,7 +21,11 @@ export class LedgerKeyUnavailableError extends Error {
  * under the current one when read (rotation: configure the new KEK first, restart, drop the old).
  * Without one they are stored in clear (development); LEDGER_SIGNING_KEY avoids storing any.
  */
-export function createLedgerKeyStore(db: Kysely<LedgerTables>, sealer?: EnvelopeSealer): LedgerKeyRepository {
+export function createLedgerKeyStore(
+  db: Kysely<LedgerTables>,
+  now: () => Date,
+  sealer?: EnvelopeSealer,
+): LedgerKeyRepository {
   const seal = (purpose: string, jwk: Ed25519PrivateJwk) =>
     sealer!.seal(new TextEncoder().encode(JSON.stringify(jwk)), sealContext(purpose));
 
@@ -49,7 +53,7 @@ export function createLedgerKeyStore(db: Kysely<LedgerTables>, sealer?: Envelope
           sealed_private_jwk: sealer ? seal(key.purpose, key.privateJwk) : null,
           private_jwk: sealer ? null : jsonb(key.privateJwk),
           public_jwk: jsonb(key.publicJwk),
-          created_at: new Date(),
+          created_at: now(),
         })
         .onConflict((oc) => oc.column("purpose").doNothing())
         .execute();
