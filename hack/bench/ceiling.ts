@@ -146,7 +146,7 @@ function verifyPresentation(vp: string, issuerKey: KeyObject, aud: string, nonce
     .update(`${parts.slice(0, -1).join("~")}~`)
     .digest("base64url");
   if (kbPayload.aud !== aud || kbPayload.nonce !== nonce || kbPayload.sd_hash !== sdHash) throw new Error("kb");
-  sha256Hex(issuerJwt); // revocation lookup key
+  // The revocation check reads one entry of a status list token cached by its ttl: no crypto per flow.
 }
 
 function present(credential: string, holder: ReturnType<typeof clientKey>, aud: string, nonce: string) {
@@ -343,7 +343,7 @@ export async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
     operations:
       "request: SHA-256 API key, Ed25519 RP key imported and sealed; request object: envelope opened, Ed25519 import, " +
       "EdDSA signed; presentation: KB-JWT ES256 signed (client), sd_hash; verify: EdDSA issuer signature (DID key import), " +
-      "2 disclosure digests, KB-JWT ES256 (cnf import), sd_hash, SHA-256 revocation key, 2 RPC credentials; result: SHA-256 API key",
+      "2 disclosure digests, KB-JWT ES256 (cnf import), sd_hash, cached status list entry, 2 RPC credentials; result: SHA-256 API key",
     async run() {
       sha256Hex(apiKey);
       createPrivateKey({ key: rpSeedJwk, format: "jwk" });
@@ -370,7 +370,7 @@ export async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
       "request: SHA-256 API key, Ed25519 RP key imported, ephemeral P-256 key generated, 2 envelopes sealed; request object: " +
       "envelope opened, EdDSA signed; presentation: KB-JWT ES256 signed, ECDH-ES/A128GCM encrypted (client); verify: " +
       "envelope opened, JWE decrypted, x5c parsed and validated (2 ES256 certificate signatures), ES256 issuer signature, " +
-      "2 disclosure digests, KB-JWT ES256, sd_hash, revocation key, 1 RPC credential; result: SHA-256 API key",
+      "2 disclosure digests, KB-JWT ES256, sd_hash, cached status list entry, 1 RPC credential; result: SHA-256 API key",
     async run() {
       sha256Hex(apiKey);
       createPrivateKey({ key: rpSeedJwk, format: "jwk" });
