@@ -21,7 +21,7 @@ import { waitFor } from "./support/wait-for.js";
 const GROUP = "attesto.dev";
 const VERSION = "v1alpha1";
 const NS = "attesto-tenants";
-const PORT_OFFSET = 19_900;
+const PORT_OFFSET = 19_910;
 /** The example Tenant's platform tenant id. */
 const TENANT = "acme-university";
 
