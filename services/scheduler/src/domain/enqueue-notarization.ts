@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { badRequest, conflict } from "@attesto/runtime/errors";
+import { requireTenant } from "./inputs.js";
 import type { Notarization } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";
 import { newSalt, SHA256_HEX, saltDigest } from "./salted-digest.js";
@@ -21,8 +22,7 @@ function parseEnqueueInput(input: EnqueueInput): {
   digest: string;
   offerId: string | undefined;
 } {
-  const tenant = input.tenant.trim().toLowerCase();
-  if (!tenant || tenant.length > 100) throw badRequest("tenant is required (at most 100 characters)");
+  const tenant = requireTenant(input.tenant);
   if (!input.credentialId || input.credentialId.length > MAX_ID_LENGTH) {
     throw badRequest(`credential_id is required (at most ${MAX_ID_LENGTH} characters)`);
   }

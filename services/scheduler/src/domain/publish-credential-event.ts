@@ -1,7 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { badRequest } from "@attesto/runtime/errors";
-import type { EventType, NewWebhookEvent } from "./model.js";
+import { parseJsonObject, requireTenant } from "./inputs.js";
+import type { EventType } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";
+import { newWebhookEvent } from "./webhook-events.js";
 
 /** Event types the credential issuer publishes (README "Events"). */
 export const CREDENTIAL_EVENT_TYPES = [
@@ -25,22 +26,6 @@ export interface CredentialEventInput {
   dataJson: string;
 }
 
-function parseData(dataJson: string): Record<string, unknown> {
-  if (dataJson === "") return {};
-  if (Buffer.byteLength(dataJson, "utf8") > MAX_DATA_BYTES) {
-    throw badRequest(`data_json must be at most ${MAX_DATA_BYTES} bytes`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(dataJson);
-  } catch {
-    throw badRequest("data_json must be a JSON object");
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data))
-    throw badRequest("data_json must be a JSON object");
-  return data as Record<string, unknown>;
-}
-
 /**
  * `credential.status_changed`, `credential.accepted`, `credential.failure`, `credential.deleted`
  * (README "Events"): one event per (tenant, event key), dispatched like every event. Whether it was new.
@@ -49,8 +34,7 @@ export async function publishCredentialEvent(
   deps: Pick<NotaryDependencies, "events" | "now">,
   input: CredentialEventInput,
 ): Promise<boolean> {
-  const tenant = input.tenant.trim().toLowerCase();
-  if (!tenant || tenant.length > 100) throw badRequest("tenant is required (at most 100 characters)");
+  const tenant = requireTenant(input.tenant);
   const type = CREDENTIAL_EVENT_TYPES.find((known) => known === input.type);
   if (!type) throw badRequest(`type must be one of ${CREDENTIAL_EVENT_TYPES.join(", ")}`);
   if (!UUID.test(input.credentialId)) throw badRequest("credential_id must be a lowercase UUID");
@@ -58,22 +42,14 @@ export async function publishCredentialEvent(
   if (!input.eventKey || input.eventKey.length > MAX_KEY_LENGTH) {
     throw badRequest(`event_key is required (at most ${MAX_KEY_LENGTH} characters)`);
   }
-  const data = parseData(input.dataJson);
-  const now = deps.now();
-  const eventId = randomUUID();
-  const event: NewWebhookEvent = {
-    eventId,
-    dedupeKey: `credential-event:${tenant}:${input.eventKey}`,
-    tenant,
-    type,
-    body: JSON.stringify({
-      id: eventId,
+  const data = input.dataJson === "" ? {} : parseJsonObject(input.dataJson, "data_json", MAX_DATA_BYTES);
+  return deps.events.insertEvent(
+    newWebhookEvent({
       type,
-      created_at: now.toISOString(),
+      dedupeKey: `credential-event:${tenant}:${input.eventKey}`,
       tenant,
       data: { ...data, offer_id: input.offerId, credential_id: input.credentialId },
+      now: deps.now(),
     }),
-    createdAt: now,
-  };
-  return deps.events.insertEvent(event);
+  );
 }

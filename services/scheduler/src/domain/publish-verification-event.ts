@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { badRequest } from "@attesto/runtime/errors";
-import type { EventType, NewWebhookEvent } from "./model.js";
+import { parseJsonObject, requireTenant } from "./inputs.js";
 import type { NotaryDependencies } from "./ports.js";
+import { newWebhookEvent } from "./webhook-events.js";
 
 const MAX_SESSION_ID_LENGTH = 255;
 const MAX_RESULT_BYTES = 64 * 1024;
@@ -14,22 +14,6 @@ export interface VerificationEventInput {
   resultJson: string;
 }
 
-function parseResult(resultJson: string): object {
-  if (Buffer.byteLength(resultJson, "utf8") > MAX_RESULT_BYTES) {
-    throw badRequest(`result_json must be at most ${MAX_RESULT_BYTES} bytes`);
-  }
-  let result: unknown;
-  try {
-    result = JSON.parse(resultJson);
-  } catch {
-    throw badRequest("result_json must be a JSON object");
-  }
-  if (typeof result !== "object" || result === null || Array.isArray(result)) {
-    throw badRequest("result_json must be a JSON object");
-  }
-  return result;
-}
-
 /**
  * `verification.completed` / `verification.failed` (README "Events"): one event per verification
  * session, whichever is published first (the dedupe key is the session), dispatched like every event
@@ -39,28 +23,18 @@ export async function publishVerificationEvent(
   deps: Pick<NotaryDependencies, "events" | "now">,
   input: VerificationEventInput,
 ): Promise<boolean> {
-  const tenant = input.tenant.trim().toLowerCase();
-  if (!tenant || tenant.length > 100) throw badRequest("tenant is required (at most 100 characters)");
+  const tenant = requireTenant(input.tenant);
   if (!input.sessionId || input.sessionId.length > MAX_SESSION_ID_LENGTH) {
     throw badRequest(`session_id is required (at most ${MAX_SESSION_ID_LENGTH} characters)`);
   }
-  const result = parseResult(input.resultJson);
-  const type: EventType = input.verified ? "verification.completed" : "verification.failed";
-  const now = deps.now();
-  const eventId = randomUUID();
-  const event: NewWebhookEvent = {
-    eventId,
-    dedupeKey: `verification:${tenant}:${input.sessionId}`,
-    tenant,
-    type,
-    body: JSON.stringify({
-      id: eventId,
-      type,
-      created_at: now.toISOString(),
+  const result = parseJsonObject(input.resultJson, "result_json", MAX_RESULT_BYTES);
+  return deps.events.insertEvent(
+    newWebhookEvent({
+      type: input.verified ? "verification.completed" : "verification.failed",
+      dedupeKey: `verification:${tenant}:${input.sessionId}`,
       tenant,
       data: { session_id: input.sessionId, result },
+      now: deps.now(),
     }),
-    createdAt: now,
-  };
-  return deps.events.insertEvent(event);
+  );
 }

@@ -5,12 +5,25 @@ import type { EventType, LedgerAnchor, NewWebhookEvent, Notarization } from "./m
  * Event bodies (README "Events"). Field names are snake_case JSON and stable: receivers parse them.
  * The body is serialized once, at creation, so that every delivery of an event sends the same bytes.
  */
-function createEvent(type: EventType, dedupeKey: string, notarization: Notarization, data: object, now: Date) {
+export function newWebhookEvent(event: {
+  type: EventType;
+  /** One event per key: publishing the same key again creates nothing. */
+  dedupeKey: string;
+  tenant: string;
+  data: object;
+  now: Date;
+}): NewWebhookEvent {
+  const { type, dedupeKey, tenant, data, now } = event;
   const eventId = randomUUID();
-  const body = JSON.stringify({
-    id: eventId,
+  const body = JSON.stringify({ id: eventId, type, created_at: now.toISOString(), tenant, data });
+  return { eventId, dedupeKey, tenant, type, body, createdAt: now };
+}
+
+/** An event about a notarization: its data starts with the credential and the notarization reference. */
+function createEvent(type: EventType, dedupeKey: string, notarization: Notarization, data: object, now: Date) {
+  return newWebhookEvent({
     type,
-    created_at: now.toISOString(),
+    dedupeKey,
     tenant: notarization.tenant,
     data: {
       offer_id: notarization.offerId ?? null,
@@ -18,9 +31,8 @@ function createEvent(type: EventType, dedupeKey: string, notarization: Notarizat
       reference: { chain: notarization.chain, object_id: notarization.objectId },
       ...data,
     },
+    now,
   });
-  const event: NewWebhookEvent = { eventId, dedupeKey, tenant: notarization.tenant, type, body, createdAt: now };
-  return event;
 }
 
 /** `credential.notarized`: everything needed to verify the anchor without asking the scheduler. */
