@@ -23,6 +23,13 @@ export const holderConfigSchema = z.object({
    * OUTBOUND_MAX_RESPONSE_BYTES) for every URL a user or third party hands the holder.
    */
   ...outboundConfigShape(),
+  /**
+   * Longest a credential's Status List Token is reused: its `ttl` shortens it, its `exp` ends it.
+   * 0 fetches it every time.
+   */
+  STATUS_LIST_MAX_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Deadline of one Status List Token fetch (shorter than OUTBOUND_TIMEOUT_MS: listing waits for it). */
+  STATUS_LIST_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   /** Tolerance on credential and request-object time claims. */
   CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
 });

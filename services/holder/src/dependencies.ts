@@ -4,6 +4,7 @@ import { createServiceOutboundGuard, type OutboundGuard } from "@attesto/runtime
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createLedger } from "./clients/ledger.js";
 import { outboundHttpOf } from "./clients/outbound-http.js";
+import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import type { HolderConfig } from "./config.js";
 import { createArgon2PasswordHasher } from "./crypto/argon2-password-hasher.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
@@ -23,7 +24,7 @@ export interface HolderDependencyOptions {
   now?: () => Date;
 }
 
-/** The holder's dependencies from its service context: stores, ledger client, outbound HTTP, tokens. */
+/** The holder's dependencies from its service context: stores, ledger client, outbound HTTP, status lists, tokens. */
 export function createDependencies(
   context: ServiceContext<HolderConfig>,
   options: HolderDependencyOptions = {},
@@ -31,6 +32,9 @@ export function createDependencies(
   const { config } = context;
   const now = options.now ?? (() => new Date());
   const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
+  const http = outboundHttpOf(
+    options.http ?? createServiceOutboundGuard({ name: context.service, version: context.version, config }),
+  );
   return {
     users: createUserStore(context.db),
     dids: createDidStore(context.db),
@@ -48,9 +52,12 @@ export function createDependencies(
       createLedger(
         context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
       ),
-    http: outboundHttpOf(
-      options.http ?? createServiceOutboundGuard({ name: context.service, version: context.version, config }),
-    ),
+    http,
+    statusLists: createStatusListTokens(http, {
+      maxCacheSeconds: config.STATUS_LIST_MAX_CACHE_SECONDS,
+      timeoutMs: config.STATUS_LIST_TIMEOUT_MS,
+      now: () => now().getTime(),
+    }),
     clockSkewSeconds: config.CLOCK_SKEW_SECONDS,
     now,
   };

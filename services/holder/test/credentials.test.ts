@@ -56,12 +56,14 @@ describe("holder credentials: list, detail, soft delete, isolation", () => {
         expires_at: expect.stringMatching(ISO),
         created_at: expect.stringMatching(ISO),
         status: "active",
+        credential_status: "no_status",
       },
       expect.objectContaining({ id: second.credential_id, holder_did: second.identity.did }),
     ]);
     for (const item of credentials)
       expect(Object.keys(item).sort()).toEqual([
         "created_at",
+        "credential_status",
         "expires_at",
         "holder_did",
         "id",
@@ -88,6 +90,7 @@ describe("holder credentials: list, detail, soft delete, isolation", () => {
       expires_at: expect.stringMatching(ISO),
       created_at: expect.stringMatching(ISO),
       status: "active",
+      credential_status: "no_status",
       claims: diplomaClaims,
       raw_credential: notarized.raw_credential,
       reference: { block_chain: "LEDGER", object_id: expect.any(String) },

@@ -1,3 +1,4 @@
+import type { StatusListTokenSource } from "@attesto/protocol";
 import type { HolderTokens } from "./accounts/holder-token.js";
 import type { LoginAttemptRepository } from "./accounts/login-throttle.js";
 import type {
@@ -20,6 +21,8 @@ export interface HolderDependencies {
   loginAttempts: LoginAttemptRepository;
   ledger: Ledger;
   http: OutboundHttp;
+  /** Issuers' Token Status Lists (through `http`, cached by their ttl), for the status of held credentials. */
+  statusLists: StatusListTokenSource;
   /** Tolerance on time claims of credentials and request objects. */
   clockSkewSeconds: number;
   now: () => Date;

@@ -1,4 +1,4 @@
-import type { CredentialSummary, HolderDid, StoredCredential, User } from "./model.js";
+import type { HolderDid, StoredCredential, User } from "./model.js";
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -22,11 +22,9 @@ export interface DidRepository {
 
 export interface CredentialRepository {
   insert(credential: StoredCredential): Promise<void>;
-  /** The holder's credentials that are not deleted, oldest first. */
-  list(userUuid: string): Promise<CredentialSummary[]>;
   /** One of the holder's credentials that is not deleted, with its contents. */
   find(userUuid: string, id: string): Promise<StoredCredential | undefined>;
-  /** Every credential of the holder that is not deleted, with contents (DCQL matching). */
+  /** Every credential of the holder that is not deleted, with contents, oldest first (listing, DCQL matching). */
   listWithContents(userUuid: string): Promise<StoredCredential[]>;
   /** Soft delete; false when the holder has no such credential (or it is already deleted). */
   softDelete(userUuid: string, id: string, at: Date): Promise<boolean>;

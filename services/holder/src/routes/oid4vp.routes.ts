@@ -47,7 +47,18 @@ function checkLink(
 const linkOf = (body: { authorization_request_uri?: string; authorization_request?: string }) =>
   (body.authorization_request_uri ?? body.authorization_request)!;
 
-const zRequestDetailsBody = z.object(linkFields).superRefine(checkLink);
+/** Revoked or suspended credentials are offered and presented only when asked for (this service's README). */
+const statusOptInFields = {
+  include_revoked: z.boolean({ error: "include_revoked must be a boolean" }).default(false),
+  include_suspended: z.boolean({ error: "include_suspended must be a boolean" }).default(false),
+};
+
+const optInOf = (body: { include_revoked: boolean; include_suspended: boolean }) => ({
+  includeRevoked: body.include_revoked,
+  includeSuspended: body.include_suspended,
+});
+
+const zRequestDetailsBody = z.object({ ...linkFields, ...statusOptInFields }).superRefine(checkLink);
 
 const zRequestDetails = z.object({
   client_id: z.string(),
@@ -59,6 +70,15 @@ const zRequestDetails = z.object({
       query_id: z.string(),
       vct: z.string(),
       claims: z.record(z.string(), z.unknown()),
+      credential_status: z.enum(["valid", "revoked", "suspended", "status_unknown", "no_status"]),
+    }),
+  ),
+  excluded_credentials: z.array(
+    z.object({
+      credential_id: z.string(),
+      query_id: z.string(),
+      vct: z.string(),
+      reason: z.enum(["revoked", "suspended"]),
     }),
   ),
   nonce: z.string(),
@@ -71,6 +91,7 @@ const zRequestDetails = z.object({
 const zPresentationBody = z
   .object({
     ...linkFields,
+    ...statusOptInFields,
     selected_credentials: z
       .array(
         z.object(
@@ -106,7 +127,12 @@ export function registerOid4vpRoutes(scope: App, deps: HolderDependencies): void
     { schema: { body: zRequestDetailsBody, response: { 200: zRequestDetails } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
-      return describeAuthorizationRequest(deps, userOf(request), linkOf(request.body));
+      return describeAuthorizationRequest(
+        deps,
+        userOf(request),
+        { uri: linkOf(request.body), optIn: optInOf(request.body) },
+        request.log,
+      );
     },
   );
 
@@ -115,16 +141,22 @@ export function registerOid4vpRoutes(scope: App, deps: HolderDependencies): void
     { schema: { body: zPresentationBody, response: { 200: zPresented } } },
     async (request, reply) => {
       const { body } = request;
-      const outcome = await presentCredentials(deps, userOf(request), {
-        authorizationRequestUri: linkOf(body),
-        selected: body.selected_credentials.map((selection) => ({
-          credentialId: selection.credential_id.toLowerCase(),
-          queryId: selection.query_id,
-          disclosedClaims: selection.disclosed_claims,
-        })),
-        holderDid: body.holder_did,
-        privateKey: body.private_key,
-      });
+      const outcome = await presentCredentials(
+        deps,
+        userOf(request),
+        {
+          authorizationRequestUri: linkOf(body),
+          selected: body.selected_credentials.map((selection) => ({
+            credentialId: selection.credential_id.toLowerCase(),
+            queryId: selection.query_id,
+            disclosedClaims: selection.disclosed_claims,
+          })),
+          holderDid: body.holder_did,
+          privateKey: body.private_key,
+          optIn: optInOf(body),
+        },
+        request.log,
+      );
       reply.header("cache-control", "no-store");
       return { success: outcome.success, ...(outcome.redirectUri ? { redirect_uri: outcome.redirectUri } : {}) };
     },

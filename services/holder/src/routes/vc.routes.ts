@@ -1,6 +1,11 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import { deleteCredential, getCredential, listCredentials } from "../domain/credentials/credentials.js";
+import {
+  deleteCredential,
+  getCredential,
+  listCredentials,
+  type WithStatus,
+} from "../domain/credentials/credentials.js";
 import type { HolderDependencies } from "../domain/dependencies.js";
 import type { CredentialSummary } from "../domain/model.js";
 import { userOf } from "./holder-auth.js";
@@ -14,9 +19,13 @@ const zSummary = z.object({
   expires_at: z.string().nullable(),
   created_at: z.string(),
   status: z.literal("active"),
+  /** The credential's current status from its issuer's Token Status List (`status` stays the wallet's own). */
+  credential_status: z.enum(["valid", "revoked", "suspended", "status_unknown", "no_status"]),
 });
 
 const zDetail = zSummary.extend({
+  /** Why `credential_status` is `status_unknown`. */
+  credential_status_reason: z.string().optional(),
   claims: z.record(z.string(), z.unknown()),
   raw_credential: z.string(),
   reference: z.object({ block_chain: z.string(), object_id: z.string() }).optional(),
@@ -25,7 +34,7 @@ const zDetail = zSummary.extend({
 /** `id` must be a UUID: anything else is 400 (this service's README: `id` UUID); an unknown UUID is 404. */
 const zIdParams = z.object({ id: z.uuid({ error: "id must be a UUID" }) });
 
-function summaryOf(credential: CredentialSummary): z.infer<typeof zSummary> {
+function summaryOf(credential: WithStatus<CredentialSummary>): z.infer<typeof zSummary> {
   return {
     id: credential.id,
     vct: credential.vct,
@@ -35,6 +44,7 @@ function summaryOf(credential: CredentialSummary): z.infer<typeof zSummary> {
     expires_at: credential.expiresAt?.toISOString() ?? null,
     created_at: credential.createdAt.toISOString(),
     status: credential.status,
+    credential_status: credential.credentialStatus.status,
   };
 }
 
@@ -50,15 +60,17 @@ export function registerVcRoutes(scope: App, deps: HolderDependencies): void {
     "/v1/vc",
     { schema: { response: { 200: z.object({ credentials: z.array(zSummary) }) } } },
     async (request) => ({
-      credentials: (await listCredentials(deps, userOf(request))).map(summaryOf),
+      credentials: (await listCredentials(deps, userOf(request), request.log)).map(summaryOf),
     }),
   );
 
   scope.get("/v1/vc/:id", { schema: { params: zIdParams, response: { 200: zDetail } } }, async (request, reply) => {
-    const credential = await getCredential(deps, userOf(request), request.params.id.toLowerCase());
+    const credential = await getCredential(deps, userOf(request), request.params.id.toLowerCase(), request.log);
     reply.header("cache-control", "no-store");
+    const { reason } = credential.credentialStatus;
     return {
       ...summaryOf(credential),
+      ...(reason === undefined ? {} : { credential_status_reason: reason }),
       claims: credential.claims,
       raw_credential: credential.raw,
       ...(credential.reference

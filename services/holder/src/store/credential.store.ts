@@ -85,10 +85,6 @@ export function createCredentialStore(database: Kysely<unknown>, sealer: Envelop
         })
         .execute();
     },
-    async list(userUuid) {
-      const rows = await active(userUuid).orderBy("created_at").orderBy("id").execute();
-      return rows.map(toSummary);
-    },
     async find(userUuid, id) {
       const row = await active(userUuid).where("id", "=", id).executeTakeFirst();
       return row ? open(row) : undefined;

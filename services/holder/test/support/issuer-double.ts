@@ -9,6 +9,11 @@ import {
   generateEd25519Jwk,
   issueSdJwtVc,
   type JwtSigner,
+  STATUS_LIST_JWT_MEDIA_TYPE,
+  STATUS_TYPE,
+  type StatusTypeName,
+  setStatusAt,
+  signStatusListToken,
   verifyCredentialProof,
   verifyDpopProof,
 } from "@attesto/protocol";
@@ -68,6 +73,30 @@ export interface IssuerBehaviour {
     | "x5c-san";
   /** Legacy `credential` member instead of `credentials`. */
   legacyResponse: boolean;
+  /** Issue credentials with `status.status_list` into the double's Token Status List. */
+  statusList: boolean;
+  /**
+   * An OID4VCI notification endpoint in the metadata and a `notification_id` in credential
+   * responses; `failing` answers every notification 500.
+   */
+  notification?: "ok" | "failing";
+}
+
+/**
+ * The double's Token Status List (2 bits, 1024 entries) and how it is served. Each reset() starts
+ * a fresh list at a new `uri` (a wallet's cached token of an earlier test never answers for it).
+ */
+export interface StatusListDouble {
+  uri: string;
+  /** Seconds of the token's `ttl`. */
+  ttl: number;
+  /** Answer 503 instead of the token. */
+  unavailable: boolean;
+  /** Sign with a key not bound to the issuer. */
+  foreignKey: boolean;
+  /** Status List Token requests served (any answer). */
+  fetches: number;
+  set(idx: number, status: StatusTypeName): void;
 }
 
 const defaults = (): IssuerBehaviour => ({
@@ -79,7 +108,10 @@ const defaults = (): IssuerBehaviour => ({
   bindingMethods: ["did", "jwk"],
   proofAlgs: ["ES256", "EdDSA"],
   legacyResponse: false,
+  statusList: false,
 });
+
+const STATUS_LIST_ENTRIES = 1024;
 
 interface OfferRecord {
   document: Record<string, unknown>;
@@ -101,6 +133,9 @@ export interface IssuerDouble {
   requests: string[];
   /** Credential requests received (bodies). */
   credentialRequests: Array<Record<string, unknown>>;
+  /** Notification requests received (bodies). */
+  notifications: Array<Record<string, unknown>>;
+  statusList: StatusListDouble;
   /** The issuer's DID when signing with a DID. */
   issuerDid(): string;
   metadataOverrides: Record<string, unknown>;
@@ -134,6 +169,7 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     behaviour: defaults(),
     requests: [] as string[],
     credentialRequests: [] as Array<Record<string, unknown>>,
+    notifications: [] as Array<Record<string, unknown>>,
     metadataOverrides: {} as Record<string, unknown>,
   };
   const offers = new Map<string, OfferRecord>();
@@ -186,6 +222,18 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     return issuerId();
   };
 
+  const statusBytes = new Uint8Array((STATUS_LIST_ENTRIES * 2) / 8);
+  let nextStatusIdx = 0;
+  let statusListGeneration = 1;
+  const statusList: StatusListDouble = {
+    uri: "",
+    ttl: 10,
+    unavailable: false,
+    foreignKey: false,
+    fetches: 0,
+    set: (idx, status) => setStatusAt(statusBytes, idx, 2, STATUS_TYPE[status]),
+  };
+
   app.addHook("onRequest", async (request) => {
     state.requests.push(`${request.method} ${request.url.split("?")[0]}`);
   });
@@ -212,6 +260,7 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     authorization_servers: [asId()],
     credential_endpoint: `${baseUrl}/credential`,
     nonce_endpoint: `${baseUrl}/nonce`,
+    ...(state.behaviour.notification ? { notification_endpoint: `${baseUrl}/notification` } : {}),
     display: [{ name: "Acme University", locale: "en-US", logo: { uri: "https://acme.example/logo.png" } }],
     credential_configurations_supported: { diploma: configuration(DIPLOMA_VCT), badge: configuration(BADGE_VCT) },
     ...state.metadataOverrides,
@@ -273,6 +322,33 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     return reply
       .header("cache-control", "no-store")
       .send({ access_token: token, token_type: bound ? "DPoP" : "Bearer", expires_in: 3600 });
+  });
+
+  // The Token Status List, signed as the credentials are (or by a foreign key when asked to).
+  app.get("/status-lists/:generation", async (request, reply) => {
+    statusList.fetches += 1;
+    if ((request.params as { generation: string }).generation !== String(statusListGeneration)) {
+      return reply.code(404).send({ error: "not_found" });
+    }
+    if (statusList.unavailable) return reply.code(503).send({ error: "unavailable" });
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signStatusListToken({
+      signer: signerFor(state.behaviour.signing, statusList.foreignKey ? "foreign-did-key" : undefined),
+      uri: statusList.uri,
+      issuer: issOf(state.behaviour.signing, undefined),
+      bits: 2,
+      bytes: statusBytes,
+      issuedAt: now,
+      expiresAt: now + 3600,
+      ttl: statusList.ttl,
+    });
+    return reply.header("content-type", STATUS_LIST_JWT_MEDIA_TYPE).send(token);
+  });
+
+  app.post("/notification", async (request, reply) => {
+    state.notifications.push(request.body as Record<string, unknown>);
+    if (state.behaviour.notification === "failing") return reply.code(500).send({ error: "server_error" });
+    return reply.code(204).send();
   });
 
   app.post("/nonce", async (_request, reply) =>
@@ -344,6 +420,7 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
       holderPublicJwk: tamper === "cnf" ? otherHolder : proof.publicJwk,
       issuedAt: tamper === "expired" ? now - 7200 : now,
       expiresAt: tamper === "expired" ? now - 3600 : now + 365 * 24 * 3600,
+      ...(state.behaviour.statusList ? { status: { status_list: { idx: nextStatusIdx++, uri: statusList.uri } } } : {}),
     });
     let credential = issued.credential;
     if (tamper === "signature") {
@@ -362,12 +439,16 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     if (tamper === "kb") credential = `${credential}eyJhbGciOiJFUzI1NiJ9.e30.c2ln`;
     const reference = body.is_on_chain === true ? { chain: "ledger", object_id: `obj-${randomUUID()}` } : undefined;
     const item = { credential, ...(reference ? { reference } : {}) };
+    const notification = state.behaviour.notification ? { notification_id: randomUUID() } : {};
     return reply
       .header("cache-control", "no-store")
-      .send(state.behaviour.legacyResponse ? { credential } : { credentials: [item] });
+      .send(
+        state.behaviour.legacyResponse ? { credential, ...notification } : { credentials: [item], ...notification },
+      );
   });
 
   baseUrl = await listen(app);
+  statusList.uri = `${baseUrl}/status-lists/${statusListGeneration}`;
   chain = await createTestChain("issuer-double", { uris: [issuerId()], dnsNames: [new URL(baseUrl).hostname] });
   foreignChain = await createTestChain("other-issuer", { uris: ["https://other-issuer.example/acme"] });
 
@@ -382,6 +463,8 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     },
     requests: state.requests,
     credentialRequests: state.credentialRequests,
+    notifications: state.notifications,
+    statusList,
     metadataOverrides: state.metadataOverrides,
     issuerDid() {
       if (state.behaviour.signing === "did:ledger") return ledgerDid!.did;
@@ -415,6 +498,16 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
       state.behaviour = defaults();
       state.requests.length = 0;
       state.credentialRequests.length = 0;
+      state.notifications.length = 0;
+      statusBytes.fill(0);
+      statusListGeneration += 1;
+      Object.assign(statusList, {
+        uri: `${baseUrl}/status-lists/${statusListGeneration}`,
+        ttl: 10,
+        unavailable: false,
+        foreignKey: false,
+        fetches: 0,
+      });
       for (const key of Object.keys(state.metadataOverrides)) delete state.metadataOverrides[key];
     },
     close: () => app.close(),

@@ -3,22 +3,39 @@ import type { HolderDependencies } from "../dependencies.js";
 import type { CredentialSummary, StoredCredential } from "../model.js";
 import { notifyIssuer } from "../oid4vci/notify-issuer.js";
 import type { WarningLog } from "../ports.js";
+import { type CredentialStatusView, credentialStatusesOf, credentialStatusOf } from "./credential-status.js";
 
 export const CREDENTIAL_NOT_FOUND_MESSAGE = "Credential not found";
 
-/** GET /v1/vc: the holder's credentials that are not deleted. */
-export const listCredentials = (deps: Pick<HolderDependencies, "credentials">, userUuid: string) =>
-  deps.credentials.list(userUuid) as Promise<CredentialSummary[]>;
+type StatusDependencies = Parameters<typeof credentialStatusOf>[0];
 
-/** GET /v1/vc/:id: one of the holder's credentials; another holder's (or a deleted one) is 404. */
+/** A held credential and its current status from its issuer's status list. */
+export type WithStatus<T> = T & { credentialStatus: CredentialStatusView };
+
+/**
+ * GET /v1/vc: the holder's credentials that are not deleted, each with its current status (read
+ * from its status list, which is why the sealed contents are opened: the reference is inside).
+ */
+export async function listCredentials(
+  deps: Pick<HolderDependencies, "credentials"> & StatusDependencies,
+  userUuid: string,
+  log: WarningLog,
+): Promise<Array<WithStatus<CredentialSummary>>> {
+  const credentials = await deps.credentials.listWithContents(userUuid);
+  const statuses = await credentialStatusesOf(deps, credentials, log);
+  return credentials.map((credential) => ({ ...credential, credentialStatus: statuses.get(credential.id)! }));
+}
+
+/** GET /v1/vc/:id: one of the holder's credentials with its status; another holder's (or a deleted one) is 404. */
 export async function getCredential(
-  deps: Pick<HolderDependencies, "credentials">,
+  deps: Pick<HolderDependencies, "credentials"> & StatusDependencies,
   userUuid: string,
   id: string,
-): Promise<StoredCredential> {
+  log: WarningLog,
+): Promise<WithStatus<StoredCredential>> {
   const credential = await deps.credentials.find(userUuid, id);
   if (!credential) throw notFound(CREDENTIAL_NOT_FOUND_MESSAGE);
-  return credential;
+  return { ...credential, credentialStatus: await credentialStatusOf(deps, credential, log) };
 }
 
 /**

@@ -1,12 +1,15 @@
 import { type ClaimsPathElement, selectClaims } from "@attesto/protocol";
+import { credentialStatusOf } from "../credentials/credential-status.js";
 import type { HolderDependencies } from "../dependencies.js";
 import { type HolderKey, resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidHolderKey, noMatchingCredentials, presentationFailed } from "../errors.js";
 import { isJsonObject, type JsonObject } from "../http/read-json.js";
+import type { WarningLog } from "../ports.js";
 import { createSdJwtPresentation, selectDisclosures } from "../sd-jwt/create-presentation.js";
 import { presentable } from "./describe-authorization-request.js";
 import { matchCredentials } from "./match-credentials.js";
 import { type ResolvedAuthorizationRequest, resolveAuthorizationRequest } from "./resolve-authorization-request.js";
+import { exclusionReasonOf, type StatusOptIn } from "./status-admission.js";
 import { submitAuthorizationResponse } from "./submit-authorization-response.js";
 
 export interface SelectedCredential {
@@ -21,6 +24,8 @@ export interface PresentCredentialsInput {
   selected: SelectedCredential[];
   holderDid: string;
   privateKey: string;
+  /** Revoked or suspended credentials the caller presents anyway. */
+  optIn: StatusOptIn;
 }
 
 export interface PresentationOutcome {
@@ -76,7 +81,8 @@ async function buildVpToken(
   userUuid: string,
   request: ResolvedAuthorizationRequest,
   holder: HolderKey,
-  selected: SelectedCredential[],
+  input: Pick<PresentCredentialsInput, "selected" | "optIn">,
+  log: WarningLog,
 ): Promise<Record<string, string[]>> {
   const credentials = presentable(await deps.credentials.listWithContents(userUuid), deps.now());
   const matches = matchCredentials(request.dcqlQuery, credentials);
@@ -87,7 +93,7 @@ async function buildVpToken(
   );
   const vpToken: Record<string, string[]> = {};
   const seen = new Set<string>();
-  for (const selection of selected) {
+  for (const selection of input.selected) {
     const query = queries.get(selection.queryId);
     if (!query)
       throw noMatchingCredentials(`credential query '${selection.queryId.slice(0, 64)}' is not in the request`);
@@ -115,6 +121,13 @@ async function buildVpToken(
       }
       return path;
     });
+    const { status } = await credentialStatusOf(deps, match.credential, log);
+    const excluded = exclusionReasonOf(status, input.optIn);
+    if (excluded) {
+      throw noMatchingCredentials(
+        `credential ${selection.credentialId} is ${excluded} by its issuer (include_${excluded}: true presents it anyway)`,
+      );
+    }
     let presentation: string;
     try {
       presentation = await createSdJwtPresentation({
@@ -142,7 +155,8 @@ async function buildVpToken(
  * 1. resolve and verify the authorization request again (expired => 400)  -> 400 invalid_authorization_request
  * 2. the holder key (holder_did and private_key)                           -> 400 invalid_holder_key
  * 3. each selection answers its credential query (DCQL), is the caller's, is bound to holder_did,
- *    discloses only claims it has; every required query answered          -> 400 no_matching_credentials
+ *    discloses only claims it has, is not revoked or suspended by its issuer (unless opted in);
+ *    every required query answered                                         -> 400 no_matching_credentials
  * 4. one SD-JWT presentation per selection: chosen disclosures + KB-JWT     -> 400 presentation_failed
  * 5. submit by direct_post or direct_post.jwt; the verifier's redirect_uri  -> 400 presentation_failed
  */
@@ -150,11 +164,12 @@ export async function presentCredentials(
   deps: HolderDependencies,
   userUuid: string,
   input: PresentCredentialsInput,
+  log: WarningLog,
 ): Promise<PresentationOutcome> {
   const request = await resolveAuthorizationRequest(deps, input.authorizationRequestUri);
   const holder = await resolveHolderKey(deps, userUuid, input.holderDid, input.privateKey);
   if (input.selected.length === 0) throw noMatchingCredentials("selected_credentials is empty");
-  const vpToken = await buildVpToken(deps, userUuid, request, holder, input.selected);
+  const vpToken = await buildVpToken(deps, userUuid, request, holder, input, log);
   const submitted = await submitAuthorizationResponse(deps, request, vpToken);
   return { success: true, redirectUri: submitted.redirectUri };
 }

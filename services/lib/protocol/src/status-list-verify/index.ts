@@ -1,4 +1,10 @@
 export {
+  type CredentialStatusReading,
+  type ReadCredentialStatusInput,
+  readCredentialStatus,
+  type StatusListKeyLookup,
+} from "./credential-status.js";
+export {
   type CredentialStatusName,
   checkStatusListToken,
   type DecodedStatusListToken,
