@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { decodeSdJwt } from "@sd-jwt/decode";
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
+import { compactVerify, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEYS } from "./support/doubles.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
@@ -243,33 +244,90 @@ describe("issued credentials: admin API and status changes", () => {
     expect((await patch("not-a-uuid", { status: "revoked" })).statusCode).toBe(400);
   });
 
-  it("never serves a torn list: every token fetched during changes is a state before or after one", async () => {
-    const entries = await Promise.all([issue(), issue(), issue()]);
-    const [a, b, c] = entries;
-    // Two credentials of the same list change together in each round; readers must see them agree.
-    expect(a!.uri).toBe(b!.uri);
-    const rounds = ["suspended", "active", "suspended", "active", "suspended", "active"] as const;
-    const seen: Array<[number, number]> = [];
-    let writing = true;
-    const reader = (async () => {
-      while (writing) {
-        const response = await issuer.app.inject({ method: "GET", url: new URL(a!.uri).pathname });
-        const list = getListFromStatusListJWT(response.body);
-        seen.push([list.getStatus(a!.idx), list.getStatus(b!.idx)]);
+  it("never serves a torn list: every token fetched during many concurrent changes is one consistent state", async () => {
+    const WRITERS = 2;
+    const CREDENTIALS_PER_WRITER = 3;
+    const CHANGES_PER_WRITER = 14;
+    const READERS = 6;
+    const value = { active: 0, suspended: 2, revoked: 1 } as const;
+    const entries = await Promise.all(Array.from({ length: WRITERS * CREDENTIALS_PER_WRITER }, () => issue()));
+    // All in one list: every change rewrites a byte of the same row that the readers read.
+    expect(new Set(entries.map((entry) => entry.uri)).size).toBe(1);
+    const path = new URL(entries[0]!.uri).pathname;
+    const publicKey = await importJWK(issuerKey.publicJwk as never, "EdDSA");
+    /** The whole list of one served token, decoded by a third-party reader after its signature is checked. */
+    const fetchList = async () => {
+      const response = await issuer.app.inject({ method: "GET", url: path });
+      expect(response.statusCode).toBe(200);
+      await compactVerify(response.body, publicKey);
+      return getListFromStatusListJWT(response.body).statusList;
+    };
+    // Entries of earlier tests in this list: they must stay as they are.
+    const baseline = await fetchList();
+
+    // Each writer changes its own credentials one request at a time; the two writers run at once.
+    // prefixes[k] is the writer's credentials' values after its first k changes.
+    const plans = Array.from({ length: WRITERS }, (_, w) => {
+      const own = entries.slice(w * CREDENTIALS_PER_WRITER, (w + 1) * CREDENTIALS_PER_WRITER);
+      const current = own.map(() => "active" as keyof typeof value);
+      const changes: Array<{ entry: Issued; status: keyof typeof value }> = [];
+      const prefixes = [current.map((status) => value[status])];
+      for (let k = 0; k < CHANGES_PER_WRITER; k++) {
+        const slot = k % own.length;
+        const status = k === CHANGES_PER_WRITER - 1 ? "revoked" : current[slot] === "active" ? "suspended" : "active";
+        current[slot] = status;
+        changes.push({ entry: own[slot]!, status });
+        prefixes.push(current.map((s) => value[s]));
       }
-    })();
-    for (const status of rounds) {
-      await Promise.all([patch(a!.credentialId, { status }), patch(b!.credentialId, { status })]);
-    }
+      return { own, changes, prefixes, started: 0, completed: 0 };
+    });
+
+    let writing = true;
+    const observations: Array<{ lo: number[]; hi: number[]; list: number[] }> = [];
+    const readers = Array.from({ length: READERS }, async () => {
+      while (writing) {
+        const lo = plans.map((plan) => plan.completed);
+        const list = await fetchList();
+        observations.push({ lo, hi: plans.map((plan) => plan.started), list });
+      }
+    });
+    await Promise.all(
+      plans.map(async (plan) => {
+        for (const change of plan.changes) {
+          plan.started += 1;
+          const response = await patch(change.entry.credentialId, { status: change.status });
+          expect(response.statusCode).toBe(200);
+          plan.completed += 1;
+        }
+      }),
+    );
     writing = false;
-    await reader;
-    expect(seen.length).toBeGreaterThan(0);
-    for (const [statusA, statusB] of seen) {
-      expect([0, 2]).toContain(statusA);
-      expect([0, 2]).toContain(statusB);
+    await Promise.all(readers);
+
+    // A consistent state: every entry outside the writers' credentials as before, and each writer's
+    // credentials exactly as after k of its changes, where k lies between the changes it had
+    // completed when the fetch started and those it had begun when the fetch ended.
+    const owned = new Set(entries.map((entry) => entry.idx));
+    const problems: string[] = [];
+    for (const [n, { lo, hi, list }] of observations.entries()) {
+      if (list.length !== baseline.length) problems.push(`fetch ${n}: ${list.length} entries`);
+      for (let idx = 0; idx < list.length; idx++) {
+        if (!owned.has(idx) && list[idx] !== baseline[idx]) problems.push(`fetch ${n}: entry ${idx} changed`);
+      }
+      for (const [w, plan] of plans.entries()) {
+        const seen = plan.own.map((entry) => list[entry.idx]);
+        const k = plan.prefixes.findIndex(
+          (prefix, at) => at >= lo[w]! && at <= hi[w]! && prefix.every((v, i) => v === seen[i]),
+        );
+        if (k < 0) problems.push(`fetch ${n}: writer ${w} reads ${seen} outside changes ${lo[w]}..${hi[w]}`);
+      }
     }
-    expect(await statusInList(a!)).toBe(0);
-    expect(await statusInList(b!)).toBe(0);
-    expect(await statusInList(c!)).toBe(0);
+    expect(problems).toEqual([]);
+    // The readers did see changes happen (not only the states before and after all of them).
+    expect(observations.length).toBeGreaterThanOrEqual(READERS * 4);
+    const distinct = new Set(observations.map(({ list }) => entries.map((entry) => list[entry.idx]).join()));
+    expect(distinct.size).toBeGreaterThan(2);
+    const final = await fetchList();
+    for (const plan of plans) expect(plan.own.map((entry) => final[entry.idx])).toEqual(plan.prefixes.at(-1));
   });
 });

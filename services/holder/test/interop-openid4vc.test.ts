@@ -450,7 +450,13 @@ describe("interop: the holder with an OWF Openid4vciIssuer and an OWF Openid4vpV
       });
       expect(details.statusCode, details.body).toBe(200);
       expect(details.json().matching_credentials).toEqual([
-        { credential_id: credentialId, query_id: "pid", vct: PID_VCT, claims: { given_name: "Ada" } },
+        {
+          credential_id: credentialId,
+          query_id: "pid",
+          vct: PID_VCT,
+          claims: { given_name: "Ada" },
+          credential_status: "no_status",
+        },
       ]);
       const presented = await holder.app.inject({
         method: "POST",

@@ -216,6 +216,7 @@ describe("holder against the platform", () => {
               query_id: "diploma",
               vct: vct(),
               claims: { given_name: "Ada", degree: { name: "Mathematics" } },
+              credential_status: "valid",
             },
           ]),
         });
@@ -242,6 +243,70 @@ describe("holder against the platform", () => {
         });
       });
     }
+
+    it("the issuer revokes: the holder reads it from the real status list; the credential is left out of presentation unless include_revoked", async () => {
+      const identity = p256DidKey();
+      const offer = await createOffer(platform, tenant);
+      const received = await receive(offer.deep_link, identity, { notarize_on_ledger: false });
+      expect(received.status, JSON.stringify(received.body)).toBe(201);
+      const id = received.body.credential_id!;
+      const statusOf = async () =>
+        (await holder.get<{ credential_status: string }>(`/v1/vc/${id}`)).body.credential_status;
+      expect(await statusOf()).toBe("valid");
+      const listed = await holder.get<{ credentials: Array<{ id: string; credential_status: string }> }>("/v1/vc");
+      expect(listed.body.credentials.find((c) => c.id === id)?.credential_status).toBe("valid");
+
+      const issued = await call<{ credentials: Array<{ id: string }> }>(
+        `${platform.urls["credential-issuer"]}/v1/credentials?offer_id=${offer.offer_id}`,
+        { headers: { "x-api-key": tenant.apiKey } },
+      );
+      const revoked = await call(
+        `${platform.urls["credential-issuer"]}/v1/credentials/${issued.body.credentials[0]!.id}`,
+        {
+          method: "PATCH",
+          headers: { "x-api-key": tenant.apiKey },
+          body: { status: "revoked" },
+        },
+      );
+      expect(revoked.status).toBe(200);
+      // Within the list's ttl (1 s here) plus the time it takes.
+      const deadline = Date.now() + 15_000;
+      while ((await statusOf()) !== "revoked" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await statusOf()).toBe("revoked");
+      const listedAfter = await holder.get<{ credentials: Array<{ id: string; credential_status: string }> }>("/v1/vc");
+      expect(listedAfter.body.credentials.find((c) => c.id === id)?.credential_status).toBe("revoked");
+
+      const session = await authorizationRequest("direct_post");
+      const details = await holder.post<{
+        matching_credentials: Array<{ credential_id: string }>;
+        excluded_credentials: unknown[];
+      }>("/v1/oid4vp/request-details", { authorization_request_uri: session.authorization_request });
+      expect(details.body.matching_credentials.map((m) => m.credential_id)).not.toContain(id);
+      expect(details.body.excluded_credentials).toContainEqual({
+        credential_id: id,
+        query_id: "diploma",
+        vct: vct(),
+        reason: "revoked",
+      });
+      const body = {
+        authorization_request_uri: session.authorization_request,
+        selected_credentials: [{ credential_id: id, query_id: "diploma" }],
+        holder_did: identity.did,
+        private_key: identity.privateKey,
+      };
+      const refused = await holder.post<{ error: string }>("/v1/oid4vp/presentation", body);
+      expect([refused.status, refused.body.error]).toEqual([400, "no_matching_credentials"]);
+      // Asked for explicitly, it is presented; the verifier reads the same list and refuses it (once
+      // the token it may have cached in the previous test, for the list's ttl of 1 s, is stale).
+      await new Promise((r) => setTimeout(r, 1_100));
+      const presented = await holder.post("/v1/oid4vp/presentation", { ...body, include_revoked: true });
+      expect(presented.status, JSON.stringify(presented.body)).toBe(200);
+      const verification = await result(session.session_id);
+      expect(verification, JSON.stringify(verification.check_results)).toMatchObject({ status: "failed" });
+      expect(verification.check_results).toContainEqual(
+        expect.objectContaining({ check: "revocation", status: "failed", reason_code: "revoked" }),
+      );
+    });
 
     it("a second submission to the same session is refused (400)", async () => {
       const session = await authorizationRequest("direct_post");

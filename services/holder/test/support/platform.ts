@@ -116,6 +116,8 @@ function serviceEnv(
         SCHEMA_REGISTRY_URL: a["schema-registry"].url,
         NONCE_SECRET: secrets.NONCE_SECRET!,
         KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,
+        // Status List Tokens reusable for a second only: a status change reaches the holder quickly.
+        STATUS_LIST_TTL_SECONDS: "1",
       };
     case "verifier":
       return {
