@@ -3,7 +3,9 @@
  * carry `status.status_list`; the issuer's tenant API changes a status; the running verifier's
  * `revocation` check follows it within the list's ttl; a verifier written here from the draft
  * (draft-ietf-oauth-status-list, with jose, @peculiar/x509 and node:zlib only, nothing of the
- * project's services) reads the same list; two tenants' lists never mix.
+ * project's services) reads the same list; two tenants' lists never mix; the holder service shows
+ * the status it reads from the list and offers a revoked or suspended credential for presentation
+ * only when asked to.
  */
 import { inflateSync } from "node:zlib";
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
@@ -72,7 +74,7 @@ describe("credential status: issuer, verifier and an independent status list rea
     return { tenant, credential: received.credential, holder, vct, credentialId: credentials[0]!.id, statusList };
   }
 
-  async function setStatus(held: Held, status: CredentialStatus) {
+  async function setStatus(held: Pick<Held, "tenant" | "credentialId">, status: CredentialStatus) {
     const response = await fetch(`${platform.url("credential-issuer")}/v1/credentials/${held.credentialId}`, {
       method: "PATCH",
       headers: { "content-type": "application/json", "x-api-key": held.tenant.apiKey },
@@ -82,8 +84,8 @@ describe("credential status: issuer, verifier and an independent status list rea
     expect(((await response.json()) as { status: string }).status).toBe(status);
   }
 
-  /** A whole presentation to the running verifier; answers the session's result. */
-  async function presentToVerifier(held: Held) {
+  /** A verifier session of the running verifier asking for a diploma's given_name. */
+  async function openVerifierSession(held: Pick<Held, "tenant" | "vct">) {
     const relyingParty = walletKey("EdDSA");
     const created = await fetch(`${platform.url("verifier")}/v1/verifier/authorization-request`, {
       method: "POST",
@@ -106,10 +108,29 @@ describe("credential status: issuer, verifier and an independent status list rea
     });
     const createdBody = await created.text();
     expect(created.status, createdBody).toBe(201);
-    const { session_id, authorization_request } = JSON.parse(createdBody) as {
-      session_id: string;
-      authorization_request: string;
+    return JSON.parse(createdBody) as { session_id: string; authorization_request: string };
+  }
+
+  /** The verifier's result of a session: its status and the revocation check as `<status> <reason_code>`. */
+  async function verifierResult(tenant: Tenant, sessionId: string) {
+    const result = await fetch(`${platform.url("verifier")}/v1/verifier/result/${sessionId}`, {
+      headers: { "x-api-key": tenant.apiKey },
+    });
+    expect(result.status).toBe(200);
+    const body = (await result.json()) as {
+      status: string;
+      check_results: Array<{ check: string; status: string; reason_code: string }>;
     };
+    const revocation = body.check_results.find((c) => c.check === "revocation");
+    return {
+      status: body.status,
+      revocation: revocation ? `${revocation.status} ${revocation.reason_code}` : "absent",
+    };
+  }
+
+  /** A whole presentation to the running verifier; answers the session's result. */
+  async function presentToVerifier(held: Held) {
+    const { session_id, authorization_request } = await openVerifierSession(held);
     const requestUri = new URL(authorization_request).searchParams.get("request_uri")!;
     const requestObject = await fetch(requestUri);
     expect(requestObject.status).toBe(200);
@@ -129,19 +150,7 @@ describe("credential status: issuer, verifier and an independent status list rea
       body: new URLSearchParams({ state: request.state, vp_token: JSON.stringify({ diploma: [vp] }) }),
     });
     expect(posted.status, await posted.clone().text()).toBe(200);
-    const result = await fetch(`${platform.url("verifier")}/v1/verifier/result/${session_id}`, {
-      headers: { "x-api-key": held.tenant.apiKey },
-    });
-    expect(result.status).toBe(200);
-    const body = (await result.json()) as {
-      status: string;
-      check_results: Array<{ check: string; status: string; reason_code: string }>;
-    };
-    const revocation = body.check_results.find((c) => c.check === "revocation");
-    return {
-      status: body.status,
-      revocation: revocation ? `${revocation.status} ${revocation.reason_code}` : "absent",
-    };
+    return verifierResult(held.tenant, session_id);
   }
 
   /**
@@ -190,8 +199,8 @@ describe("credential status: issuer, verifier and an independent status list rea
     platform = await startInteropPlatform({
       portOffset: PORT_OFFSET,
       label: "status",
-      // Status changes publish a webhook event through the scheduler.
-      alsoStart: ["scheduler"],
+      // Status changes publish a webhook event through the scheduler; the holder is a wallet under test.
+      alsoStart: ["scheduler", "holder"],
     });
     first = await issue(await applyTenant(platform, "status-a"));
     second = await issue(await applyTenant(platform, "status-b"));
@@ -268,4 +277,109 @@ describe("credential status: issuer, verifier and an independent status list rea
     });
     expect(listed.status).toBe(404);
   });
+  it("the holder service reads the status from the list: suspended and revoked are shown and not offered unless asked for", async () => {
+    const tenant = await applyTenant(platform, "status-c");
+    const holderUrl = platform.url("holder");
+    const password = "holder-password-1";
+    const registered = await fetch(`${holderUrl}/v1/user/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ password }),
+    });
+    expect(registered.status).toBe(201);
+    const { uuid } = (await registered.json()) as { uuid: string };
+    const login = await fetch(`${holderUrl}/v1/user/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ uuid, password }),
+    });
+    const { access_token } = (await login.json()) as { access_token: string };
+    const asHolder = (path: string, body?: unknown) =>
+      fetch(`${holderUrl}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const holderKey = walletKey("EdDSA");
+    const identity = { holder_did: didKeyOf(holderKey), private_key: holderKey.privateKey.export({ format: "jwk" }).d };
+
+    const offer = await createOffer(platform, tenant);
+    const received = await asHolder("/v1/oid4vci/receive", {
+      credential_offer_uri: offer.deep_link,
+      notarize_on_ledger: false,
+      ...identity,
+    });
+    expect(received.status, await received.clone().text()).toBe(201);
+    const { credential_id: id, vct } = (await received.json()) as { credential_id: string; vct: string };
+    const issued = await fetch(`${platform.url("credential-issuer")}/v1/credentials?offer_id=${offer.offer_id}`, {
+      headers: { "x-api-key": tenant.apiKey },
+    });
+    const issuerRecord = {
+      tenant,
+      credentialId: ((await issued.json()) as { credentials: Array<{ id: string }> }).credentials[0]!.id,
+    };
+
+    const shown = async () => {
+      const listed = (await (await asHolder("/v1/vc")).json()) as {
+        credentials: Array<{ id: string; status: string; credential_status: string }>;
+      };
+      const detail = (await (await asHolder(`/v1/vc/${id}`)).json()) as { credential_status: string };
+      const item = listed.credentials.find((c) => c.id === id)!;
+      // The wallet's own status stays "active"; list and detail agree on the issuer's.
+      expect(item.status).toBe("active");
+      return item.credential_status === detail.credential_status ? item.credential_status : "list and detail differ";
+    };
+    const offered = async (extra: Record<string, unknown> = {}) => {
+      const session = await openVerifierSession({ tenant, vct });
+      const details = await asHolder("/v1/oid4vp/request-details", {
+        authorization_request: session.authorization_request,
+        ...extra,
+      });
+      expect(details.status).toBe(200);
+      const body = (await details.json()) as {
+        matching_credentials: Array<{ credential_id: string; credential_status: string }>;
+        excluded_credentials: Array<{ credential_id: string; reason: string }>;
+      };
+      return {
+        session,
+        matching: body.matching_credentials.map(
+          (m) => `${m.credential_id === id ? "it" : "other"} ${m.credential_status}`,
+        ),
+        excluded: body.excluded_credentials.map((e) => `${e.credential_id === id ? "it" : "other"} ${e.reason}`),
+      };
+    };
+    const present = (session: { authorization_request: string }, extra: Record<string, unknown> = {}) =>
+      asHolder("/v1/oid4vp/presentation", {
+        authorization_request: session.authorization_request,
+        selected_credentials: [{ credential_id: id, query_id: "diploma" }],
+        ...identity,
+        ...extra,
+      });
+
+    expect(await shown()).toBe("valid");
+    expect(await offered()).toMatchObject({ matching: ["it valid"], excluded: [] });
+
+    await setStatus(issuerRecord, "suspended");
+    expect(await pollUntil("holder shows suspended", shown, (s) => s === "suspended")).toBe("suspended");
+    expect(await offered()).toMatchObject({ matching: [], excluded: ["it suspended"] });
+    expect(await offered({ include_suspended: true })).toMatchObject({ matching: ["it suspended"], excluded: [] });
+
+    await setStatus(issuerRecord, "revoked");
+    expect(await pollUntil("holder shows revoked", shown, (s) => s === "revoked")).toBe("revoked");
+    const { session, matching, excluded } = await offered();
+    expect({ matching, excluded }).toEqual({ matching: [], excluded: ["it revoked"] });
+    const refused = await present(session);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: "no_matching_credentials",
+      message: `credential ${id} is revoked by its issuer (include_revoked: true presents it anyway)`,
+    });
+    // Asked for explicitly, the wallet presents it; the verifier reads the same list and refuses it.
+    const presented = await present(session, { include_revoked: true });
+    expect(presented.status, await presented.clone().text()).toBe(200);
+    expect(await verifierResult(tenant, session.session_id)).toEqual({
+      status: "failed",
+      revocation: "failed revoked",
+    });
+  }, 60_000);
 });
