@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { parseSdJwtPresentation } from "@attesto/protocol";
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ed25519DidKey, type HolderIdentity, ledgerDid, p256DidKey } from "./support/holder-keys.js";
 import {
@@ -11,6 +12,18 @@ import {
 } from "./support/issuer-double.js";
 import { type Account, startTestHolder, type TestHolder } from "./support/test-holder.js";
 import { type RequestOptions, startVerifierDouble, type VerifierDouble } from "./support/verifier-double.js";
+
+/** The claims a presentation disclosed: its processed payload without the SD-JWT VC's own claims. */
+const disclosed = ({
+  iss: _iss,
+  iat: _iat,
+  nbf: _nbf,
+  exp: _exp,
+  vct: _vct,
+  cnf: _cnf,
+  status: _status,
+  ...rest
+}: Record<string, unknown>) => rest;
 
 const diplomaQuery = (claims?: unknown[]) => ({
   credentials: [
@@ -269,12 +282,15 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({ success: true, redirect_uri: `https://rentals.example/done?id=${request.id}` });
       const submission = verifier.submissions.find((s) => s.requestId === request.id)!;
-      expect(submission).toMatchObject({ mode: "direct_post", state: request.state, problems: [] });
-      const claims = submission.claims.diploma![0]!;
-      expect(claims).toMatchObject({ given_name: "Ada", degree: { name: "Mathematics" } });
-      expect(claims).not.toHaveProperty("family_name");
-      expect(claims).not.toHaveProperty("courses");
-      expect(claims.degree).not.toHaveProperty("type");
+      expect(submission).toEqual({
+        requestId: request.id,
+        mode: "direct_post",
+        state: request.state,
+        claims: { diploma: [expect.any(Object)] },
+        presentations: { diploma: [expect.any(String)] },
+        problems: [],
+      });
+      expect(disclosed(submission.claims.diploma![0]!)).toEqual({ given_name: "Ada", degree: { name: "Mathematics" } });
       // Exactly the two needed disclosures plus the parent object (degree).
       expect(parseSdJwtPresentation(submission.presentations.diploma![0]!).disclosures.map((d) => d.name)).toEqual(
         expect.arrayContaining(["given_name", "degree", "name"]),
@@ -329,8 +345,16 @@ describe("OID4VP: request-details and presentation against a verifier that is no
         );
         expect(response.statusCode, response.body).toBe(200);
         const submission = verifier.submissions.find((s) => s.requestId === request.id)!;
-        expect(submission).toMatchObject({ mode: "direct_post.jwt", enc, state: request.state, problems: [] });
-        expect(submission.claims.diploma![0]).toMatchObject({ given_name: "Ada" });
+        expect(submission).toEqual({
+          requestId: request.id,
+          mode: "direct_post.jwt",
+          enc,
+          state: request.state,
+          claims: { diploma: [expect.any(Object)] },
+          presentations: { diploma: [expect.any(String)] },
+          problems: [],
+        });
+        expect(disclosed(submission.claims.diploma![0]!)).toEqual({ given_name: "Ada" });
       },
     );
 
@@ -367,7 +391,8 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       expect(response.statusCode).toBe(200);
       const submission = verifier.submissions.find((s) => s.requestId === both.id)!;
       expect(Object.keys(submission.presentations).sort()).toEqual(["badge", "diploma"]);
-      expect(submission.claims.badge![0]).toMatchObject({ role: "engineer" });
+      expect(disclosed(submission.claims.diploma![0]!)).toEqual({ family_name: "Lovelace" });
+      expect(disclosed(submission.claims.badge![0]!)).toEqual({ role: "engineer" });
     });
 
     it("400 no_matching_credentials: a credential that does not answer its query, an unknown query, another holder's credential, a claim it lacks, a required query unanswered, two for a single query", async () => {
@@ -475,7 +500,8 @@ describe("OID4VP: request-details and presentation against a verifier that is no
             private_key: "k",
             authorization_request_uri: "x",
           },
-          "credential_id must be a UUID",
+          // As answered today: the schema's own message repeats the field's path.
+          "selected_credentials.0.credential_id selected_credentials[].credential_id must be a UUID",
         ],
         [
           {
@@ -488,7 +514,7 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       ] as const) {
         const response = await present(payload as Record<string, unknown>);
         expect(response.statusCode, message).toBe(400);
-        expect(response.json()).toMatchObject({ error: "invalid_request", message: expect.stringContaining(message) });
+        expect(response.json()).toEqual(invalidFieldsBody(message));
       }
     });
   });

@@ -1,4 +1,5 @@
 import { parseSdJwtPresentation } from "@attesto/protocol";
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ed25519DidKey, type HolderIdentity, ledgerDid, p256DidKey } from "./support/holder-keys.js";
@@ -102,7 +103,11 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       const response = await receive(bodyFor(issuer.offer().link, identity));
       expect(response.statusCode).toBe(201);
       const proof = (issuer.credentialRequests[0]!.proofs as { jwt: string[] }).jwt[0]!;
-      expect(decodeProtectedHeader(proof)).toMatchObject({ alg: "EdDSA", kid: `${identity.did}#key-1` });
+      expect(decodeProtectedHeader(proof)).toEqual({
+        alg: "EdDSA",
+        typ: "openid4vci-proof+jwt",
+        kid: `${identity.did}#key-1`,
+      });
       expect(response.json().holder_did).toBe(identity.did);
     });
 
@@ -189,7 +194,11 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       const identity = p256DidKey();
       expect((await receive(bodyFor(issuer.offer().link, identity))).statusCode).toBe(201);
       const proof = (issuer.credentialRequests[0]!.proofs as { jwt: string[] }).jwt[0]!;
-      expect(decodeProtectedHeader(proof)).toMatchObject({ jwk: identity.publicJwk });
+      expect(decodeProtectedHeader(proof)).toEqual({
+        alg: "ES256",
+        typ: "openid4vci-proof+jwt",
+        jwk: identity.publicJwk,
+      });
     });
 
     it("notarize_on_ledger (default true) asks for is_on_chain and keeps the reference", async () => {
@@ -206,7 +215,11 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
         private_key: identity.privateKey,
       });
       expect(notarized.statusCode).toBe(201);
-      expect(issuer.credentialRequests.at(-1)).toMatchObject({ is_on_chain: true });
+      expect(issuer.credentialRequests.at(-1)).toEqual({
+        credential_configuration_id: "diploma",
+        proofs: { jwt: [expect.any(String)] },
+        is_on_chain: true,
+      });
       const detail = (
         await holder.app.inject({
           method: "GET",
@@ -364,7 +377,7 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       ] as const) {
         const response = await receive(payload as Record<string, unknown>);
         expect(response.statusCode).toBe(400);
-        expect(response.json()).toMatchObject({ error: "invalid_request", message: expect.stringContaining(message) });
+        expect(response.json()).toEqual(invalidFieldsBody(message));
       }
     });
   });

@@ -1,4 +1,5 @@
 import { ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessTokenOf, bearer, registerOrganization } from "./support/organizations.js";
@@ -39,9 +40,18 @@ describe("POST /v1/did/import", () => {
     (await (registry.db as never as Kysely<CustodyTables>).selectFrom("custody_keys").select("key_id").execute())
       .length;
 
-  const expectInvalid = async (payload: unknown, message: string) => {
+  /** A field the route schema refuses: 400 listing it in `errors`. */
+  const expectInvalidField = async (payload: unknown, message: string) => {
     const response = await importDid(payload);
-    expect({ status: response.statusCode, body: response.json() }).toMatchObject({
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 400,
+      body: invalidFieldsBody(message),
+    });
+  };
+  /** A well-formed import the ledger check refuses: 400 `{error, message}`. */
+  const expectRefused = async (payload: unknown, message: string) => {
+    const response = await importDid(payload);
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 400,
       body: { error: "invalid_request", message },
     });
@@ -59,7 +69,16 @@ describe("POST /v1/did/import", () => {
       .selectAll()
       .where("did", "=", did)
       .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ did, tenant, key_id: keyId, method: "LEDGER", source: "imported", status: "active" });
+    expect(row).toEqual({
+      did,
+      tenant,
+      key_id: keyId,
+      custody_key_id: expect.any(String),
+      method: "LEDGER",
+      source: "imported",
+      status: "active",
+      created_at: expect.any(Date),
+    });
     const held = await registry.custody.describeKey(tenant, row.custody_key_id);
     expect(held.publicJwk.x).toBe(registry.ledger.publicJwkOf(did).x);
   });
@@ -111,7 +130,7 @@ describe("POST /v1/did/import", () => {
       [{ did: "did:ledger:" }, "did must be a did:ledger DID (did:ledger:<id>)"],
       [{ did: "did:ledger:abc def" }, "did must be a did:ledger DID (did:ledger:<id>)"],
     ])("rejects the did of %j", async (body, message) => {
-      await expectInvalid({ private_key: validKey(), ...body }, message);
+      await expectInvalidField({ private_key: validKey(), ...body }, message);
     });
 
     it.each([
@@ -123,11 +142,11 @@ describe("POST /v1/did/import", () => {
       ["", "private_key must be a base64url Ed25519 private key (32 bytes)"],
     ])("rejects the private_key %j", async (privateKey, message) => {
       const { did } = anchoredDid();
-      await expectInvalid(privateKey === undefined ? { did } : { did, private_key: privateKey }, message);
+      await expectInvalidField(privateKey === undefined ? { did } : { did, private_key: privateKey }, message);
     });
 
     it("rejects a DID the ledger does not know", async () => {
-      await expectInvalid(
+      await expectRefused(
         { did: "did:ledger:00000000000000000000000000000000", private_key: validKey() },
         "DID not found on the ledger",
       );
@@ -136,7 +155,7 @@ describe("POST /v1/did/import", () => {
     it("rejects a private key that is not the DID's key (ownership check)", async () => {
       const { did } = anchoredDid();
       const before = await custodyKeyCount();
-      await expectInvalid({ did, private_key: generateEd25519Jwk().d }, "Private key does not match the DID");
+      await expectRefused({ did, private_key: generateEd25519Jwk().d }, "Private key does not match the DID");
       expect(await custodyKeyCount()).toBe(before);
       expect(
         await registry.db.selectFrom("tenant_dids").select("did").where("did", "=", did).executeTakeFirst(),
@@ -146,7 +165,7 @@ describe("POST /v1/did/import", () => {
     it("rejects a deactivated DID", async () => {
       const { did, privateKey } = anchoredDid();
       registry.ledger.dids.get(did)!.deactivated = true;
-      await expectInvalid({ did, private_key: privateKey }, "DID is deactivated on the ledger");
+      await expectRefused({ did, private_key: privateKey }, "DID is deactivated on the ledger");
     });
   });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logIn, type Organization, registerOrganization } from "./support/organizations.js";
@@ -65,9 +66,9 @@ describe("POST /v1/auth/login", () => {
   describe("400", () => {
     const expectInvalid = async (body: unknown, message: string) => {
       const response = await logIn(registry.app, body);
-      expect({ status: response.statusCode, body: response.json() }).toMatchObject({
+      expect({ status: response.statusCode, body: response.json() }).toEqual({
         status: 400,
-        body: { error: "invalid_request", message },
+        body: invalidFieldsBody(message),
       });
     };
 

@@ -1,3 +1,4 @@
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEYS } from "./support/edges.js";
 import {
@@ -66,17 +67,16 @@ describe("POST /v1/verifier/authorization-request", () => {
       const response = await create(valid());
       expect(response.statusCode).toBe(201);
       const body = response.json();
-      expect(Object.keys(body).sort()).toEqual(["authorization_request", "expires_at", "request_uri", "session_id"]);
-      expect(body.session_id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(body.request_uri).toMatch(new RegExp(`^${PUBLIC_URL}/v1/verifier/request/[A-Za-z0-9_-]{32}$`));
       const clientId = `decentralized_identifier:${identity.did}`;
-      expect(body.authorization_request).toBe(
-        `openid4vp://?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(body.request_uri)}`,
-      );
+      expect(body).toEqual({
+        session_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        request_uri: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/v1/verifier/request/[A-Za-z0-9_-]{32}$`)),
+        authorization_request: `openid4vp://?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(body.request_uri)}`,
+        expires_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      });
       const ttl = Date.parse(body.expires_at) - before;
       expect(ttl).toBeGreaterThan(299_000);
       expect(ttl).toBeLessThan(302_000);
-      expect(body.expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     });
 
     it("honours expires_in, response_mode, client_metadata and redirect_uri", async () => {
@@ -106,58 +106,100 @@ describe("POST /v1/verifier/authorization-request", () => {
   });
 
   describe("400 names the problem", () => {
-    const rejects = async (payload: unknown, message: RegExp) => {
+    /** A field the route schema refuses: listed in `errors`. */
+    const rejectsField = async (payload: unknown, message: string) => {
       const response = await create(payload);
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ error: "invalid_request", message: expect.stringMatching(message) });
+      expect([response.statusCode, response.json()]).toEqual([400, invalidFieldsBody(message)]);
     };
+    /** A value the schema lets through and the domain refuses (the DCQL query, the key): no `errors`. */
+    const rejectsValue = async (payload: unknown, message: string) => {
+      const response = await create(payload);
+      expect([response.statusCode, response.json()]).toEqual([400, { error: "invalid_request", message }]);
+    };
+    const credential0 = "dcql_query.credentials[0]";
 
     it("rejects a missing or invalid DCQL query", async () => {
       const { dcql_query: _q, ...withoutQuery } = valid();
-      await rejects(withoutQuery, /dcql_query is required/);
-      await rejects({ ...valid(), dcql_query: "x" }, /dcql_query must be an object/);
-      await rejects({ ...valid(), dcql_query: {} }, /dcql_query\.credentials is required/);
-      await rejects({ ...valid(), dcql_query: { credentials: [] } }, /dcql_query\.credentials must not be empty/);
-      await rejects({ ...valid(), dcql_query: pidQuery({ id: "has space" }) }, /credentials\[0\]\.id must match/);
+      await rejectsValue(withoutQuery, "dcql_query is required");
+      await rejectsValue({ ...valid(), dcql_query: "x" }, "dcql_query must be an object");
+      await rejectsValue({ ...valid(), dcql_query: {} }, "dcql_query.credentials is required");
+      await rejectsValue({ ...valid(), dcql_query: { credentials: [] } }, "dcql_query.credentials must not be empty");
+      await rejectsValue(
+        { ...valid(), dcql_query: pidQuery({ id: "has space" }) },
+        `${credential0}.id must match ^[A-Za-z0-9_-]+$`,
+      );
       const twice = { credentials: [pidQuery().credentials[0], pidQuery().credentials[0]] };
-      await rejects({ ...valid(), dcql_query: twice }, /ids must be unique/);
-      await rejects({ ...valid(), dcql_query: pidQuery({ format: "mso_mdoc" }) }, /format 'mso_mdoc' is not supported/);
-      await rejects({ ...valid(), dcql_query: pidQuery({ format: "jwt_vc_json" }) }, /is not supported/);
-      await rejects({ ...valid(), dcql_query: pidQuery({ meta: { vct_values: "x" } }) }, /vct_values/);
-      await rejects({ ...valid(), dcql_query: pidQuery({ claims: [{ path: [] }] }) }, /claims\[0\]\.path/);
-      await rejects({ ...valid(), dcql_query: pidQuery({ claims: [{ path: [{}] }] }) }, /claims\[0\]\.path/);
-      await rejects(
+      await rejectsValue(
+        { ...valid(), dcql_query: twice },
+        "dcql_query.credentials ids must be unique: 'pid' is repeated",
+      );
+      for (const format of ["mso_mdoc", "jwt_vc_json"]) {
+        await rejectsValue(
+          { ...valid(), dcql_query: pidQuery({ format }) },
+          `${credential0}.format '${format}' is not supported (supported: dc+sd-jwt)`,
+        );
+      }
+      await rejectsValue(
+        { ...valid(), dcql_query: pidQuery({ meta: { vct_values: "x" } }) },
+        `${credential0}.meta.vct_values must be a non-empty array of strings`,
+      );
+      await rejectsValue(
+        { ...valid(), dcql_query: pidQuery({ claims: [{ path: [] }] }) },
+        `${credential0}.claims[0].path must be a non-empty array`,
+      );
+      await rejectsValue(
+        { ...valid(), dcql_query: pidQuery({ claims: [{ path: [{}] }] }) },
+        `${credential0}.claims[0].path elements must be strings, non-negative integers or null`,
+      );
+      await rejectsValue(
         { ...valid(), dcql_query: pidQuery({ trusted_authorities: [{ type: "did", values: "x" }] }) },
-        /trusted_authorities\[0\]\.values/,
+        `${credential0}.trusted_authorities[0].values must be a non-empty array of strings`,
       );
     });
 
     it("rejects a verifier key of the wrong length or encoding", async () => {
-      await rejects(
+      const wrongKey = "verifier_private_key must be a base64url Ed25519 private key of 32 bytes";
+      await rejectsValue(
         { ...valid(), verifier_private_key: Buffer.alloc(31).toString("base64url") },
-        /verifier_private_key.*32 bytes/,
+        `${wrongKey} (Ed25519 private key must be 32 bytes, got 31)`,
       );
-      await rejects(
+      await rejectsValue(
         { ...valid(), verifier_private_key: Buffer.alloc(64).toString("base64url") },
-        /verifier_private_key/,
+        `${wrongKey} (Ed25519 private key must be 32 bytes, got 64)`,
       );
-      await rejects({ ...valid(), verifier_private_key: "not*base64url!" }, /verifier_private_key/);
-      await rejects({ ...valid(), verifier_private_key: 42 }, /verifier_private_key/);
+      await rejectsValue(
+        { ...valid(), verifier_private_key: "not*base64url!" },
+        `${wrongKey} (private key must be base64url)`,
+      );
+      const required = "verifier_private_key is required (base64url Ed25519 private key, 32 bytes)";
+      await rejectsField({ ...valid(), verifier_private_key: 42 }, required);
       const { verifier_private_key: _k, ...withoutKey } = valid();
-      await rejects(withoutKey, /verifier_private_key/);
+      await rejectsField(withoutKey, required);
     });
 
     it("rejects the other fields out of their rules", async () => {
       const { verifier_client_id: _c, ...withoutClientId } = valid();
-      await rejects(withoutClientId, /verifier_client_id/);
-      await rejects({ ...valid(), verifier_client_id: "" }, /verifier_client_id/);
-      await rejects({ ...valid(), response_mode: "fragment" }, /response_mode/);
-      await rejects({ ...valid(), expires_in: 59 }, /expires_in/);
-      await rejects({ ...valid(), expires_in: 3601 }, /expires_in/);
-      await rejects({ ...valid(), expires_in: 100.5 }, /expires_in/);
-      await rejects({ ...valid(), redirect_uri: "not a url" }, /redirect_uri/);
-      await rejects({ ...valid(), redirect_uri: "javascript:alert(1)" }, /redirect_uri/);
-      await rejects({ ...valid(), client_metadata: { logo_uri: "nope" } }, /client_metadata\.logo_uri/);
+      await rejectsField(withoutClientId, "verifier_client_id is required (the verifier's DID or URL)");
+      await rejectsField(
+        { ...valid(), verifier_client_id: "" },
+        "verifier_client_id must not be empty; verifier_client_id must not contain whitespace",
+      );
+      await rejectsField(
+        { ...valid(), response_mode: "fragment" },
+        "response_mode must be one of direct_post, direct_post.jwt",
+      );
+      await rejectsField({ ...valid(), expires_in: 59 }, "expires_in must be at least 60");
+      await rejectsField({ ...valid(), expires_in: 3601 }, "expires_in must be at most 3600");
+      await rejectsField({ ...valid(), expires_in: 100.5 }, "expires_in must be an integer number of seconds");
+      await rejectsField({ ...valid(), redirect_uri: "not a url" }, "redirect_uri must be a URL");
+      await rejectsField(
+        { ...valid(), redirect_uri: "javascript:alert(1)" },
+        "redirect_uri must not use that URL scheme",
+      );
+      await rejectsField(
+        { ...valid(), client_metadata: { logo_uri: "nope" } },
+        "client_metadata.logo_uri must be a URL",
+      );
     });
   });
 });
