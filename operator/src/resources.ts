@@ -1,3 +1,4 @@
+import { isStatusListSize, STATUS_LIST_SIZE_RULE } from "@attesto/runtime/status-list-size";
 import { zTenantIdNamed } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 
@@ -60,6 +61,8 @@ export const zIssuerSpec = z
     keyRef: zSecretKeyRef("private.jwk").optional(),
     certificateRef: z.object({ name: z.string().min(1) }).optional(),
     offerTtlSeconds: z.number().int().min(60).max(86_400).default(3600),
+    /** Entries of the tenant's new status lists; absent: the credential issuer's STATUS_LIST_SIZE. */
+    statusListSize: z.number().refine(isStatusListSize, STATUS_LIST_SIZE_RULE).optional(),
   })
   .refine((spec) => !spec.certificateRef || spec.signingMode === "X509", "certificateRef requires signingMode X509")
   .refine((spec) => !spec.keyRef || spec.signingMode === "DID", "keyRef requires signingMode DID")

@@ -54,7 +54,8 @@ function toWireDisplay(display: DeclaredDisplay) {
  * imported (KeyCustodyService.ImportSigningCertificate), otherwise an earlier import is cleared and,
  * for X509, the platform-issued certificate is read. The issuer then lists only these configurations
  * with their display, uses the signing mode as the default of offers that name no DID key, and
- * offerTtlSeconds as the default offer lifetime. The finalizer clears the imported certificate and
+ * offerTtlSeconds as the default offer lifetime, statusListSize (when set) as the size of the
+ * tenant's new status lists. The finalizer clears the imported certificate and
  * removes the configuration (DeleteIssuerConfiguration) before the resource goes.
  */
 export class IssuerReconciler implements Reconciler {
@@ -114,6 +115,7 @@ export class IssuerReconciler implements Reconciler {
           signingMode: SIGNING_MODES[spec.signingMode],
           signingKeyId: signing.keyId ?? "",
           defaultOfferTtlSeconds: spec.offerTtlSeconds,
+          statusListSize: spec.statusListSize ?? 0,
         },
       })
       .catch((error: unknown) => {

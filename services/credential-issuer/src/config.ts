@@ -1,7 +1,7 @@
 import { baseConfigShape, loadConfig } from "@attesto/runtime/config";
 import { keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
+import { DEFAULT_STATUS_LIST_SIZE, isStatusListSize, STATUS_LIST_SIZE_RULE } from "@attesto/runtime/status-list-size";
 import { z } from "zod";
-import { DEFAULT_STATUS_LIST_SIZE, isStatusListSize, STATUS_LIST_SIZE_RULE } from "./domain/status-list-size.js";
 
 export const credentialIssuerPorts = { public: 8082, internal: 9082 };
 

@@ -54,6 +54,7 @@ export function createDependencies(
   const now = options.now ?? (() => new Date());
   const trustRegistry = { baseUrl: config.TRUST_REGISTRY_INTERNAL_URL, audience: "trust-registry" };
   const tenantClient = context.rpcClient(tenantV1.TenantService, trustRegistry);
+  const issuerConfigurations = createIssuerConfigurationStore(context.db);
   const deps: IssuerDependencies = {
     issuerUrl: context.publicUrl,
     authorizationServerUrl: config.AUTH_SERVER_URL,
@@ -89,10 +90,12 @@ export function createDependencies(
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
     issuanceAllowances: createIssuanceAllowanceStore(context.db),
-    issuerConfigurations: createIssuerConfigurationStore(context.db),
+    issuerConfigurations,
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
     statusLists: createStatusListStore(context.db),
-    statusListSizeOf: async () => config.STATUS_LIST_SIZE,
+    // The Issuer resource's size, else STATUS_LIST_SIZE (one row by key per issuance; used when a list opens).
+    statusListSizeOf: async (tenant) =>
+      (await issuerConfigurations.find(tenant))?.statusListSize ?? config.STATUS_LIST_SIZE,
     statusListTtlSeconds: config.STATUS_LIST_TTL_SECONDS,
     statusListTokenLifetimeSeconds: config.STATUS_LIST_TOKEN_LIFETIME_SECONDS,
     signedStatusLists: new LRUCache<string, SignedStatusList>({ max: CACHED_STATUS_LIST_TOKENS }),

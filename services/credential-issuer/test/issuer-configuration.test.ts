@@ -1,11 +1,8 @@
 import { issuerConfigurationV1 } from "@attesto/proto";
-import type { ServiceIdentity } from "@attesto/runtime/rpc";
-import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
-import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { registerIssuerRpc } from "../src/app.js";
+import { issuerServiceAs } from "./support/issuer-service.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import { createOffer, didKeyOf, ed25519Key } from "./support/wallet.js";
 
@@ -15,25 +12,6 @@ type ConfigurationInit = Exclude<
   MessageInitShape<typeof issuerConfigurationV1.IssuerConfigurationSchema>,
   issuerConfigurationV1.IssuerConfiguration
 >;
-
-/** IssuerService as a given calling service reaches it (real service-credential check). */
-function issuerServiceAs(
-  issuer: TestIssuer,
-  caller: ServiceIdentity,
-): Client<typeof issuerConfigurationV1.IssuerService> {
-  const transport = createRouterTransport((router) => registerIssuerRpc(router, issuer.deps), {
-    router: {
-      interceptors: serverInterceptors(testCredentialVerifier("credential-issuer"), { error() {} } as never),
-    },
-    transport: {
-      interceptors: clientInterceptors({
-        signer: testCredentialSigner(caller),
-        audience: "credential-issuer",
-      }),
-    },
-  });
-  return createClient(issuerConfigurationV1.IssuerService, transport);
-}
 
 const failureOf = async (call: Promise<unknown>) => {
   const error = ConnectError.from(
@@ -222,6 +200,10 @@ describe("IssuerService (internal RPC for the operator) and its enforcement", ()
         { defaultOfferTtlSeconds: 86_401 },
         "default_offer_ttl_seconds: must be 0 (platform default) or from 60 to 86400 seconds",
       ],
+      ...[512, 1000, 3000, 2 ** 21, -1024].map((statusListSize): [Partial<ConfigurationInit>, string] => [
+        { statusListSize },
+        "status_list_size: must be 0 (platform default) or a power of two from 1024 to 1048576",
+      ]),
       [{ signingMode: 7 as never }, "signing_mode: must be DID or X509"],
       [{ signingMode: SigningMode.DID, signingKeyId: "k1" }, "signing_key_id: is only allowed with signing_mode X509"],
       [{ tenant: "Not A Tenant" }, "tenant: must be a tenant identifier"],

@@ -1,4 +1,5 @@
 import { badRequest, notFound } from "@attesto/runtime/errors";
+import { isStatusListSize, STATUS_LIST_SIZES } from "@attesto/runtime/status-list-size";
 import { isTenantId } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 import type { CredentialDisplay } from "./create-issuer-metadata.js";
@@ -31,6 +32,7 @@ export interface IssuerConfigurationInput {
   signingMode: "unspecified" | "did" | "x509";
   signingKeyId: string;
   defaultOfferTtlSeconds: number;
+  statusListSize: number;
 }
 
 type Dependencies = Pick<IssuerDependencies, "tenants" | "issuerConfigurations" | "now">;
@@ -85,6 +87,10 @@ const zInput = z.object({
       (ttl) => ttl === 0 || (ttl >= OFFER_TTL_SECONDS.min && ttl <= OFFER_TTL_SECONDS.max),
       `must be 0 (platform default) or from ${OFFER_TTL_SECONDS.min} to ${OFFER_TTL_SECONDS.max} seconds`,
     ),
+  statusListSize: z
+    .number()
+    .int()
+    .refine((size) => size === 0 || isStatusListSize(size), `must be 0 (platform default) or ${STATUS_LIST_SIZES}`),
 });
 
 const SNAKE: Record<string, string> = {
@@ -93,6 +99,7 @@ const SNAKE: Record<string, string> = {
   signingMode: "signing_mode",
   signingKeyId: "signing_key_id",
   defaultOfferTtlSeconds: "default_offer_ttl_seconds",
+  statusListSize: "status_list_size",
   backgroundColor: "background_color",
   textColor: "text_color",
   logoUri: "logo_uri",
@@ -157,6 +164,7 @@ async function validate(deps: Dependencies, input: IssuerConfigurationInput): Pr
     ...(declared.signingMode === "unspecified" ? {} : { signingMode: declared.signingMode }),
     ...(declared.signingKeyId ? { signingKeyId: declared.signingKeyId } : {}),
     ...(declared.defaultOfferTtlSeconds === 0 ? {} : { defaultOfferTtlSeconds: declared.defaultOfferTtlSeconds }),
+    ...(declared.statusListSize === 0 ? {} : { statusListSize: declared.statusListSize }),
   };
 }
 

@@ -27,6 +27,11 @@ export interface IssuerConfiguration {
   signingKeyId?: string;
   /** Lifetime of offers whose request omits `expires_in`; undefined: the platform default. */
   defaultOfferTtlSeconds?: number;
+  /**
+   * Entries of each status list opened for the tenant from now on; undefined: STATUS_LIST_SIZE.
+   * Lists opened earlier keep their size (a new size applies once they fill up).
+   */
+  statusListSize?: number;
   /** Lowercase hex SHA-256 of the normalized configuration (see digestOf). */
   digest: string;
   updatedAt: Date;
@@ -46,7 +51,8 @@ export interface IssuerConfigurationRepository {
 /**
  * SHA-256 over the normalized configuration: configurations sorted by id (their order in metadata
  * follows the tenant's provisioning), display entries in their given order (wallets pick the first
- * matching locale), absent optional fields omitted.
+ * matching locale), absent optional fields null. `statusListSize`, added later, is left out
+ * when absent, so configurations declared before it keep their digest.
  */
 export function digestOf(configuration: DeclaredIssuerConfiguration): string {
   const normalized = {
@@ -58,6 +64,7 @@ export function digestOf(configuration: DeclaredIssuerConfiguration): string {
     signingMode: configuration.signingMode ?? null,
     signingKeyId: configuration.signingKeyId ?? null,
     defaultOfferTtlSeconds: configuration.defaultOfferTtlSeconds ?? null,
+    ...(configuration.statusListSize === undefined ? {} : { statusListSize: configuration.statusListSize }),
   };
   return createHash("sha256").update(JSON.stringify(normalized)).digest("hex");
 }

@@ -43,6 +43,7 @@ function toInput(configuration: issuerConfigurationV1.IssuerConfiguration | unde
     signingMode: SIGNING_MODE_FROM_WIRE[configuration?.signingMode ?? 0] ?? ("unknown" as never),
     signingKeyId: configuration?.signingKeyId ?? "",
     defaultOfferTtlSeconds: configuration?.defaultOfferTtlSeconds ?? 0,
+    statusListSize: configuration?.statusListSize ?? 0,
   };
 }
 
@@ -67,6 +68,7 @@ function toWire(configuration: IssuerConfiguration): ConfigurationInit {
     signingMode: configuration.signingMode ? SIGNING_MODE_TO_WIRE[configuration.signingMode] : SigningMode.UNSPECIFIED,
     signingKeyId: configuration.signingKeyId ?? "",
     defaultOfferTtlSeconds: configuration.defaultOfferTtlSeconds ?? 0,
+    statusListSize: configuration.statusListSize ?? 0,
     digest: configuration.digest,
     updatedAt: configuration.updatedAt.toISOString(),
   };

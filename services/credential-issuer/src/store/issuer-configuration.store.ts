@@ -5,7 +5,7 @@ import type {
   OfferedConfiguration,
 } from "../domain/issuer-configuration.js";
 
-/** Row of `issuer_configurations` (migration 0003). */
+/** Row of `issuer_configurations` (migrations 0003, 0008). */
 interface IssuerConfigurationsTable {
   tenant: string;
   issuer_name: string;
@@ -13,6 +13,7 @@ interface IssuerConfigurationsTable {
   signing_mode: "did" | "x509" | null;
   signing_key_id: string | null;
   default_offer_ttl_seconds: number | null;
+  status_list_size: number | null;
   digest: string;
   updated_at: Date;
 }
@@ -27,6 +28,7 @@ function toConfiguration(row: Selectable<IssuerConfigurationsTable>): IssuerConf
     ...(row.signing_mode === null ? {} : { signingMode: row.signing_mode }),
     ...(row.signing_key_id === null ? {} : { signingKeyId: row.signing_key_id }),
     ...(row.default_offer_ttl_seconds === null ? {} : { defaultOfferTtlSeconds: row.default_offer_ttl_seconds }),
+    ...(row.status_list_size === null ? {} : { statusListSize: row.status_list_size }),
     digest: row.digest,
     updatedAt: row.updated_at,
   };
@@ -53,6 +55,7 @@ export function createIssuerConfigurationStore(database: Kysely<unknown>): Issue
         signing_mode: configuration.signingMode ?? null,
         signing_key_id: configuration.signingKeyId ?? null,
         default_offer_ttl_seconds: configuration.defaultOfferTtlSeconds ?? null,
+        status_list_size: configuration.statusListSize ?? null,
         digest: configuration.digest,
         updated_at: configuration.updatedAt,
       };

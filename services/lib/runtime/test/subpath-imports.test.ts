@@ -64,6 +64,14 @@ describe("runtime subpaths", () => {
     expect(packagesOf(loaded.filter((url) => !url.startsWith(runtimeSource)))).toEqual(["zod"]);
   });
 
+  it("/status-list-size loads only its rules", () => {
+    const loaded = modulesLoadedBy("@attesto/runtime/status-list-size");
+    expect([...new Set(loaded.filter((url) => url.startsWith(runtimeSource)))]).toEqual([
+      `${runtimeSource}status-list-size.ts`,
+    ]);
+    expect(packagesOf(loaded.filter((url) => !url.startsWith(runtimeSource)))).toEqual([]);
+  });
+
   it.each(["config", "logging"])("/%s loads no HTTP, RPC, database or telemetry SDK package", (subpath) => {
     const packages = packagesOf(modulesLoadedBy(`@attesto/runtime/${subpath}`));
     expect(packages.filter((name) => HEAVY.test(name) && name !== "@opentelemetry/api")).toEqual([]);
