@@ -127,6 +127,29 @@ describe("local control plane (the operator's reconcilers over a state file)", (
     expect(readResources(dataDir).find((r) => r.kind === "Tenant")!.metadata.generation).toBe(2);
   });
 
+  it("carries Issuer.spec.statusListSize to the credential issuer, and refuses a size outside the rule", async () => {
+    const sized = ISSUER.replace("version: v1", "version: v1\n  statusListSize: 4096");
+    await applyManifests(manifestsOf(write("tenant.yaml", TENANT), write("issuer.yaml", sized)), options());
+    expect(registry.issuer.configurations.get("acme-university")?.statusListSize).toBe(4096);
+
+    // Without it the platform default applies (0 on the wire).
+    await applyManifests(manifestsOf(write("issuer.yaml", ISSUER)), options());
+    expect(registry.issuer.configurations.get("acme-university")?.statusListSize).toBe(0);
+
+    const bad = write("bad.yaml", ISSUER.replace("version: v1", "version: v1\n  statusListSize: 1000"));
+    const refused = (() => {
+      try {
+        manifestsOf(bad);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ManifestValidationError);
+    expect((refused as ManifestValidationError).problems).toEqual([
+      `${bad}: spec.statusListSize: must be a power of two from 1024 to 1048576`,
+    ]);
+  });
+
   it("leaves an Issuer waiting, not failed, when its Tenant is missing, and names the reason", async () => {
     const outcomes = await applyManifests(manifestsOf(write("issuer.yaml", ISSUER)), options());
     expect(outcomes.map((o) => [o.action, o.ready?.status, o.ready?.reason])).toEqual([

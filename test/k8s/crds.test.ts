@@ -2,6 +2,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { zIssuerSpec, zTenantSpec, zVerifierPolicySpec } from "@attesto/operator";
 import {
+  DEFAULT_STATUS_LIST_SIZE,
+  isStatusListSize,
+  MAX_STATUS_LIST_SIZE,
+  MIN_STATUS_LIST_SIZE,
+  STATUS_LIST_SIZE_RULE,
+} from "@attesto/runtime/status-list-size";
+import {
   isTenantId,
   RESERVED_TENANT_PREFIXES,
   TENANT_ID_MAX_LENGTH,
@@ -160,6 +167,43 @@ describe("CRDs (crds/, the source of truth)", () => {
         "/spec/signingMode must be equal to one of the allowed values",
       ]),
     );
+  });
+
+  it("Issuer.spec.statusListSize: exactly the sizes of @attesto/runtime/status-list-size, in the CRD and the operator", () => {
+    const property = schemaOf("Issuer").properties!.spec!.properties!.statusListSize!;
+    expect(property.type).toBe("integer");
+    expect(property.default).toBeUndefined();
+    const spec = (statusListSize: unknown) => ({
+      tenantRef: { name: "a" },
+      credentialConfigurations: [{ type: "university-diploma", version: "v1" }],
+      statusListSize,
+    });
+    const candidates = [
+      ...Array.from({ length: 31 }, (_, n) => 2 ** n),
+      DEFAULT_STATUS_LIST_SIZE + 1,
+      MIN_STATUS_LIST_SIZE - 1,
+      MAX_STATUS_LIST_SIZE + 1,
+      3000,
+      -1024,
+      0,
+      1024.5,
+    ];
+    for (const size of candidates) {
+      const crdAccepts = validateAgainstCrd("Issuer", { spec: spec(size) }).length === 0;
+      expect(crdAccepts, `CRD ${size}`).toBe(isStatusListSize(size));
+      expect(zIssuerSpec.safeParse(spec(size)).success, `operator ${size}`).toBe(isStatusListSize(size));
+    }
+    expect(validateAgainstCrd("Issuer", { spec: spec(1000) })).toEqual([
+      "/spec/statusListSize must be equal to one of the allowed values",
+    ]);
+    const refused = zIssuerSpec.safeParse(spec(1000));
+    expect(refused.success || refused.error.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["statusListSize", STATUS_LIST_SIZE_RULE],
+    ]);
+    // Absent: the credential issuer's STATUS_LIST_SIZE (the operator sends 0).
+    const { statusListSize: _, ...withoutSize } = spec(undefined);
+    expect(validateAgainstCrd("Issuer", { spec: withoutSize })).toEqual([]);
+    expect(zIssuerSpec.parse(withoutSize).statusListSize).toBeUndefined();
   });
 
   it("VerifierPolicy: verification mode, session TTL bounds and DID shape", () => {

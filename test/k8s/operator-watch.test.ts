@@ -333,6 +333,7 @@ describe("Issuer and VerifierPolicy through the watch path", () => {
       signingMode: issuerConfigurationV1.SigningMode.X509,
       signingKeyId: platformCertificate.keyId,
       defaultOfferTtlSeconds: 1800,
+      statusListSize: 262_144,
     });
 
     const policy = await waitFor(() => {
