@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
+  diplomaRequest,
   dpopProof,
-  fetchNonce,
-  keyProof,
   p256Key,
   postCredential,
   postCredentialWithDpop,
@@ -31,10 +30,7 @@ describe("CREDENTIAL_DPOP_NONCE_STATUS", () => {
     const { offerId } = await redeemedOffer(issuer);
     return issuer.accessToken({ offerId, dpopRequired: true, jkt: await thumbprintOf(dpopKey) });
   };
-  const body = async () => ({
-    credential_configuration_id: "university-diploma",
-    proofs: { jwt: [await keyProof({ key: holder, nonce: await fetchNonce(issuer), now: issuer.clock.now })] },
-  });
+  const body = () => diplomaRequest(issuer, [holder]);
 
   it("answers the nonce challenge and a bad proof with 400, the same challenge and headers", async () => {
     const token = await boundToken();

@@ -1,26 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { decodeSdJwt } from "@sd-jwt/decode";
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
 import { compactVerify, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEYS } from "./support/doubles.js";
+import { decodeCredential } from "./support/sd-jwt.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
-import {
-  didKeyOf,
-  ed25519Key,
-  fetchNonce,
-  keyProof,
-  p256Key,
-  postCredential,
-  redeemedOffer,
-} from "./support/wallet.js";
-
-const hasher = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : Buffer.from(data))
-      .digest(),
-  );
+import { didIssuer, diplomaRequest, ed25519Key, p256Key, postCredential, redeemedOffer } from "./support/wallet.js";
 
 interface Issued {
   offerId: string;
@@ -42,18 +27,12 @@ describe("issued credentials: admin API and status changes", () => {
 
   /** One DID-path credential, with its record id and status list entry. */
   async function issue(): Promise<Issued> {
-    const { offerId } = await redeemedOffer(issuer, {
-      issuer_did: didKeyOf(issuerKey),
-      issuer_private_key: issuerKey.privateJwk.d,
-    });
-    const body = {
-      credential_configuration_id: "university-diploma",
-      proofs: { jwt: [await keyProof({ key: p256Key(), nonce: await fetchNonce(issuer), now: issuer.clock.now })] },
-    };
+    const { offerId } = await redeemedOffer(issuer, didIssuer(issuerKey));
+    const body = await diplomaRequest(issuer, [p256Key()]);
     const response = await postCredential(issuer, { token: await issuer.accessToken({ offerId }), body });
     const credential = response.json().credentials[0].credential as string;
     const { idx, uri } = (
-      (await decodeSdJwt(credential, hasher)).jwt.payload as { status: { status_list: { idx: number; uri: string } } }
+      (await decodeCredential(credential)).jwt.payload as { status: { status_list: { idx: number; uri: string } } }
     ).status.status_list;
     const digest = createHash("sha256").update(credential.split("~")[0]!).digest("hex");
     const record = await issuer.deps.credentials.findByIssuerJwtSha256(digest);

@@ -5,15 +5,7 @@ import { testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessTokenStatus } from "../src/clients/token-status.client.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
-import {
-  didKeyOf,
-  ed25519Key,
-  fetchNonce,
-  keyProof,
-  p256Key,
-  postCredential,
-  redeemedOffer,
-} from "./support/wallet.js";
+import { didIssuer, diplomaRequest, ed25519Key, p256Key, postCredential, redeemedOffer } from "./support/wallet.js";
 
 /**
  * POST /credential, step 4: `revocable` access tokens (authorization-code flow) are looked up at
@@ -29,19 +21,13 @@ describe("POST /credential: revoked access tokens", () => {
   beforeAll(async () => {
     issuer = await startTestIssuer();
     const issuerKey = ed25519Key();
-    ({ offerId } = await redeemedOffer(issuer, {
-      issuer_did: didKeyOf(issuerKey),
-      issuer_private_key: issuerKey.privateJwk.d,
-    }));
+    ({ offerId } = await redeemedOffer(issuer, didIssuer(issuerKey)));
   });
   afterAll(async () => {
     await issuer.close();
   });
 
-  const body = async () => ({
-    credential_configuration_id: "university-diploma",
-    proofs: { jwt: [await keyProof({ key: holder, nonce: await fetchNonce(issuer), now: issuer.clock.now })] },
-  });
+  const body = () => diplomaRequest(issuer, [holder]);
   const tokenWith = (jti: string, claims: Record<string, unknown> = {}) =>
     issuer.accessToken({ offerId, claims: { jti, client_id: "wallet-1", revocable: true, ...claims } });
   const request = async (token: string) => {

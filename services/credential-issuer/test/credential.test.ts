@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
-import { decodeSdJwt } from "@sd-jwt/decode";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeCredential } from "./support/sd-jwt.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
   createOffer,
+  didIssuer,
   didKeyOf,
+  diplomaRequest,
   dpopProof,
   ed25519Key,
   fetchNonce,
@@ -18,14 +20,8 @@ import {
   thumbprintOf,
 } from "./support/wallet.js";
 
-const hasher = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : Buffer.from(data))
-      .digest(),
-  );
 const payloadOf = async (credential: string) =>
-  (await decodeSdJwt(credential, hasher)).jwt.payload as Record<string, unknown>;
+  (await decodeCredential(credential)).jwt.payload as Record<string, unknown>;
 
 describe("POST /credential", () => {
   let issuer: TestIssuer;
@@ -34,8 +30,7 @@ describe("POST /credential", () => {
   const holder = p256Key();
   const issuerKey = ed25519Key();
   /** Another redeemed DID-path offer: each access token may yield only batch_size credentials. */
-  const freshDidOffer = () =>
-    redeemedOffer(issuer, { issuer_did: didKeyOf(issuerKey), issuer_private_key: issuerKey.privateJwk.d });
+  const freshDidOffer = () => redeemedOffer(issuer, didIssuer(issuerKey));
 
   beforeAll(async () => {
     issuer = await startTestIssuer();
@@ -46,8 +41,7 @@ describe("POST /credential", () => {
   });
 
   const body = async (key: HolderKey = holder, extra: Record<string, unknown> = {}) => ({
-    credential_configuration_id: "university-diploma",
-    proofs: { jwt: [await keyProof({ key, nonce: await fetchNonce(issuer), now: issuer.clock.now })] },
+    ...(await diplomaRequest(issuer, [key])),
     ...extra,
   });
   const bearerToken = async () => issuer.accessToken({ offerId: (await freshDidOffer()).offerId });
@@ -618,11 +612,7 @@ describe("POST /credential", () => {
       const bound = ed25519Key();
       const did = didKeyOf(bound);
       const issuerKey = ed25519Key();
-      const { offerId } = await redeemedOffer(issuer, {
-        issuer_did: didKeyOf(issuerKey),
-        issuer_private_key: issuerKey.privateJwk.d,
-        holder_did: did,
-      });
+      const { offerId } = await redeemedOffer(issuer, { ...didIssuer(issuerKey), holder_did: did });
       const token = await issuer.accessToken({ offerId });
       const request = async (jwt: string) =>
         postCredential(issuer, {
@@ -651,11 +641,7 @@ describe("POST /credential", () => {
       const did = "did:ledger:HolderDid1";
       issuer.doubles.ledger.addDid(did, bound.publicJwk);
       const issuerKey = ed25519Key();
-      const { offerId } = await redeemedOffer(issuer, {
-        issuer_did: didKeyOf(issuerKey),
-        issuer_private_key: issuerKey.privateJwk.d,
-        holder_did: did,
-      });
+      const { offerId } = await redeemedOffer(issuer, { ...didIssuer(issuerKey), holder_did: did });
       const token = await issuer.accessToken({ offerId });
       const jwt = await keyProof({
         key: bound,

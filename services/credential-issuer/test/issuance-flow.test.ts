@@ -1,10 +1,10 @@
-import { createHash, createPublicKey, verify } from "node:crypto";
+import { createPublicKey, verify } from "node:crypto";
 import { publicJwkFromDidKey } from "@attesto/protocol";
-import { decodeSdJwt } from "@sd-jwt/decode";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIPLOMA_VCT, diplomaClaims } from "./support/credential-type.fixture.js";
+import { decodeCredential, sha256Hasher } from "./support/sd-jwt.js";
 import { ISSUER_ID, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
   createOffer,
@@ -20,13 +20,6 @@ import {
 } from "./support/wallet.js";
 import { x509 } from "./support/x509-chain.js";
 
-const hasher = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : Buffer.from(data))
-      .digest(),
-  );
-
 /**
  * An independent SD-JWT VC verifier (@sd-jwt/sd-jwt-vc) over a node:crypto public key. It also
  * checks the credential's status: it fetches the Status List Token at `status.status_list.uri`
@@ -35,7 +28,7 @@ const hasher = (data: string | ArrayBuffer) =>
 function verifierFor(publicJwk: object, alg: "EdDSA" | "ES256", issuer?: TestIssuer) {
   const key = createPublicKey({ key: publicJwk as never, format: "jwk" });
   return new SDJwtVcInstance({
-    hasher,
+    hasher: sha256Hasher,
     statusListFetcher: async (uri) => {
       if (!issuer) throw new Error("no issuer to fetch the status list from");
       const response = await issuer.app.inject({ method: "GET", url: new URL(uri).pathname });
@@ -135,7 +128,7 @@ describe("issuance end to end inside the service (offer -> document -> grant -> 
       ...diplomaClaims,
     });
 
-    const decoded = await decodeSdJwt(credential, hasher);
+    const decoded = await decodeCredential(credential);
     const signedPayload = decoded.jwt.payload as Record<string, unknown>;
     expect(signedPayload._sd_alg).toBe("sha-256");
     expect(Object.keys(signedPayload).sort()).toEqual(["_sd", "_sd_alg", "cnf", "exp", "iat", "iss", "status", "vct"]);

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
-  didKeyOf,
+  didIssuer,
+  diplomaRequest,
   dpopProof,
   ed25519Key,
-  fetchNonce,
   type HolderKey,
-  keyProof,
   p256Key,
   postCredential,
   postCredentialWithDpop,
@@ -34,15 +33,11 @@ describe("POST /notification (OID4VCI notification endpoint)", () => {
 
   /** A credential response of `count` credentials for a fresh offer, with its token and notification_id. */
   async function issue(count = 1, holder?: HolderKey): Promise<Issued> {
-    const { offerId } = await redeemedOffer(issuer, {
-      issuer_did: didKeyOf(issuerKey),
-      issuer_private_key: issuerKey.privateJwk.d,
-    });
-    const nonce = await fetchNonce(issuer);
-    const jwts = await Promise.all(
-      Array.from({ length: count }, () => keyProof({ key: p256Key(), nonce, now: issuer.clock.now })),
+    const { offerId } = await redeemedOffer(issuer, didIssuer(issuerKey));
+    const body = await diplomaRequest(
+      issuer,
+      Array.from({ length: count }, () => p256Key()),
     );
-    const body = { credential_configuration_id: "university-diploma", proofs: { jwt: jwts } };
     const token = holder
       ? await issuer.accessToken({ offerId, jkt: await thumbprintOf(holder) })
       : await issuer.accessToken({ offerId });

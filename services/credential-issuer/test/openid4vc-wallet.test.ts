@@ -11,7 +11,7 @@ import { Openid4vciClient } from "@openid4vc/openid4vci";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AS_URL, ISSUER_ID, ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
-import { createOffer, didKeyOf, ed25519Key, type HolderKey, p256Key } from "./support/wallet.js";
+import { createOffer, didIssuer, didKeyOf, ed25519Key, type HolderKey, p256Key } from "./support/wallet.js";
 
 /**
  * The OpenWallet Foundation wallet client (@openid4vc/openid4vci) against the issuer's routes. Its
@@ -173,10 +173,11 @@ describe("OpenWallet Foundation wallet client (@openid4vc/openid4vci) against th
 
   it("receives a DID-path credential with a did:key proof", async () => {
     const issuerKey = ed25519Key();
-    const { result } = await receive(
-      { issuer_did: didKeyOf(issuerKey), issuer_private_key: issuerKey.privateJwk.d },
-      (key) => ({ method: "did", alg: "EdDSA", didUrl: `${didKeyOf(key)}#${didKeyOf(key).slice(8)}` }),
-    );
+    const { result } = await receive(didIssuer(issuerKey), (key) => ({
+      method: "did",
+      alg: "EdDSA",
+      didUrl: `${didKeyOf(key)}#${didKeyOf(key).slice(8)}`,
+    }));
     const credentials = result.credentialResponse.credentials as Array<{ credential: string }>;
     const header = JSON.parse(Buffer.from(credentials[0]!.credential.split(".")[0]!, "base64url").toString());
     expect(header).toEqual({

@@ -1,17 +1,16 @@
 import { createHash, randomUUID } from "node:crypto";
 import { STATUS_LIST_BITS } from "@attesto/protocol";
-import { decodeSdJwt } from "@sd-jwt/decode";
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
 import { decodeProtectedHeader, importJWK, importX509, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pickFreeIndexes } from "../src/domain/pick-free-indexes.js";
+import { decodeCredential } from "./support/sd-jwt.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
-  didKeyOf,
+  didIssuer,
+  diplomaRequest,
   ed25519Key,
-  fetchNonce,
   type HolderKey,
-  keyProof,
   p256Key,
   postCredential,
   postCredentialWithDpop,
@@ -19,13 +18,7 @@ import {
   thumbprintOf,
 } from "./support/wallet.js";
 
-const hasher = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : Buffer.from(data))
-      .digest(),
-  );
-const decoded = async (credential: string) => (await decodeSdJwt(credential, hasher)).jwt;
+const decoded = async (credential: string) => (await decodeCredential(credential)).jwt;
 const STATUS_URI = /^https:\/\/issuer\.example\/status-lists\/acme\/[0-9a-f-]{36}$/;
 
 describe("Token Status List (issuer side)", () => {
@@ -40,18 +33,9 @@ describe("Token Status List (issuer side)", () => {
     await issuer.close();
   });
 
-  const body = async (keys: HolderKey[] = [holder]) => {
-    const nonce = await fetchNonce(issuer);
-    return {
-      credential_configuration_id: "university-diploma",
-      proofs: { jwt: await Promise.all(keys.map((key) => keyProof({ key, nonce, now: issuer.clock.now }))) },
-    };
-  };
+  const body = (keys: HolderKey[] = [holder]) => diplomaRequest(issuer, keys);
   const issueDid = async (keys?: HolderKey[]) => {
-    const { offerId } = await redeemedOffer(issuer, {
-      issuer_did: didKeyOf(issuerKey),
-      issuer_private_key: issuerKey.privateJwk.d,
-    });
+    const { offerId } = await redeemedOffer(issuer, didIssuer(issuerKey));
     const response = await postCredential(issuer, {
       token: await issuer.accessToken({ offerId }),
       body: await body(keys),

@@ -60,6 +60,21 @@ export async function fetchNonce(issuer: TestIssuer): Promise<string> {
   return (await issuer.app.inject({ method: "POST", url: "/v1/nonce" })).json().c_nonce;
 }
 
+/** The offer body fields of the DID path: the credential is signed by the did:key of `issuerKey`. */
+export const didIssuer = (issuerKey: HolderKey) => ({
+  issuer_did: didKeyOf(issuerKey),
+  issuer_private_key: issuerKey.privateJwk.d,
+});
+
+/** A credential request for the diploma: one key proof per key, all on one fresh c_nonce, on the issuer's clock. */
+export async function diplomaRequest(issuer: TestIssuer, keys: HolderKey[]) {
+  const nonce = await fetchNonce(issuer);
+  return {
+    credential_configuration_id: "university-diploma",
+    proofs: { jwt: await Promise.all(keys.map((key) => keyProof({ key, nonce, now: issuer.clock.now }))) },
+  };
+}
+
 export interface ProofInput {
   nonce: string;
   key: HolderKey;
