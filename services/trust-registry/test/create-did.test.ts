@@ -1,8 +1,8 @@
 import { createPublicKey, verify } from "node:crypto";
 import { ed25519JwkFromSeed } from "@attesto/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessTokenOf, bearer, registerOrganization } from "./support/organizations.js";
-import { startTestRegistry, type TestRegistry } from "./support/test-registry.js";
+import { bearer, startRegistryWithOrganization } from "./support/organizations.js";
+import type { TestRegistry } from "./support/test-registry.js";
 
 const LEDGER_DID = /^did:ledger:[0-9a-f]{32}$/;
 
@@ -11,10 +11,7 @@ describe("POST /v1/did", () => {
   let token: string;
   let tenant: string;
   beforeAll(async () => {
-    registry = await startTestRegistry();
-    const organization = await registerOrganization(registry.app);
-    tenant = organization.tenant;
-    token = await accessTokenOf(registry.app, organization);
+    ({ registry, tenant, token } = await startRegistryWithOrganization());
   });
   afterAll(async () => {
     await registry?.close();
@@ -119,15 +116,15 @@ describe("POST /v1/did", () => {
 
 describe("POST /v1/did when the ledger is unreachable", () => {
   let registry: TestRegistry;
+  let token: string;
   beforeAll(async () => {
-    registry = await startTestRegistry({ ledger: "down" });
+    ({ registry, token } = await startRegistryWithOrganization({ ledger: "down" }));
   });
   afterAll(async () => {
     await registry?.close();
   });
 
   it("answers 503 and stores nothing", async () => {
-    const token = await accessTokenOf(registry.app, await registerOrganization(registry.app));
     const response = await registry.app.inject({ method: "POST", url: "/v1/did", headers: bearer(token) });
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 503,

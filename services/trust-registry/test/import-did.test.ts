@@ -2,8 +2,8 @@ import { ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
 import { invalidFieldsBody } from "@attesto/runtime/testing";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessTokenOf, bearer, registerOrganization } from "./support/organizations.js";
-import { startTestRegistry, type TestRegistry } from "./support/test-registry.js";
+import { accessTokenOf, bearer, registerOrganization, startRegistryWithOrganization } from "./support/organizations.js";
+import type { TestRegistry } from "./support/test-registry.js";
 
 type CustodyTables = { custody_keys: { key_id: string; tenant: string } };
 
@@ -12,10 +12,7 @@ describe("POST /v1/did/import", () => {
   let token: string;
   let tenant: string;
   beforeAll(async () => {
-    registry = await startTestRegistry();
-    const organization = await registerOrganization(registry.app);
-    tenant = organization.tenant;
-    token = await accessTokenOf(registry.app, organization);
+    ({ registry, tenant, token } = await startRegistryWithOrganization());
   });
   afterAll(async () => {
     await registry?.close();
@@ -172,15 +169,15 @@ describe("POST /v1/did/import", () => {
 
 describe("POST /v1/did/import when the ledger is unreachable", () => {
   let registry: TestRegistry;
+  let token: string;
   beforeAll(async () => {
-    registry = await startTestRegistry({ ledger: "down" });
+    ({ registry, token } = await startRegistryWithOrganization({ ledger: "down" }));
   });
   afterAll(async () => {
     await registry?.close();
   });
 
   it("answers 503 and stores nothing", async () => {
-    const token = await accessTokenOf(registry.app, await registerOrganization(registry.app));
     const response = await registry.app.inject({
       method: "POST",
       url: "/v1/did/import",

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { App } from "@attesto/runtime/http";
 import { expect } from "vitest";
+import { startTestRegistry, type TestRegistryOptions } from "./test-registry.js";
 
 export const PASSWORD = "Correct-Horse-1";
 
@@ -51,3 +52,10 @@ export async function accessTokenOf(app: App, organization: Organization): Promi
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A test registry with one approved organization logged in: its tenant and access token. */
+export async function startRegistryWithOrganization(options?: TestRegistryOptions) {
+  const registry = await startTestRegistry(options);
+  const organization = await registerOrganization(registry.app);
+  return { registry, tenant: organization.tenant, token: await accessTokenOf(registry.app, organization) };
+}
