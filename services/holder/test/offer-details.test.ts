@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DIPLOMA_VCT, type IssuerDouble, startIssuerDouble } from "./support/issuer-double.js";
+import { type HolderWithIssuer, startHolderWithIssuer } from "./support/holder-with-issuer.js";
+import { DIPLOMA_VCT, type IssuerDouble } from "./support/issuer-double.js";
 import { type Account, startTestHolder, type TestHolder } from "./support/test-holder.js";
 
 describe("POST /v1/oid4vci/offer-details", () => {
   let holder: TestHolder;
   let issuer: IssuerDouble;
   let account: Account;
+  let setup: HolderWithIssuer;
   beforeAll(async () => {
-    holder = await startTestHolder();
-    issuer = await startIssuerDouble(holder.ledger);
-    account = await holder.account();
+    setup = await startHolderWithIssuer();
+    ({ holder, issuer, account } = setup);
   });
-  afterAll(async () => {
-    await issuer.close();
-    await holder.close();
-  });
+  afterAll(() => setup.close());
   beforeEach(() => issuer.reset());
 
   const details = (link: string) =>

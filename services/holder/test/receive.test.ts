@@ -3,15 +3,9 @@ import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ed25519DidKey, type HolderIdentity, ledgerDid, p256DidKey } from "./support/holder-keys.js";
-import {
-  BADGE_VCT,
-  DIPLOMA_VCT,
-  diplomaClaims,
-  type IssuerDouble,
-  type SigningMode,
-  startIssuerDouble,
-} from "./support/issuer-double.js";
-import { type Account, startTestHolder, type TestHolder } from "./support/test-holder.js";
+import { type HolderWithIssuer, startHolderWithIssuer } from "./support/holder-with-issuer.js";
+import { BADGE_VCT, DIPLOMA_VCT, diplomaClaims, type IssuerDouble, type SigningMode } from "./support/issuer-double.js";
+import type { Account, TestHolder } from "./support/test-holder.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
@@ -19,15 +13,12 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
   let holder: TestHolder;
   let issuer: IssuerDouble;
   let account: Account;
+  let setup: HolderWithIssuer;
   beforeAll(async () => {
-    holder = await startTestHolder();
-    issuer = await startIssuerDouble(holder.ledger);
-    account = await holder.account();
+    setup = await startHolderWithIssuer();
+    ({ holder, issuer, account } = setup);
   });
-  afterAll(async () => {
-    await issuer.close();
-    await holder.close();
-  });
+  afterAll(() => setup.close());
   beforeEach(() => {
     issuer.reset();
     holder.ledger.down = false;
