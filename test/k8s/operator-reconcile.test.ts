@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, X509Certificate } from "node:crypto";
 import {
   Controller,
   type CustomResource,
@@ -18,22 +18,33 @@ import {
 } from "@attesto/operator";
 import { issuerConfigurationV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
 import { Code } from "@connectrpc/connect";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { InMemoryKube } from "./support/in-memory-kube.js";
-import { InMemoryTrustRegistry } from "./support/platform-double.js";
-import { createTestCertificates, testIssuerOf } from "./support/test-certificates.js";
+import { OperatorPlatform } from "./support/real-platform.js";
+import { createTestCertificates } from "./support/test-certificates.js";
 
-/** Reconcile logic with an injected Kubernetes client (in memory) and an in-memory TenantService. */
+/**
+ * Reconcile logic with an injected Kubernetes client (in memory) against the real trust registry,
+ * credential issuer and verifier (support/real-platform.ts; port offset below), started once for the
+ * file. Each test declares its own platform tenant ids (A, G), so that one test's platform state is
+ * not another's; Kubernetes state is new in every test.
+ */
 const NS = "tenants";
-/** The one clock of this suite: the operator, the platform double and every certificate read it. */
+/** The one clock of this suite: the operator, the trust registry's key custody and every certificate read it. */
 const NOW = new Date("2026-11-22T10:00:00.000Z");
 const testClock = () => NOW;
+const PORT_OFFSET = 19_800;
 
 let kube: InMemoryKube;
-let registry: InMemoryTrustRegistry;
+let platform: OperatorPlatform;
+const controllers: Controller[] = [];
+let run = 0;
+/** This test's platform tenant ids: the Tenant resource "acme"'s and "globex"'s. */
+let A = "";
+let G = "";
 
 function controller(options: { maxAttempts?: number } = {}) {
-  const deps = { kube, platform: registry.platform(), cache: kube, now: testClock };
+  const deps = { kube, platform: platform.platform(), cache: kube, now: testClock };
   const built = new Controller({
     kube,
     cache: kube,
@@ -45,6 +56,7 @@ function controller(options: { maxAttempts?: number } = {}) {
     maxDelayMs: 20,
   });
   built.resume();
+  controllers.push(built);
   return built;
 }
 
@@ -57,19 +69,38 @@ async function settle(built: Controller, ms = 150) {
   await built.queue.idle();
 }
 
+/** A Tenant resource `name` ("acme" or "globex"), declaring this test's platform tenant id for it. */
 function addTenant(spec: Record<string, unknown> = {}, name = "acme") {
   return kube.add("Tenant", {
     metadata: { name, namespace: NS },
-    spec: { organizationName: "ACME", tenantId: name, ...spec },
+    spec: { organizationName: "ACME", tenantId: `${name}-${run}`, ...spec },
   });
 }
 
 const conditionsOf = (resource: CustomResource | undefined) =>
   Object.fromEntries((resource?.status?.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
 
+/** The trust registry's TenantService as the operator calls it, outside the recorded edge. */
+const tenantService = () => platform.client(tenantV1.TenantService, "trust-registry");
+
+beforeAll(async () => {
+  platform = await OperatorPlatform.start({ portOffset: PORT_OFFSET, label: "reconcile", clock: testClock });
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.close();
+});
+
 beforeEach(() => {
+  run++;
+  A = `acme-${run}`;
+  G = `globex-${run}`;
   kube = new InMemoryKube();
-  registry = new InMemoryTrustRegistry(testClock);
+  platform.reset();
+});
+
+afterEach(() => {
+  for (const built of controllers.splice(0)) built.stop();
 });
 
 describe("tenant id rules (same as /v1/apply)", () => {
@@ -199,9 +230,14 @@ describe("TenantReconciler through the controller", () => {
       { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
       { op: "add", path: "/metadata/finalizers", value: [TENANT_FINALIZER] },
     ]);
-    expect(registry.tenants.get("acme")).toMatchObject({ isIssuer: true, isVerifier: false });
+    expect((await platform.tenant(A))?.tenant).toMatchObject({
+      tenant: A,
+      name: "ACME",
+      roles: [tenantV1.Role.ISSUER],
+      status: "APPROVED",
+    });
     const apiKey = kube.secretValue(NS, "acme-api-key", "api-key");
-    expect(registry.tenants.get("acme")?.apiKeys).toEqual([apiKey]);
+    expect(await platform.apiKeyValid(apiKey)).toBe(true);
     expect(kube.secrets.get(`${NS}/acme-api-key`)?.metadata.ownerReferences).toEqual([
       {
         apiVersion: "attesto.dev/v1alpha1",
@@ -212,9 +248,11 @@ describe("TenantReconciler through the controller", () => {
         blockOwnerDeletion: true,
       },
     ]);
-    expect(kube.secretValue(NS, "acme-api-key", "tenant-id")).toBe("acme");
+    expect(kube.secretValue(NS, "acme-api-key", "tenant-id")).toBe(A);
     // No webhooks declared: the platform generated a signing secret, stored beside the key.
-    expect(kube.secretValue(NS, "acme-api-key", "webhook-secret")).toBe(registry.tenants.get("acme")?.webhookSecret);
+    const webhookSecret = kube.secretValue(NS, "acme-api-key", "webhook-secret");
+    expect(webhookSecret).toBeTruthy();
+    expect(webhookSecret).toBe((await platform.webhooks(A)).secret);
 
     // observedGeneration matches: an update event for the same generation costs nothing.
     const writes = kube.statusWrites;
@@ -223,43 +261,34 @@ describe("TenantReconciler through the controller", () => {
       metadata: { ...kube.get("Tenant", NS, "acme")!.metadata, annotations: { a: "b" } },
     });
     await settle(built);
-    expect(registry.callsOf("ApplyTenant")).toHaveLength(1);
+    expect(platform.callsOf("ApplyTenant")).toHaveLength(1);
     expect(kube.statusWrites).toBe(writes);
   });
 
+  /** The platform tenant A, created before the operator saw it: its API key is in no Secret. */
+  async function tenantWithLostKey() {
+    const lost = (await tenantService().applyTenant({ tenant: A, name: "ACME", isIssuer: true, isVerifier: true }))
+      .apiKey;
+    expect(await platform.apiKeyValid(lost)).toBe(true);
+    return lost;
+  }
+
   it("recovers a lost API key Secret by replacing the key (apiKeyRecovery: Replace)", async () => {
-    registry.tenants.set("acme", {
-      uuid: "11111111-1111-4111-8111-111111111111",
-      tenant: "acme",
-      name: "ACME",
-      email: "",
-      isIssuer: true,
-      isVerifier: true,
-      apiKeys: ["attesto_lost"],
-      webhooks: [],
-      webhookSecret: "x",
-    });
+    const lost = await tenantWithLostKey();
     const built = controller();
     built.onEvent("Tenant", "add", addTenant());
     await settle(built);
     const apiKey = kube.secretValue(NS, "acme-api-key", "api-key");
-    expect(apiKey).toMatch(/^attesto_test_/);
-    expect(registry.tenants.get("acme")?.apiKeys).toEqual([apiKey]);
+    expect(apiKey).toBeTruthy();
+    expect(apiKey).not.toBe(lost);
+    // ReplaceApiKey revoked the lost key: only the one in the Secret is accepted.
+    expect(await platform.apiKeyValid(apiKey)).toBe(true);
+    expect(await platform.apiKeyValid(lost)).toBe(false);
     expect(kube.events.map((e) => e.reason)).toContain("ApiKeyReplaced");
   });
 
   it("with apiKeyRecovery: None a lost key leaves the tenant Degraded, with an Event", async () => {
-    registry.tenants.set("acme", {
-      uuid: "u",
-      tenant: "acme",
-      name: "ACME",
-      email: "",
-      isIssuer: true,
-      isVerifier: true,
-      apiKeys: ["attesto_lost"],
-      webhooks: [],
-      webhookSecret: "x",
-    });
+    const lost = await tenantWithLostKey();
     const built = controller();
     built.onEvent("Tenant", "add", addTenant({ apiKeyRecovery: "None" }));
     await settle(built);
@@ -268,7 +297,8 @@ describe("TenantReconciler through the controller", () => {
       Reconciling: "False/ApiKeyUnavailable",
       Degraded: "True/ApiKeyUnavailable",
     });
-    expect(registry.tenants.get("acme")?.apiKeys).toEqual(["attesto_lost"]);
+    expect(await platform.apiKeyValid(lost)).toBe(true);
+    expect(platform.callsOf("ReplaceApiKey")).toHaveLength(0);
     expect(kube.events.at(-1)).toMatchObject({ type: "Warning", reason: "ApiKeyUnavailable" });
   });
 
@@ -278,7 +308,7 @@ describe("TenantReconciler through the controller", () => {
     built.onEvent("Tenant", "add", addTenant());
     await settle(built);
     expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("False/SecretConflict");
-    expect(registry.callsOf("ApplyTenant")).toHaveLength(0);
+    expect(platform.callsOf("ApplyTenant")).toHaveLength(0);
     expect(kube.secretValue(NS, "acme-api-key", "api-key")).toBe("someone-elses");
   });
 
@@ -292,16 +322,30 @@ describe("TenantReconciler through the controller", () => {
       "spec.tenantId: tenantId must not start with a reserved prefix",
     );
     expect(stored?.status?.observedGeneration).toBe(1);
-    expect(registry.calls).toHaveLength(0);
+    expect(platform.calls).toHaveLength(0);
   });
 
   it("maps a platform rejection to PlatformRejected without retrying", async () => {
-    registry.fail("ApplyTenant", Code.InvalidArgument, 1);
+    // The platform keeps contact emails unique: another tenant already has this one.
+    const email = `registrar@${A}.example`;
+    await tenantService().applyTenant({ tenant: G, name: "Globex", email, isIssuer: true, isVerifier: false });
+    const built = controller();
+    built.onEvent("Tenant", "add", addTenant({ contact: { email } }));
+    await settle(built);
+    const stored = kube.get("Tenant", NS, "acme");
+    expect(conditionsOf(stored).Degraded).toBe("True/PlatformRejected");
+    expect(stored?.status?.conditions?.find((c) => c.type === "Ready")?.message).toContain("ApplyTenant: ");
+    expect(platform.callsOf("ApplyTenant")).toHaveLength(1);
+    expect(await platform.tenant(A)).toBeUndefined();
+  });
+
+  it("maps an injected platform rejection (InvalidArgument) to PlatformRejected without retrying", async () => {
+    platform.fail("ApplyTenant", Code.InvalidArgument, 1);
     const built = controller();
     built.onEvent("Tenant", "add", addTenant());
     await settle(built);
     expect(conditionsOf(kube.get("Tenant", NS, "acme")).Degraded).toBe("True/PlatformRejected");
-    expect(registry.callsOf("ApplyTenant")).toHaveLength(1);
+    expect(platform.callsOf("ApplyTenant")).toHaveLength(1);
   });
 
   it("a second Tenant for the same tenantId is Degraded (DuplicateTenantId)", async () => {
@@ -312,15 +356,17 @@ describe("TenantReconciler through the controller", () => {
       "add",
       kube.add("Tenant", {
         metadata: { name: "acme-copy", namespace: NS },
-        spec: { organizationName: "X", tenantId: "acme" },
+        spec: { organizationName: "X", tenantId: A },
       }),
     );
     await settle(built);
     expect(conditionsOf(kube.get("Tenant", NS, "acme-copy")).Ready).toBe("False/DuplicateTenantId");
-    expect(registry.tenants.get("acme")?.name).toBe("ACME");
+    expect((await platform.tenant(A))?.tenant?.name).toBe("ACME");
   });
 
   it("reads the webhook signing secret from the referenced Secret, retrying until it exists", async () => {
+    // The trust registry takes 24 to 256 printable characters.
+    const WEBHOOK_SECRET = "s3cret-value-of-acme-webhooks";
     const built = controller();
     built.onEvent(
       "Tenant",
@@ -330,16 +376,19 @@ describe("TenantReconciler through the controller", () => {
     await settle(built, 30);
     expect(conditionsOf(kube.get("Tenant", NS, "acme")).Reconciling).toBe("True/Retrying");
     expect(conditionsOf(kube.get("Tenant", NS, "acme")).Degraded).toBe("True/WebhookSecretNotFound");
-    kube.putSecret(NS, "hook", { secret: "s3cret-value" });
+    kube.putSecret(NS, "hook", { secret: WEBHOOK_SECRET });
     await settle(built, 200);
     expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("True/Reconciled");
-    expect(registry.tenants.get("acme")?.webhookSecret).toBe("s3cret-value");
+    const webhooks = await platform.webhooks(A);
+    expect(webhooks.secret).toBe(WEBHOOK_SECRET);
+    expect(webhooks.webhooks.map((w) => w.url)).toEqual(["https://hooks.example/x"]);
     // The secret value appears in no condition and no Event.
-    expect(JSON.stringify([kube.events, kube.get("Tenant", NS, "acme")?.status])).not.toContain("s3cret-value");
+    expect(JSON.stringify([kube.events, kube.get("Tenant", NS, "acme")?.status])).not.toContain(WEBHOOK_SECRET);
   });
 
   it("tolerates a platform without SetWebhooks when no webhook is declared, and not otherwise", async () => {
-    registry.setWebhooksImplemented = false;
+    // An older platform: SetWebhooks answers Unimplemented (at the operator's edge).
+    platform.fail("SetWebhooks", Code.Unimplemented, 10);
     const built = controller();
     built.onEvent("Tenant", "add", addTenant());
     built.onEvent("Tenant", "add", addTenant({ webhooks: [{ url: "https://hooks.example/x" }] }, "globex"));
@@ -361,13 +410,13 @@ describe("TenantReconciler through the controller", () => {
       built.onEvent("Tenant", "update", stored);
     }
     await settle(built);
-    expect(registry.callsOf("DeleteTenant").map((call) => call.tenant)).toEqual(["acme"]);
-    expect(registry.tenants.get("acme")).toMatchObject({ deactivated: true, apiKeys: [], webhooks: [] });
-    expect(
-      (await registry.platform({ caller: "verifier" }).tenants.authenticateApiKey({ apiKey: acmeKey })).outcome,
-    ).not.toBe(tenantV1.ApiKeyOutcome.VALID);
-    expect(registry.tenants.get("globex")?.apiKeys).toEqual([globexKey]);
-    expect(registry.tenants.get("globex")?.deactivated).toBeUndefined();
+    expect(platform.callsOf("DeleteTenant").map((call) => call.tenant)).toEqual([A]);
+    // Deactivated: unknown to the platform, its key refused, its webhooks gone.
+    expect(await platform.tenant(A)).toBeUndefined();
+    expect(await platform.apiKeyValid(acmeKey)).toBe(false);
+    await expect(platform.webhooks(A)).rejects.toMatchObject({ code: Code.NotFound });
+    expect(await platform.apiKeyValid(globexKey)).toBe(true);
+    expect(await platform.tenant(G)).toBeDefined();
     expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([]);
     expect(kube.get("Tenant", NS, "globex")?.metadata.finalizers).toEqual([]);
     const removal = kube.jsonPatches.find((p) => p.name === "acme" && p.operations.some((o) => o.op === "remove"));
@@ -401,7 +450,8 @@ describe("TenantReconciler through the controller", () => {
     expect(kube.get("Tenant", NS, "acme")?.status?.conditions?.[0]?.message).toContain(
       `still referenced by Issuer/${NS}/acme-issuer`,
     );
-    expect(registry.callsOf("DeleteTenant")).toHaveLength(0);
+    expect(platform.callsOf("DeleteTenant")).toHaveLength(0);
+    expect(await platform.tenant(A)).toBeDefined();
     expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([TENANT_FINALIZER]);
 
     // The Issuer goes: its finalizer deletes its configuration, then the Tenant's cleanup proceeds.
@@ -409,14 +459,14 @@ describe("TenantReconciler through the controller", () => {
     stored.metadata.deletionTimestamp = NOW.toISOString();
     built.onEvent("Issuer", "update", stored);
     await settle(built);
-    expect(registry.issuer.configurations.has("acme")).toBe(false);
+    expect(await platform.issuerConfiguration(A)).toBeUndefined();
     expect(kube.get("Issuer", NS, "acme-issuer")?.metadata.finalizers).toEqual([]);
     const gone = kube.get("Issuer", NS, "acme-issuer")!;
     kube.resources.delete(`Issuer/${NS}/acme-issuer`);
     built.onEvent("Issuer", "delete", gone);
     await settle(built);
-    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
-    expect(registry.tenants.get("acme")?.deactivated).toBe(true);
+    expect(platform.callsOf("DeleteTenant")).toHaveLength(1);
+    expect(await platform.tenant(A)).toBeUndefined();
     expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([]);
   });
 
@@ -436,7 +486,7 @@ describe("TenantReconciler through the controller", () => {
     built.onEvent("Tenant", "update", tenant);
     await settle(built);
     expect(conditionsOf(kube.get("Tenant", NS, "acme")).Ready).toBe("False/TenantInUse");
-    expect(registry.callsOf("DeleteTenant")).toHaveLength(0);
+    expect(platform.callsOf("DeleteTenant")).toHaveLength(0);
 
     const stored = kube.get("VerifierPolicy", NS, "p")!;
     stored.metadata.deletionTimestamp = NOW.toISOString();
@@ -446,7 +496,8 @@ describe("TenantReconciler through the controller", () => {
     kube.resources.delete(`VerifierPolicy/${NS}/p`);
     built.onEvent("VerifierPolicy", "delete", gone);
     await settle(built);
-    expect(registry.callsOf("DeleteTenant")).toHaveLength(1);
+    expect(platform.callsOf("DeleteTenant")).toHaveLength(1);
+    expect(await platform.tenant(A)).toBeUndefined();
     expect(kube.get("Tenant", NS, "acme")?.metadata.finalizers).toEqual([]);
   });
 });
@@ -477,27 +528,26 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     expect(conditionsOf(stored).Ready).toBe("True/Applied");
     expect(stored?.metadata.finalizers).toEqual([ISSUER_FINALIZER]);
     expect(stored?.status).toMatchObject({
-      tenantId: "acme",
+      tenantId: A,
       credentialConfigurationIds: ["employee-badge"],
       enforcement: "Enforced",
     });
-    expect(registry.issuer.configurations.get("acme")).toMatchObject({
-      tenant: "acme",
+    expect(await platform.issuerConfiguration(A)).toMatchObject({
+      tenant: A,
       issuerName: `${NS}/acme`,
       credentialConfigurations: [{ id: "employee-badge", display: [] }],
       signingMode: issuerConfigurationV1.SigningMode.DID,
       signingKeyId: "",
       defaultOfferTtlSeconds: 3600,
     });
-    expect(registry.issuer.callsOf("ApplyIssuerConfiguration").map((call) => call.caller)).toEqual(["operator"]);
+    expect(platform.callsOf("ApplyIssuerConfiguration").map((call) => call.tenant)).toEqual([A]);
     expect(kube.events.map((event) => event.reason)).toContain("IssuerConfigurationApplied");
   });
 
   it("sends display, signing mode and offer TTL; retries an unavailable issuer; a rejection is Degraded", async () => {
     const built = controller();
     await readyTenant(built);
-    registry.signingCertificate = await createTestCertificates("acme", { now: NOW });
-    registry.issuer.fail("ApplyIssuerConfiguration", Code.Unavailable, 2);
+    platform.fail("ApplyIssuerConfiguration", Code.Unavailable, 2);
     const spec = {
       tenantRef: { name: "acme" },
       credentialConfigurations: [
@@ -522,12 +572,12 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     built.onEvent("Issuer", "add", kube.add("Issuer", { metadata: { name: "acme", namespace: NS }, spec }));
     await settle(built, 300);
     expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("True/Applied");
-    expect(registry.issuer.callsOf("ApplyIssuerConfiguration")).toHaveLength(3);
+    expect(platform.callsOf("ApplyIssuerConfiguration")).toHaveLength(3);
     // Both failures on one Event (client-go's aggregation), counted.
     expect(kube.events.filter((event) => event.reason === "PlatformUnavailable").map((event) => event.count)).toEqual([
       2,
     ]);
-    expect(registry.issuer.configurations.get("acme")).toMatchObject({
+    expect(await platform.issuerConfiguration(A)).toMatchObject({
       credentialConfigurations: [
         {
           id: "university-diploma",
@@ -545,11 +595,12 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
         },
       ],
       signingMode: issuerConfigurationV1.SigningMode.X509,
-      signingKeyId: "key-acme",
+      // The certificate the platform's CA issued the tenant.
+      signingKeyId: (await platform.signingCertificate(A)).keyId,
       defaultOfferTtlSeconds: 1800,
     });
 
-    registry.issuer.fail("ApplyIssuerConfiguration", Code.InvalidArgument);
+    platform.fail("ApplyIssuerConfiguration", Code.InvalidArgument);
     const changed = kube.get("Issuer", NS, "acme")!;
     changed.spec = { ...spec, offerTtlSeconds: 600 };
     changed.metadata.generation = 2;
@@ -559,7 +610,8 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       Ready: "False/PlatformRejected",
       Reconciling: "False/PlatformRejected",
     });
-    expect(registry.issuer.callsOf("ApplyIssuerConfiguration")).toHaveLength(4);
+    expect(platform.callsOf("ApplyIssuerConfiguration")).toHaveLength(4);
+    expect((await platform.issuerConfiguration(A))?.defaultOfferTtlSeconds).toBe(1800);
   });
 
   it("one Issuer per Tenant: a second is Degraded (DuplicateIssuer), and its deletion keeps the first's configuration", async () => {
@@ -571,21 +623,21 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     built.onEvent("Issuer", "add", kube.add("Issuer", { metadata: { name: "second", namespace: NS }, spec }));
     await settle(built);
     expect(conditionsOf(kube.get("Issuer", NS, "second")).Ready).toBe("False/DuplicateIssuer");
-    expect(registry.issuer.configurations.get("acme")?.issuerName).toBe(`${NS}/first`);
+    expect((await platform.issuerConfiguration(A))?.issuerName).toBe(`${NS}/first`);
 
     const second = kube.get("Issuer", NS, "second")!;
     second.metadata.deletionTimestamp = NOW.toISOString();
     built.onEvent("Issuer", "update", second);
     await settle(built);
     expect(kube.get("Issuer", NS, "second")?.metadata.finalizers).toEqual([]);
-    expect(registry.issuer.configurations.get("acme")?.issuerName).toBe(`${NS}/first`);
-    expect(registry.issuer.callsOf("DeleteIssuerConfiguration")).toHaveLength(0);
+    expect((await platform.issuerConfiguration(A))?.issuerName).toBe(`${NS}/first`);
+    expect(platform.callsOf("DeleteIssuerConfiguration")).toHaveLength(0);
 
     const first = kube.get("Issuer", NS, "first")!;
     first.metadata.deletionTimestamp = NOW.toISOString();
     built.onEvent("Issuer", "update", first);
     await settle(built);
-    expect(registry.issuer.configurations.has("acme")).toBe(false);
+    expect(await platform.issuerConfiguration(A)).toBeUndefined();
     expect(kube.events.map((event) => event.reason)).toContain("IssuerConfigurationDeleted");
   });
 
@@ -620,34 +672,37 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     return changed;
   };
   const leafFingerprint = (der: string) => createHash("sha256").update(Buffer.from(der, "base64")).digest("hex");
+  const notAfterOf = (der: string) => new Date(new X509Certificate(Buffer.from(der, "base64")).validTo).toISOString();
+  /** Whether key custody signs tenant A's X.509 credentials with `own`'s leaf (imported), not the platform's. */
+  const signsWith = async (own: { leafDer: string }) => (await platform.signingCertificate(A)).x5c[0] === own.leafDer;
 
   it("imports a certificateRef chain and key into key custody; status names it; the same Secret again changes nothing", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: platform.issuerOf(A) });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
 
-    const imported = registry.importedCertificates.get("acme");
-    expect(imported?.x5c).toEqual([own.leafDer]);
-    expect(imported?.trustAnchor).toBe(own.rootDer);
-    expect(registry.callsOf("ImportSigningCertificate").map((call) => call.caller)).toEqual(["operator"]);
+    const imported = await platform.signingCertificate(A);
+    expect(imported.x5c).toEqual([own.leafDer]);
+    expect(imported.trustAnchor).toBe(own.rootDer);
+    expect(platform.callsOf("ImportSigningCertificate").map((call) => call.tenant)).toEqual([A]);
     const stored = kube.get("Issuer", NS, "acme");
     expect(conditionsOf(stored).Ready).toBe("True/Applied");
     expect(stored?.status?.conditions?.find((c) => c.type === "Ready")?.message).toContain(
       "imported from certificateRef into key custody",
     );
     expect(stored?.status).toMatchObject({
-      signingKeyId: imported?.keyId,
+      signingKeyId: imported.keyId,
       certificateFingerprint: leafFingerprint(own.leafDer),
-      certificateNotAfter: imported?.notAfter.toISOString(),
+      certificateNotAfter: notAfterOf(own.leafDer),
       enforcement: "Enforced",
     });
     // The credential issuer is told the imported key (X.509 offers sign with it through custody).
-    expect(registry.issuer.configurations.get("acme")?.signingKeyId).toBe(imported?.keyId);
+    expect((await platform.issuerConfiguration(A))?.signingKeyId).toBe(imported.keyId);
     // No platform-issued certificate was asked for.
-    expect(registry.callsOf("GetSigningCertificate")).toHaveLength(0);
+    expect(platform.callsOf("GetSigningCertificate")).toHaveLength(0);
 
     // Reconciled again (a new generation with the same Secret): custody keeps the same key.
     built.onEvent(
@@ -656,28 +711,29 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       newGeneration("acme", { ...x509Issuer("acme", "acme-tls").spec, offerTtlSeconds: 600 }),
     );
     await settle(built);
-    expect(registry.callsOf("ImportSigningCertificate")).toHaveLength(2);
-    expect(registry.importedCertificates.get("acme")?.keyId).toBe(imported?.keyId);
-    expect(kube.get("Issuer", NS, "acme")?.status?.signingKeyId).toBe(imported?.keyId);
+    expect(platform.callsOf("ImportSigningCertificate")).toHaveLength(2);
+    expect((await platform.signingCertificate(A)).keyId).toBe(imported.keyId);
+    expect(kube.get("Issuer", NS, "acme")?.status?.signingKeyId).toBe(imported.keyId);
   });
 
   it("removing certificateRef clears the import and goes back to the platform-issued certificate", async () => {
     const built = controller();
     await readyTenant(built);
-    registry.signingCertificate = await createTestCertificates("platform", { now: NOW });
-    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: platform.issuerOf(A) });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
-    expect(registry.importedCertificates.has("acme")).toBe(true);
+    expect(await signsWith(own)).toBe(true);
 
     built.onEvent("Issuer", "update", newGeneration("acme", x509Issuer("acme").spec));
     await settle(built);
-    expect(registry.importedCertificates.has("acme")).toBe(false);
-    expect(registry.callsOf("ClearSigningCertificate")).toHaveLength(1);
+    expect(await signsWith(own)).toBe(false);
+    expect(platform.callsOf("ClearSigningCertificate")).toHaveLength(1);
+    const issued = await platform.signingCertificate(A);
     expect(kube.get("Issuer", NS, "acme")?.status).toMatchObject({
-      signingKeyId: "key-acme",
-      certificateFingerprint: leafFingerprint(registry.signingCertificate.leafDer),
+      signingKeyId: issued.keyId,
+      certificateFingerprint: leafFingerprint(issued.x5c[0]!),
+      certificateNotAfter: notAfterOf(issued.x5c[0]!),
     });
     expect(conditionsOf(kube.get("Issuer", NS, "acme")).Ready).toBe("True/Applied");
   });
@@ -685,33 +741,34 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
   it("deleting the Issuer clears its imported certificate before the configuration goes", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: platform.issuerOf(A) });
     kube.putSecret(NS, "acme-tls", { "tls.crt": own.leafPem + own.rootPem, "tls.key": own.leafKeyPem });
     built.onEvent("Issuer", "add", kube.add("Issuer", x509Issuer("acme", "acme-tls")));
     await settle(built);
-    expect(registry.importedCertificates.has("acme")).toBe(true);
+    expect(await signsWith(own)).toBe(true);
 
-    registry.fail("ClearSigningCertificate", Code.Unavailable);
+    platform.fail("ClearSigningCertificate", Code.Unavailable);
     const issuer = kube.get("Issuer", NS, "acme")!;
     issuer.metadata.deletionTimestamp = NOW.toISOString();
     built.onEvent("Issuer", "update", issuer);
     await settle(built, 300);
-    expect(registry.importedCertificates.has("acme")).toBe(false);
-    expect(registry.issuer.configurations.has("acme")).toBe(false);
+    expect(await platform.issuerConfiguration(A)).toBeUndefined();
+    expect(await signsWith(own)).toBe(false);
     expect(kube.get("Issuer", NS, "acme")?.metadata.finalizers).toEqual([]);
     // The failed clear was retried (the configuration proving ownership was still there).
-    expect(registry.callsOf("ClearSigningCertificate")).toHaveLength(2);
+    expect(platform.callsOf("ClearSigningCertificate")).toHaveLength(2);
   });
 
   it("a bad certificateRef Secret is Degraded with the fault named, and nothing is imported", async () => {
     const built = controller();
     await readyTenant(built);
-    const own = await createTestCertificates("acme", { now: NOW, issuer: testIssuerOf("acme") });
+    const own = await createTestCertificates("acme", { now: NOW, issuer: platform.issuerOf(A) });
     const other = await createTestCertificates("other", { now: NOW });
     const expired = await createTestCertificates("old", { now: NOW, expired: true });
-    const notCa = await createTestCertificates("notca", { now: NOW, rootIsCa: false, issuer: testIssuerOf("acme") });
+    const notCa = await createTestCertificates("notca", { now: NOW, rootIsCa: false, issuer: platform.issuerOf(A) });
     // Another tenant's issuer identifier, and none at all: credentials would not match their iss.
-    const otherTenant = await createTestCertificates("globex", { now: NOW, issuer: testIssuerOf("globex") });
+    const otherTenant = await createTestCertificates("globex", { now: NOW, issuer: platform.issuerOf(G) });
+    const host = new URL(platform.issuerOf(A)).hostname;
     const unnamed = await createTestCertificates("unnamed", { now: NOW });
     const cases: Array<[Record<string, string>, string, string | RegExp]> = [
       [{ "tls.crt": own.leafPem }, "False/CertificateSecretNotFound", "needs tls.crt and tls.key"],
@@ -735,7 +792,7 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       [
         { "tls.crt": otherTenant.leafPem, "tls.key": otherTenant.leafKeyPem },
         "False/CertificateNameMismatch",
-        `Secret acme-tls: the leaf certificate's subjectAltName must contain the tenant's credential issuer identifier as a URI (URI:${testIssuerOf("acme")}; HAIP verifiers also match DNS:issuer.test); it has url:${testIssuerOf("globex")}, dns:issuer.test`,
+        `Secret acme-tls: the leaf certificate's subjectAltName must contain the tenant's credential issuer identifier as a URI (URI:${platform.issuerOf(A)}; HAIP verifiers also match DNS:${host}); it has url:${platform.issuerOf(G)}, dns:${host}`,
       ],
       [
         { "tls.crt": unnamed.leafPem, "tls.key": unnamed.leafKeyPem },
@@ -759,8 +816,9 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       expect(readyMessage.replace(`acme-tls-${index}`, "acme-tls")).toMatch(message);
       expect(kube.events.map((event) => event.reason)).toContain(ready.slice(6));
     }
-    expect(registry.importedCertificates.has("acme")).toBe(false);
-    expect(registry.issuer.configurations.has("acme")).toBe(false);
+    for (const certificates of [own, expired, notCa, otherTenant, unnamed])
+      expect(await signsWith(certificates)).toBe(false);
+    expect(await platform.issuerConfiguration(A)).toBeUndefined();
   });
 
   it("rejects keyRef with signingMode X509 (as the CRD's CEL rule does)", async () => {
@@ -823,17 +881,17 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     expect(good?.metadata.finalizers).toEqual([VERIFIER_POLICY_FINALIZER]);
     const fingerprints = (good?.status as { x509RootFingerprints?: string[] } | undefined)?.x509RootFingerprints ?? [];
     expect(fingerprints).toHaveLength(1);
-    const digest = policyDigestOf("acme", zVerifierPolicySpec.parse(spec), fingerprints);
+    const digest = policyDigestOf(A, zVerifierPolicySpec.parse(spec), fingerprints);
     expect(good?.status).toMatchObject({
-      tenantId: "acme",
+      tenantId: A,
       trustedDidCount: 1,
       policyDigest: digest,
       enforcement: "Enforced",
     });
 
-    const applied = registry.verifier.policies.get("acme/good");
+    const applied = await platform.policy(A, "good");
     expect(applied).toMatchObject({
-      tenant: "acme",
+      tenant: A,
       name: "good",
       trustedIssuerDids: ["did:ledger:abc"],
       acceptedVcts: ["https://example.test/vct/employee-badge"],
@@ -843,17 +901,17 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       digest,
     });
     expect(Buffer.from(applied!.trustedX509RootsDer[0]!).toString("base64")).toBe(roots.rootDer);
-    expect(registry.verifier.callsOf("ApplyPolicy").map((call) => call.caller)).toEqual(["operator"]);
+    expect(platform.callsOf("ApplyPolicy").map((call) => call.tenant)).toEqual([A]);
     expect(kube.events.map((event) => event.reason)).toContain("PolicyApplied");
 
     expect(conditionsOf(kube.get("VerifierPolicy", NS, "bad")).Ready).toBe("False/InvalidX509Roots");
-    expect(registry.verifier.policies.has("acme/bad")).toBe(false);
+    expect(await platform.policy(A, "bad")).toBeUndefined();
   });
 
   it("retries ApplyPolicy while the verifier is unavailable; a rejection is Degraded without retries", async () => {
     const built = controller();
     await readyTenant(built);
-    registry.verifier.fail("ApplyPolicy", Code.Unavailable, 2);
+    platform.fail("ApplyPolicy", Code.Unavailable, 2);
     const spec = { tenantRef: { name: "acme" }, trustedIssuers: { dids: ["did:ledger:abc"] } };
     built.onEvent(
       "VerifierPolicy",
@@ -862,13 +920,18 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     );
     await settle(built, 300);
     expect(conditionsOf(kube.get("VerifierPolicy", NS, "p")).Ready).toBe("True/Applied");
-    expect(registry.verifier.callsOf("ApplyPolicy")).toHaveLength(3);
+    expect(platform.callsOf("ApplyPolicy")).toHaveLength(3);
+    expect(await platform.policy(A, "p")).toMatchObject({
+      tenant: A,
+      name: "p",
+      trustedIssuerDids: ["did:ledger:abc"],
+    });
     // Both failures on one Event (client-go's aggregation), counted.
     expect(kube.events.filter((event) => event.reason === "PlatformUnavailable").map((event) => event.count)).toEqual([
       2,
     ]);
 
-    registry.verifier.fail("ApplyPolicy", Code.InvalidArgument);
+    platform.fail("ApplyPolicy", Code.InvalidArgument);
     built.onEvent(
       "VerifierPolicy",
       "add",
@@ -880,7 +943,9 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       Ready: "False/PlatformRejected",
       Reconciling: "False/PlatformRejected",
     });
-    expect(registry.verifier.callsOf("ApplyPolicy").filter((call) => call.name === "q")).toHaveLength(1);
+    // One call for q (the three before were p's): no retry.
+    expect(platform.callsOf("ApplyPolicy")).toHaveLength(4);
+    expect(await platform.policy(A, "q")).toBeUndefined();
   });
 
   it("the finalizer deletes the policy from the verifier before it lets the resource go", async () => {
@@ -893,15 +958,15 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
       kube.add("VerifierPolicy", { metadata: { name: "p", namespace: NS }, spec }),
     );
     await settle(built);
-    expect(registry.verifier.policies.has("acme/p")).toBe(true);
+    expect(await platform.policy(A, "p")).toBeDefined();
 
-    registry.verifier.fail("DeletePolicy", Code.Unavailable);
+    platform.fail("DeletePolicy", Code.Unavailable);
     const stored = kube.get("VerifierPolicy", NS, "p")!;
     stored.metadata.deletionTimestamp = NOW.toISOString();
     built.onEvent("VerifierPolicy", "update", stored);
     await settle(built, 200);
-    expect(registry.verifier.callsOf("DeletePolicy")).toHaveLength(2);
-    expect(registry.verifier.policies.has("acme/p")).toBe(false);
+    expect(platform.callsOf("DeletePolicy")).toHaveLength(2);
+    expect(await platform.policy(A, "p")).toBeUndefined();
     expect(kube.get("VerifierPolicy", NS, "p")?.metadata.finalizers).toEqual([]);
     expect(kube.events.map((event) => event.reason)).toContain("PolicyDeleted");
   });
@@ -922,8 +987,10 @@ describe("IssuerReconciler and VerifierPolicyReconciler", () => {
     stored.metadata.generation = (stored.metadata.generation ?? 1) + 1;
     built.onEvent("VerifierPolicy", "update", stored);
     await settle(built);
-    expect([...registry.verifier.policies.keys()]).toEqual(["globex/p"]);
-    expect(kube.get("VerifierPolicy", NS, "p")?.status).toMatchObject({ tenantId: "globex", enforcement: "Enforced" });
+    expect(await platform.policy(A, "p")).toBeUndefined();
+    expect(await platform.policy(G, "p")).toMatchObject({ tenant: G, acceptedVcts: ["https://example.test/vct/a"] });
+    expect(platform.callsOf("DeletePolicy").map((call) => call.tenant)).toEqual([A]);
+    expect(kube.get("VerifierPolicy", NS, "p")?.status).toMatchObject({ tenantId: G, enforcement: "Enforced" });
   });
 });
 

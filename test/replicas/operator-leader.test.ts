@@ -1,24 +1,25 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../k8s/support/wait-for.js";
 import { OperatorReplicas } from "./support/operator-replicas.js";
 
 /**
  * The operator's replicas never reconcile at the same time: two operator instances with leader
- * election (more across hand-overs), every platform call of each recorded while in flight; the
- * leader is stopped in the middle of its reconciles and a new replica joins, round after round.
- * (hack/replicas runs the same for longer.)
+ * election (more across hand-overs) against the real platform, every platform call of each recorded
+ * while in flight; the leader is stopped in the middle of its reconciles and a new replica joins,
+ * round after round. (hack/replicas runs the same for longer.)
  */
-let replicas: OperatorReplicas | undefined;
+let set: OperatorReplicas;
 
-afterEach(async () => {
-  await replicas?.close();
-  replicas = undefined;
+beforeAll(async () => {
+  set = await OperatorReplicas.start({ replicas: 2 });
+});
+
+afterAll(async () => {
+  await set?.close();
 });
 
 describe("operator replicas", () => {
   it("never reconcile at the same time, across hand-overs in the middle of reconciles", async () => {
-    const set = await OperatorReplicas.start({ replicas: 2 });
-    replicas = set;
     const tenants: string[] = [];
     for (let round = 0; round < 4; round++) {
       await set.leader(`round ${round}`);

@@ -1,17 +1,19 @@
 import { type Platform, type RunningOperator, startOperator, type TenantStatus } from "@attesto/operator";
 import { readExample } from "../../k8s/support/examples.js";
 import { FakeKubeApiServer } from "../../k8s/support/fake-kube-apiserver.js";
-import { InMemoryTrustRegistry } from "../../k8s/support/platform-double.js";
+import { OperatorPlatform } from "../../k8s/support/real-platform.js";
 import { waitFor } from "../../k8s/support/wait-for.js";
 
 const GROUP = "attesto.dev";
 const VERSION = "v1alpha1";
 const NS = "attesto-tenants";
+/** The real platform the replicas reconcile against (test/k8s/support/real-platform.ts). */
+const OPERATOR_REPLICAS_PORT_OFFSET = 19_820;
 
 /**
  * Operator replicas with leader election against the Kubernetes API (a local server speaking its
- * protocol), each reaching the platform through its own recording view of one shared trust
- * registry. Every platform call a replica makes is a reconcile at work; a call of one replica that
+ * protocol), each reaching the real platform (trust registry, credential issuer, verifier; started
+ * by `start`, closed by `close`) through its own recording view. Every platform call a replica makes is a reconcile at work; a call of one replica that
  * starts while another replica's call is in flight is an overlap. Calls are slowed down by
  * `callDelayMs` so that passes are long and hand-overs happen mid-pass.
  */
@@ -27,16 +29,13 @@ export class OperatorReplicas {
 
   private constructor(
     readonly server: FakeKubeApiServer,
-    private readonly registry: InMemoryTrustRegistry,
+    private readonly platform: OperatorPlatform,
     private readonly callDelayMs: number,
   ) {}
 
   static async start(options: { replicas: number; callDelayMs?: number }): Promise<OperatorReplicas> {
-    const set = new OperatorReplicas(
-      await new FakeKubeApiServer().start(),
-      new InMemoryTrustRegistry(),
-      options.callDelayMs ?? 40,
-    );
+    const platform = await OperatorPlatform.start({ portOffset: OPERATOR_REPLICAS_PORT_OFFSET, label: "replicas" });
+    const set = new OperatorReplicas(await new FakeKubeApiServer().start(), platform, options.callDelayMs ?? 40);
     for (let i = 0; i < options.replicas; i++) await set.add();
     return set;
   }
@@ -46,7 +45,7 @@ export class OperatorReplicas {
     const identity = `operator-${this.next++}`;
     const operator = await startOperator({
       kubeConfig: this.server.kubeConfig(),
-      platform: this.recorded(this.registry.platform(), identity),
+      platform: this.recorded(this.platform.platform(), identity),
       identity,
       leaderElection: {
         namespace: "attesto-system",
@@ -100,6 +99,7 @@ export class OperatorReplicas {
   async close(): Promise<void> {
     await Promise.all(this.live.splice(0).map((operator) => operator.close()));
     await this.server.close();
+    await this.platform.close();
   }
 
   /** `platform`, as replica `identity` sees it: each call is slowed down and recorded while in flight. */
@@ -120,11 +120,16 @@ export class OperatorReplicas {
             this.callsBy.set(identity, (this.callsBy.get(identity) ?? 0) + 1);
             try {
               await new Promise<void>((resolve, reject) => {
-                const timer = setTimeout(resolve, this.callDelayMs);
-                options?.signal?.addEventListener("abort", () => {
+                const signal = options?.signal;
+                const onAbort = () => {
                   clearTimeout(timer);
-                  reject(options.signal?.reason);
-                });
+                  reject(signal?.reason);
+                };
+                const timer = setTimeout(() => {
+                  signal?.removeEventListener("abort", onAbort);
+                  resolve();
+                }, this.callDelayMs);
+                signal?.addEventListener("abort", onAbort, { once: true });
               });
               return await value.call(target, request, options);
             } finally {
