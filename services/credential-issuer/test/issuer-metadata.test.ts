@@ -2,6 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BADGE_VCT, DIPLOMA_VCT } from "./support/credential-type.fixture.js";
 import { AS_URL, ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 
+/** The diploma's display, answered both in credential_metadata and at the configuration's top level. */
+const DIPLOMA_DISPLAY = [
+  {
+    name: "University Diploma",
+    locale: "en-US",
+    description: "Academic degree awarded by a university",
+    background_color: "#5B2C6F",
+    text_color: "#FFFFFF",
+    logo: { uri: "https://schemas.example/logo.png", alt_text: "Logo" },
+  },
+  { name: "Hochschulabschluss", locale: "de-DE" },
+];
 describe("issuer metadata and landing page", () => {
   let issuer: TestIssuer;
   beforeAll(async () => {
@@ -28,17 +40,7 @@ describe("issuer metadata and landing page", () => {
         cryptographic_binding_methods_supported: ["did", "jwk"],
         proof_types_supported: { jwt: { proof_signing_alg_values_supported: ["ES256", "EdDSA"] } },
         credential_metadata: {
-          display: [
-            {
-              name: "University Diploma",
-              locale: "en-US",
-              description: "Academic degree awarded by a university",
-              background_color: "#5B2C6F",
-              text_color: "#FFFFFF",
-              logo: { uri: "https://schemas.example/logo.png", alt_text: "Logo" },
-            },
-            { name: "Hochschulabschluss", locale: "de-DE" },
-          ],
+          display: DIPLOMA_DISPLAY,
           claims: [
             {
               path: ["given_name"],
@@ -52,17 +54,7 @@ describe("issuer metadata and landing page", () => {
             { path: ["degree"], mandatory: true, display: [{ name: "Degree", locale: "en-US" }] },
           ],
         },
-        display: [
-          {
-            name: "University Diploma",
-            locale: "en-US",
-            description: "Academic degree awarded by a university",
-            background_color: "#5B2C6F",
-            text_color: "#FFFFFF",
-            logo: { uri: "https://schemas.example/logo.png", alt_text: "Logo" },
-          },
-          { name: "Hochschulabschluss", locale: "de-DE" },
-        ],
+        display: DIPLOMA_DISPLAY,
       },
       "employee-badge": {
         format: "dc+sd-jwt",
