@@ -74,6 +74,8 @@ const ALL_IN_ONE = process.argv.includes("--all-in-one");
 const COUNT_QUERIES = process.argv.includes("--count-queries") || env.BENCH_COUNT_QUERIES === "1";
 /** Flows per scenario in --count-queries mode (after 5 uncounted ones that fill caches). */
 const COUNTED_FLOWS = 20;
+/** `--count-queries` with BENCH_LIST_STATEMENTS=1: also list each statement text and its count per flow. */
+const LIST_STATEMENTS = env.BENCH_LIST_STATEMENTS === "1";
 /** `--soak`: the bounded load test of soak.ts instead of the measured levels. */
 const SOAK = process.argv.includes("--soak");
 const ALL_SCENARIOS = [
@@ -175,6 +177,19 @@ interface LevelRecord extends LevelResult {
   loadGeneratorCpuSeconds: number;
 }
 
+/** BENCH_LIST_STATEMENTS=1: the statements each process sent during the counted flows, per flow. */
+function listStatements(flowName: string, counters: Map<string, PgCounter>) {
+  for (const [name, counter] of counters) {
+    if (counter.texts.size === 0) continue;
+    process.stdout.write(`\n${flowName}, ${name}: statements per flow\n`);
+    for (const [text, count] of counter.texts) {
+      process.stdout.write(
+        `  ${(count / COUNTED_FLOWS).toFixed(2).padStart(6)}  ${text.replace(/\s+/g, " ").slice(0, 160)}\n`,
+      );
+    }
+  }
+}
+
 /** --count-queries: database round trips, statements and transactions per flow, per process. */
 async function countQueries(flows: Map<string, Flow>, counters: Map<string, PgCounter>) {
   const http = new HttpClient(1);
@@ -189,6 +204,7 @@ async function countQueries(flows: Map<string, Flow>, counters: Map<string, PgCo
       for (let i = 0; i < COUNTED_FLOWS; i++) await flow.run(http, untimed);
       const elapsedMs = Date.now() - started;
       const during = new Map([...counters].map(([name, counter]) => [name, { ...counter.counts }]));
+      if (LIST_STATEMENTS) listStatements(flow.name, counters);
       for (const counter of counters.values()) counter.reset();
       await sleep(elapsedMs);
       for (const [name, counter] of counters) {

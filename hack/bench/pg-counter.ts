@@ -19,6 +19,8 @@ const GSS_REQUEST = 80877104;
 
 export class PgCounter {
   readonly counts: QueryCounts = { roundTrips: 0, statements: 0, transactions: 0, connections: 0 };
+  /** How often each statement text was parsed or sent as a simple query since the last reset. */
+  readonly texts = new Map<string, number>();
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   port = 0;
@@ -38,6 +40,11 @@ export class PgCounter {
     this.counts.roundTrips = 0;
     this.counts.statements = 0;
     this.counts.transactions = 0;
+    this.texts.clear();
+  }
+
+  private noteText(text: string): void {
+    this.texts.set(text, (this.texts.get(text) ?? 0) + 1);
   }
 
   async close(): Promise<void> {
@@ -83,6 +90,7 @@ export class PgCounter {
           this.counts.roundTrips++;
           this.counts.statements++;
           const text = pending.subarray(5, length).toString("utf8").trim().toLowerCase();
+          this.noteText(text);
           if (text.startsWith("begin") || text.startsWith("start transaction")) this.counts.transactions++;
         }
         if (type === "P") {
@@ -94,6 +102,7 @@ export class PgCounter {
             .toString("utf8")
             .trim()
             .toLowerCase();
+          this.noteText(text);
           if (text.startsWith("begin") || text.startsWith("start transaction")) this.counts.transactions++;
         }
         pending = pending.subarray(length + 1);

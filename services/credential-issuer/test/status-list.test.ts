@@ -2,8 +2,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { STATUS_LIST_BITS } from "@attesto/protocol";
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
 import { decodeProtectedHeader, importJWK, importX509, jwtVerify } from "jose";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pickFreeIndexes } from "../src/domain/pick-free-indexes.js";
+import { statusIndexDraws } from "../src/domain/status-index-draws.js";
+import type { IssuerTables } from "../src/store/tables.js";
 import { decodeCredential } from "./support/sd-jwt.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
@@ -144,7 +146,7 @@ describe("status list allocation", () => {
   const allocate = (tenant: string, count: number) =>
     issuer.deps.statusLists.allocate(
       { tenant, signer: { key: "x509" }, count, size: 1024, bits: 2, now: issuer.clock.now },
-      pickFreeIndexes(),
+      statusIndexDraws(),
     );
 
   it("hands out every index of a list exactly once, then opens a new list", async () => {
@@ -180,10 +182,49 @@ describe("status list allocation", () => {
     expect((await issuer.deps.statusLists.find("acme", acme!.listId))?.tenant).toBe("acme");
   });
 
-  it("picks the k-th free index the random source names", () => {
-    const allocated = new Uint8Array([0b0000_0101, 0]);
-    const picks = pickFreeIndexes((max) => max - 1)(allocated, 16, 2, 2);
-    expect(picks).toEqual([15, 14]);
-    expect(pickFreeIndexes(() => 0)(allocated, 16, 4, 1)).toEqual([1]);
+  it("claims entries without locking or rewriting the list's row (no hot row per issuance)", async () => {
+    const [first] = await allocate("unlocked", 1);
+    const db = issuer.database.db as Kysely<IssuerTables>;
+    const before = await db
+      .selectFrom("status_lists")
+      .selectAll()
+      .where("id", "=", first!.listId)
+      .executeTakeFirstOrThrow();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = db.transaction().execute(async (trx) => {
+      await trx.selectFrom("status_lists").select("id").where("id", "=", first!.listId).forUpdate().execute();
+      locked();
+      await held;
+    });
+    await isLocked;
+    try {
+      const entries = await allocate("unlocked", 5);
+      expect(entries.every((entry) => entry.listId === first!.listId)).toBe(true);
+    } finally {
+      release();
+      await holder;
+    }
+    const after = await db
+      .selectFrom("status_lists")
+      .selectAll()
+      .where("id", "=", first!.listId)
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual(before);
+  });
+
+  it("keeps the first free draws, each modulo the list size, and picks among listed free indexes", async () => {
+    const draws = statusIndexDraws((max) => max - 1);
+    const values = draws.draws(1000);
+    expect(values.every((value) => Number.isInteger(value) && value >= 0 && value < 2 ** 30)).toBe(true);
+    expect(new Set(values).size).toBeGreaterThan(990);
+    expect(draws.among([3, 9, 12], 2)).toEqual([12, 9]);
+    expect(statusIndexDraws(() => 0).among([3, 9, 12], 5)).toEqual([3, 12, 9]);
   });
 });

@@ -26,8 +26,8 @@ import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { isUuid, type Offer } from "./offer.js";
 import type { CredentialRequest } from "./parse-credential-request.js";
-import { pickFreeIndexes } from "./pick-free-indexes.js";
 import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
+import { statusIndexDraws } from "./status-index-draws.js";
 import type { StatusEntry } from "./status-lists.js";
 
 /** Replay-store namespace of used c_nonces. */
@@ -149,7 +149,7 @@ async function reserveAllowance(deps: IssuerDependencies, key: IssuanceAllowance
 }
 
 /** Random indexes (CSPRNG) among the free entries of the status lists. */
-const pickIndexes = pickFreeIndexes();
+const indexDraws = statusIndexDraws();
 
 /**
  * One status list entry per credential, in the tenant's lists signed by the credential's key, then
@@ -171,7 +171,7 @@ async function signCredentials(
       bits: STATUS_LIST_BITS,
       now: deps.now(),
     },
-    pickIndexes,
+    indexDraws,
   );
   const issuedAt = Math.floor(deps.now().getTime() / 1000);
   const issued = await Promise.all(

@@ -28,8 +28,16 @@ export interface StatusListSnapshot {
   version: string;
 }
 
-/** Draws `count` distinct free indexes at random, marking them allocated in `allocated`. */
-export type PickIndexes = (allocated: Uint8Array, size: number, allocatedCount: number, count: number) => number[];
+/** Random index draws for status list entries (status-index-draws.ts): CSPRNG, uniform. */
+export interface StatusIndexDraws {
+  /**
+   * `count` independent uniform draws in [0, 2^30). The store takes each modulo the list's size (a
+   * power of two, so still uniform) and keeps the first free ones: each is uniform among the free.
+   */
+  draws(count: number): number[];
+  /** Up to `count` distinct members of `free`, uniformly at random (a nearly full list). */
+  among(free: number[], count: number): number[];
+}
 
 export interface AllocateStatusEntriesInput {
   tenant: string;
@@ -44,10 +52,11 @@ export interface AllocateStatusEntriesInput {
 /** The tenants' status lists (store/status-list.store.ts). Every query is scoped to one tenant. */
 export interface StatusListRepository {
   /**
-   * `count` entries from the tenant's open lists of this signer, drawn by `pick`; a full list is
-   * closed and a new one of `size` entries opened. Concurrent callers never get the same entry.
+   * `count` entries from the tenant's open lists of this signer, at indexes chosen from `draws`; a
+   * full list is closed and a new one of `size` entries opened. Concurrent callers never get the
+   * same entry, on any replica.
    */
-  allocate(input: AllocateStatusEntriesInput, pick: PickIndexes): Promise<StatusEntry[]>;
+  allocate(input: AllocateStatusEntriesInput, draws: StatusIndexDraws): Promise<StatusEntry[]>;
   /** The list's version only (cheap: whether a signed token is still current). */
   findVersion(tenant: string, listId: string): Promise<string | undefined>;
   find(tenant: string, listId: string): Promise<StatusListSnapshot | undefined>;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type StatusListBits, statusListByteLength } from "@attesto/protocol";
-import type { Kysely } from "kysely";
-import type { StatusEntry, StatusListRepository } from "../domain/status-lists.js";
+import { type Kysely, sql } from "kysely";
+import type { AllocateStatusEntriesInput, StatusEntry, StatusListRepository } from "../domain/status-lists.js";
 import type { IssuerTables } from "./tables.js";
 
-/** Row of `status_lists` (migration 0006). */
+/** Row of `status_lists` (migrations 0006, 0009). */
 export interface StatusListsTable {
   id: string;
   tenant: string;
@@ -13,69 +13,182 @@ export interface StatusListsTable {
   size: number;
   bits: number;
   statuses: Buffer;
-  allocated: Buffer;
-  allocated_count: number;
   /** bigint: pg returns it as a string. */
   version: string | number;
   created_at: Date;
   updated_at: Date;
+  /** When the list was found full; open lists have none. */
+  closed_at: Date | null;
 }
 
+/** Row of `status_list_entries` (migration 0009): one index handed out. */
+export interface StatusListEntriesTable {
+  list_id: string;
+  idx: number;
+}
+
+/** Draws beyond the entries needed in the first claim: enough while a list is up to ~90 % full. */
+const FIRST_SURPLUS = 32;
+/** Each claim that came up short draws this many times more... */
+const SURPLUS_GROWTH = 16;
+/** ...up to this; past it the list is nearly full and its free indexes are listed instead. */
+const MAX_SURPLUS = 8192;
+
 /**
- * Status lists on PostgreSQL. Allocation locks the open list's row (`FOR UPDATE`), so concurrent
- * issuances never draw the same index; status changes (credential.store.ts) rewrite one byte of
- * `statuses` in a single UPDATE, so every read of the row is a whole list, before or after.
+ * Status lists on PostgreSQL. An entry is claimed by inserting its (list, index) row: issuances
+ * never lock or rewrite the list's row, so concurrent ones do not queue behind each other. Status
+ * changes (credential.store.ts) rewrite one byte of `statuses` in a single UPDATE, so every read
+ * of the row is a whole list, before or after.
  */
 export function createStatusListStore(database: Kysely<unknown>): StatusListRepository {
   const db = database as Kysely<IssuerTables>;
+
+  /**
+   * One statement: the signer's oldest open list, and the first `need` of `draws` (each modulo the
+   * list's size, duplicates dropped) whose index is free, claimed. No row: no open list. One row
+   * with `idx` null: every draw was taken.
+   */
+  const claimDrawn = (tenant: string, signer: string, need: number, draws: number[]) =>
+    db
+      .with("list", (qc) =>
+        qc
+          .selectFrom("status_lists")
+          .select(["id", "size"])
+          .where("tenant", "=", tenant)
+          .where("signer", "=", signer)
+          .where("closed_at", "is", null)
+          .orderBy("created_at")
+          .orderBy("id")
+          .limit(1),
+      )
+      .with("drawn", (qc) =>
+        qc
+          .selectFrom(["list", sql`unnest(${draws}::int[]) WITH ORDINALITY`.as(sql`draw(value, ord)`)])
+          .distinctOn(sql`draw.value % list.size`)
+          .select([
+            "list.id as list_id",
+            sql<number>`draw.value % list.size`.as("idx"),
+            sql<number>`draw.ord`.as("ord"),
+          ])
+          .orderBy(sql`draw.value % list.size`)
+          .orderBy(sql`draw.ord`),
+      )
+      .with("claimed", (qc) =>
+        qc
+          .insertInto("status_list_entries")
+          .columns(["list_id", "idx"])
+          .expression(
+            qc
+              .selectFrom("drawn")
+              .select(["drawn.list_id", "drawn.idx"])
+              .where(({ not, exists, selectFrom }) =>
+                not(
+                  exists(
+                    selectFrom("status_list_entries as taken")
+                      .select("taken.idx")
+                      .whereRef("taken.list_id", "=", "drawn.list_id")
+                      .whereRef("taken.idx", "=", "drawn.idx"),
+                  ),
+                ),
+              )
+              .orderBy("drawn.ord")
+              .limit(need),
+          )
+          .onConflict((conflict) => conflict.doNothing())
+          .returning(["list_id", "idx"]),
+      )
+      .selectFrom("list")
+      .leftJoin("claimed", (join) => join.onTrue())
+      .select(["list.id", "list.size", "claimed.idx"])
+      .execute();
+
+  /** A nearly full list: its free indexes, listed. */
+  const freeIndexes = async (listId: string, size: number) => {
+    const rows = await db
+      .selectFrom(sql`generate_series(0, ${size - 1})`.as(sql`slot(idx)`))
+      .select(sql<number>`slot.idx`.as("idx"))
+      .where(({ not, exists }) =>
+        not(
+          exists(
+            db
+              .selectFrom("status_list_entries as taken")
+              .select("taken.idx")
+              .where("taken.list_id", "=", listId)
+              .where("taken.idx", "=", sql<number>`slot.idx`),
+          ),
+        ),
+      )
+      .execute();
+    return rows.map((row) => row.idx);
+  };
+
+  const claimListed = async (listId: string, indexes: number[]) => {
+    if (indexes.length === 0) return [];
+    const rows = await db
+      .insertInto("status_list_entries")
+      .values(indexes.map((idx) => ({ list_id: listId, idx })))
+      .onConflict((conflict) => conflict.doNothing())
+      .returning("idx")
+      .execute();
+    return rows.map((row) => row.idx);
+  };
+
+  const openList = async ({ tenant, signer, size, bits, now }: AllocateStatusEntriesInput) => {
+    await db
+      .insertInto("status_lists")
+      .values({
+        id: randomUUID(),
+        tenant,
+        signer: signer.key,
+        signing_offer_id: signer.signingOfferId ?? null,
+        size,
+        bits,
+        statuses: Buffer.alloc(statusListByteLength(size, bits as StatusListBits)),
+        version: 1,
+        created_at: now,
+        updated_at: now,
+        closed_at: null,
+      })
+      .execute();
+  };
+
+  const closeList = async (listId: string, now: Date) => {
+    await db
+      .updateTable("status_lists")
+      .set({ closed_at: now, updated_at: now })
+      .where("id", "=", listId)
+      .where("closed_at", "is", null)
+      .execute();
+  };
+
   return {
-    async allocate({ tenant, signer, count, size, bits, now }, pick) {
-      return db.transaction().execute(async (trx) => {
-        const entries: StatusEntry[] = [];
-        while (entries.length < count) {
-          let list = await trx
-            .selectFrom("status_lists")
-            .select(["id", "size", "allocated", "allocated_count"])
-            .where("tenant", "=", tenant)
-            .where("signer", "=", signer.key)
-            .whereRef("allocated_count", "<", "size")
-            .orderBy("created_at")
-            .orderBy("id")
-            .limit(1)
-            .forUpdate()
-            .executeTakeFirst();
-          if (!list) {
-            list = await trx
-              .insertInto("status_lists")
-              .values({
-                id: randomUUID(),
-                tenant,
-                signer: signer.key,
-                signing_offer_id: signer.signingOfferId ?? null,
-                size,
-                bits,
-                statuses: Buffer.alloc(statusListByteLength(size, bits as StatusListBits)),
-                allocated: Buffer.alloc(size / 8),
-                allocated_count: 0,
-                version: 1,
-                created_at: now,
-                updated_at: now,
-              })
-              .returning(["id", "size", "allocated", "allocated_count"])
-              .executeTakeFirstOrThrow();
-          }
-          const allocated = new Uint8Array(list.allocated);
-          const take = Math.min(count - entries.length, list.size - list.allocated_count);
-          const indexes = pick(allocated, list.size, list.allocated_count, take);
-          await trx
-            .updateTable("status_lists")
-            .set({ allocated: Buffer.from(allocated), allocated_count: list.allocated_count + take, updated_at: now })
-            .where("id", "=", list.id)
-            .execute();
-          for (const idx of indexes) entries.push({ listId: list.id, idx });
+    async allocate(input, indexDraws) {
+      const entries: StatusEntry[] = [];
+      let surplus = FIRST_SURPLUS;
+      while (entries.length < input.count) {
+        const need = input.count - entries.length;
+        const rows = await claimDrawn(input.tenant, input.signer.key, need, indexDraws.draws(need + surplus));
+        const list = rows[0];
+        if (!list) {
+          await openList(input);
+          continue;
         }
-        return entries;
-      });
+        for (const row of rows) if (row.idx !== null) entries.push({ listId: list.id, idx: row.idx });
+        if (entries.length === input.count) break;
+        if (surplus < MAX_SURPLUS) {
+          surplus *= SURPLUS_GROWTH;
+          continue;
+        }
+        const free = await freeIndexes(list.id, list.size);
+        if (free.length === 0) {
+          await closeList(list.id, input.now);
+          surplus = FIRST_SURPLUS;
+          continue;
+        }
+        const claimed = await claimListed(list.id, indexDraws.among(free, input.count - entries.length));
+        for (const idx of claimed) entries.push({ listId: list.id, idx });
+      }
+      return entries;
     },
 
     async findVersion(tenant, listId) {

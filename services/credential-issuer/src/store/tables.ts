@@ -1,6 +1,6 @@
 import type { CredentialStatus } from "../domain/repositories.js";
 import type { IssuerSigningKeysTable } from "./issuer-signing-key.store.js";
-import type { StatusListsTable } from "./status-list.store.js";
+import type { StatusListEntriesTable, StatusListsTable } from "./status-list.store.js";
 
 /** Row of `offers` (see migration 0001 for the invariants between columns). */
 export interface OffersTable {
@@ -80,5 +80,6 @@ export interface IssuerTables {
   issuer_signing_keys: IssuerSigningKeysTable;
   issuance_allowances: IssuanceAllowancesTable;
   status_lists: StatusListsTable;
+  status_list_entries: StatusListEntriesTable;
   credential_status_changes: CredentialStatusChangesTable;
 }

@@ -7,6 +7,7 @@ import { createIssuanceAllowances } from "./0005-issuance-allowances.js";
 import { createCredentialLifecycle } from "./0006-credential-lifecycle.js";
 import { shareNotificationId } from "./0007-shared-notification-id.js";
 import { addIssuerStatusListSize } from "./0008-issuer-status-list-size.js";
+import { createStatusListEntries } from "./0009-status-list-entries.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -18,4 +19,5 @@ export const migrations: Migrations = {
   "0006_credential_lifecycle": createCredentialLifecycle,
   "0007_shared_notification_id": shareNotificationId,
   "0008_issuer_status_list_size": addIssuerStatusListSize,
+  "0009_status_list_entries": createStatusListEntries,
 };
