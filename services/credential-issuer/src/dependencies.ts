@@ -18,6 +18,7 @@ import type { IssuerDependencies } from "./domain/dependencies.js";
 import type { SignedStatusList } from "./domain/get-status-list-token.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createIssuanceAllowanceStore } from "./store/issuance-allowance.store.js";
+import { createIssuanceReservationStore } from "./store/issuance-reservation.store.js";
 import { createIssuerConfigurationStore } from "./store/issuer-configuration.store.js";
 import { createIssuerSigningKeyStore } from "./store/issuer-signing-key.store.js";
 import { createOfferStore } from "./store/offer.store.js";
@@ -90,6 +91,7 @@ export function createDependencies(
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
     issuanceAllowances: createIssuanceAllowanceStore(context.db),
+    issuanceReservations: createIssuanceReservationStore(context.db),
     issuerConfigurations,
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
     statusLists: createStatusListStore(context.db),

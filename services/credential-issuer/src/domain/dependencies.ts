@@ -13,7 +13,12 @@ import type {
   TenantDirectory,
   X509Signers,
 } from "./ports.js";
-import type { CredentialRepository, IssuanceAllowanceRepository, OfferRepository } from "./repositories.js";
+import type {
+  CredentialRepository,
+  IssuanceAllowanceRepository,
+  IssuanceReservationRepository,
+  OfferRepository,
+} from "./repositories.js";
 import type { StatusListRepository } from "./status-lists.js";
 
 /** Server-issued DPoP nonces (RFC 9449 §8) of the credential endpoint. */
@@ -51,6 +56,8 @@ export interface IssuerDependencies {
   credentials: CredentialRepository;
   /** Credentials drawn per access token and configuration (the batch_size bound). */
   issuanceAllowances: IssuanceAllowanceRepository;
+  /** c_nonces, allowance and status entries of a credential request, taken in one statement. */
+  issuanceReservations: IssuanceReservationRepository;
   /** Tenants' issuer configurations (IssuerService); a tenant without one gets the platform defaults. */
   issuerConfigurations: IssuerConfigurationRepository;
   /** The DID-path keys each tenant signs with (its JWT VC Issuer Metadata). */

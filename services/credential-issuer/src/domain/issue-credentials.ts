@@ -21,14 +21,14 @@ import {
 } from "@attesto/runtime/errors";
 import { calculateJwkThumbprint } from "jose";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
-import { credentialSignerOf } from "./credential-signer.js";
+import { type CredentialSigner, credentialSignerOf } from "./credential-signer.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { isUuid, type Offer } from "./offer.js";
 import type { CredentialRequest } from "./parse-credential-request.js";
 import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
 import { statusIndexDraws } from "./status-index-draws.js";
-import type { StatusEntry } from "./status-lists.js";
+import type { StatusEntry, StatusListSigner } from "./status-lists.js";
 
 /** Replay-store namespace of used c_nonces. */
 export const C_NONCE_NAMESPACE = "c_nonce";
@@ -123,56 +123,87 @@ async function checkHolderBinding(deps: IssuerDependencies, offer: Offer, proofs
   }
 }
 
-/** Single use: each c_nonce is spent once (a batch's proofs share one nonce). */
-async function consumeNonces(deps: IssuerDependencies, proofs: VerifiedCredentialProof[]): Promise<void> {
-  const nonces = new Map(proofs.map((proof) => [proof.nonce, proof.nonceExpiresAt]));
-  for (const [nonce, expiresAt] of nonces) {
-    if (!(await deps.replay.consume(C_NONCE_NAMESPACE, nonce, expiresAt))) {
-      throw new InvalidProof("proof nonce already used; get a fresh c_nonce from the nonce endpoint");
-    }
-  }
-}
-
 /**
  * OID4VCI 1.0 lets a wallet call the credential endpoint again with the same access token (a fresh
  * c_nonce each time). Without a bound, one offer would yield credentials without end, bound to any
  * key. The bound: at most `batch_size` (issuer metadata) credentials per access token and credential
  * configuration over the token's lifetime, counted in the database. An offer is redeemed once, so
  * the count is kept per offer, which also covers every token ever issued for it.
+ *
+ * Taken in one statement with the single use of the proofs' c_nonces (a batch's proofs share one)
+ * before it and the credentials' status list entries after it; each only if the one before held.
  */
-async function reserveAllowance(deps: IssuerDependencies, key: IssuanceAllowanceKey, count: number): Promise<void> {
-  if (!(await deps.issuanceAllowances.reserve(key, count, MAX_BATCH_SIZE, deps.now()))) {
+async function reserveIssuance(
+  deps: IssuerDependencies,
+  offer: Offer,
+  proofs: VerifiedCredentialProof[],
+  allowance: IssuanceAllowanceKey,
+  statusListSigner: StatusListSigner,
+): Promise<StatusEntry[]> {
+  const nonces = [...new Map(proofs.map((proof) => [proof.nonce, proof.nonceExpiresAt]))].map(([value, expiresAt]) => ({
+    value,
+    expiresAt,
+  }));
+  const now = deps.now();
+  const reservation = await deps.issuanceReservations.reserve(
+    {
+      nonces,
+      allowance: { key: allowance, count: proofs.length, limit: MAX_BATCH_SIZE },
+      statusEntries: {
+        tenant: offer.tenant,
+        signer: statusListSigner,
+        count: proofs.length,
+        size: await deps.statusListSizeOf(offer.tenant),
+        bits: STATUS_LIST_BITS,
+        now,
+      },
+      now,
+    },
+    indexDraws,
+  );
+  if (reservation.outcome === "nonce_used") {
+    throw new InvalidProof("proof nonce already used; get a fresh c_nonce from the nonce endpoint");
+  }
+  if (reservation.outcome === "allowance_exceeded") {
     throw new CredentialRequestDenied(
-      `this access token may yield at most ${MAX_BATCH_SIZE} credentials of configuration '${key.credentialConfigurationId}' (batch_size)`,
+      `this access token may yield at most ${MAX_BATCH_SIZE} credentials of configuration '${allowance.credentialConfigurationId}' (batch_size)`,
     );
   }
+  return reservation.statusEntries;
 }
 
 /** Random indexes (CSPRNG) among the free entries of the status lists. */
 const indexDraws = statusIndexDraws();
 
 /**
- * One status list entry per credential, in the tenant's lists signed by the credential's key, then
- * one SD-JWT VC per proof carrying `status.status_list` ({idx, uri}). Entries of credentials that
- * fail to be issued stay allocated (VALID, never reused).
+ * The entries the reservation did not give (no open list yet, or a nearly full one), then one
+ * SD-JWT VC per proof carrying `status.status_list` ({idx, uri}). Entries of credentials that fail
+ * to be issued stay allocated (VALID, never reused).
  */
 async function signCredentials(
   deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
+  { signer, statusListSigner }: CredentialSigner,
+  reserved: StatusEntry[],
 ): Promise<{ issued: IssuedSdJwtVc[]; statusEntries: StatusEntry[] }> {
-  const { signer, statusListSigner } = await credentialSignerOf(deps, offer);
-  const statusEntries = await deps.statusLists.allocate(
-    {
-      tenant: offer.tenant,
-      signer: statusListSigner,
-      count: proofs.length,
-      size: await deps.statusListSizeOf(offer.tenant),
-      bits: STATUS_LIST_BITS,
-      now: deps.now(),
-    },
-    indexDraws,
-  );
+  const statusEntries =
+    reserved.length >= proofs.length
+      ? reserved
+      : [
+          ...reserved,
+          ...(await deps.statusLists.allocate(
+            {
+              tenant: offer.tenant,
+              signer: statusListSigner,
+              count: proofs.length - reserved.length,
+              size: await deps.statusListSizeOf(offer.tenant),
+              bits: STATUS_LIST_BITS,
+              now: deps.now(),
+            },
+            indexDraws,
+          )),
+        ];
   const issuedAt = Math.floor(deps.now().getTime() / 1000);
   const issued = await Promise.all(
     proofs.map((proof, index) => {
@@ -260,15 +291,15 @@ export async function issueCredentials(
   const offer = await loadOffer(deps, token);
   const proofs = await verifyProofs(deps, offer, request.proofJwts);
   await checkHolderBinding(deps, offer, proofs);
-  await consumeNonces(deps, proofs);
+  const credentialSigner = await credentialSignerOf(deps, offer);
   const allowance = { offerId: offer.id, credentialConfigurationId: request.credentialConfigurationId };
-  await reserveAllowance(deps, allowance, proofs.length);
+  const reserved = await reserveIssuance(deps, offer, proofs, allowance, credentialSigner.statusListSigner);
   let issued: IssuedSdJwtVc[];
   let records: CredentialRecord[];
   // Random and unguessable (256 bits); only the offer's access token can use it.
   const notificationId = randomBytes(32).toString("base64url");
   try {
-    const signed = await signCredentials(deps, offer, proofs);
+    const signed = await signCredentials(deps, offer, proofs, credentialSigner, reserved);
     issued = signed.issued;
     records = await recordCredentials(
       deps,

@@ -1,5 +1,5 @@
 import type { Offer } from "./offer.js";
-import type { StatusEntry } from "./status-lists.js";
+import type { AllocateStatusEntriesInput, StatusEntry, StatusIndexDraws } from "./status-lists.js";
 
 export interface OfferRepository {
   insert(offer: Offer): Promise<void>;
@@ -138,4 +138,33 @@ export interface IssuanceAllowanceRepository {
   reserve(key: IssuanceAllowanceKey, count: number, limit: number, now: Date): Promise<boolean>;
   /** Gives back a reservation whose credentials were not issued after all. */
   release(key: IssuanceAllowanceKey, count: number, now: Date): Promise<void>;
+}
+
+/** What one credential request takes before it signs (IssuanceReservationRepository). */
+export interface IssuanceReservationInput {
+  /** The request's c_nonces (a batch's proofs may share one): each is spent once. */
+  nonces: Array<{ value: string; expiresAt: Date }>;
+  /** Then, only if every nonce was fresh: the token's allowance (batch_size). */
+  allowance: { key: IssuanceAllowanceKey; count: number; limit: number };
+  /** Then, only if the allowance was reserved: one status list entry per credential. */
+  statusEntries: AllocateStatusEntriesInput;
+  now: Date;
+}
+
+export type IssuanceReservation =
+  | { outcome: "nonce_used" }
+  | { outcome: "allowance_exceeded" }
+  /**
+   * May hold fewer entries than asked for (no open list yet, or a nearly full one):
+   * `StatusListRepository.allocate` gives the rest.
+   */
+  | { outcome: "reserved"; statusEntries: StatusEntry[] };
+
+/**
+ * The writes a credential request makes before signing, in one database statement: single-use
+ * c_nonces, the issuance allowance and status list entries, each only if the one before held. Each
+ * part keeps its own guarantee under concurrency (on any replica), as when made alone.
+ */
+export interface IssuanceReservationRepository {
+  reserve(input: IssuanceReservationInput, draws: StatusIndexDraws): Promise<IssuanceReservation>;
 }

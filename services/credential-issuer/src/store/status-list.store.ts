@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type StatusListBits, statusListByteLength } from "@attesto/protocol";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type QueryCreator, type RawBuilder, sql } from "kysely";
 import type { AllocateStatusEntriesInput, StatusEntry, StatusListRepository } from "../domain/status-lists.js";
 import type { IssuerTables } from "./tables.js";
 
@@ -27,6 +27,74 @@ export interface StatusListEntriesTable {
   idx: number;
 }
 
+/** The CTEs a claim of entries is made of (`list`, `drawn`, `claimed`), also run inside larger statements. */
+interface ListCte {
+  list: { id: string; size: number };
+}
+interface DrawnCte {
+  drawn: { list_id: string; idx: number; ord: number };
+}
+
+/** `list`: the signer's oldest open list (one row, or none). */
+export const openListOf = <DB extends IssuerTables>(creator: QueryCreator<DB>, tenant: string, signer: string) =>
+  (creator as unknown as QueryCreator<IssuerTables>)
+    .selectFrom("status_lists")
+    .select(["id", "size"])
+    .where("tenant", "=", tenant)
+    .where("signer", "=", signer)
+    .where("closed_at", "is", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(1);
+
+/**
+ * `drawn`: each draw modulo the list's size, in draw order, the first of duplicates kept. `gate`:
+ * a condition the claim is made under (another part of the same statement).
+ */
+export const drawnIndexesOf = <DB extends IssuerTables & ListCte>(
+  creator: QueryCreator<DB>,
+  draws: number[],
+  gate?: RawBuilder<boolean>,
+) => {
+  const query = (creator as unknown as QueryCreator<IssuerTables & ListCte>)
+    .selectFrom(["list", sql`unnest(${draws}::int[]) WITH ORDINALITY`.as(sql`draw(value, ord)`)])
+    .distinctOn(sql`draw.value % list.size`)
+    .select(["list.id as list_id", sql<number>`draw.value % list.size`.as("idx"), sql<number>`draw.ord`.as("ord")])
+    .orderBy(sql`draw.value % list.size`)
+    .orderBy(sql`draw.ord`);
+  return gate ? query.where(gate) : query;
+};
+
+/** `claimed`: the first `need` drawn indexes that are free, inserted; a concurrent claim of one skips it. */
+export const claimedEntriesOf = <DB extends IssuerTables & ListCte & DrawnCte>(
+  creator: QueryCreator<DB>,
+  need: number,
+) => {
+  const qc = creator as unknown as QueryCreator<IssuerTables & ListCte & DrawnCte>;
+  return qc
+    .insertInto("status_list_entries")
+    .columns(["list_id", "idx"])
+    .expression(
+      qc
+        .selectFrom("drawn")
+        .select(["drawn.list_id", "drawn.idx"])
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("status_list_entries as taken")
+                .select("taken.idx")
+                .whereRef("taken.list_id", "=", "drawn.list_id")
+                .whereRef("taken.idx", "=", "drawn.idx"),
+            ),
+          ),
+        )
+        .orderBy("drawn.ord")
+        .limit(need),
+    )
+    .onConflict((conflict) => conflict.doNothing())
+    .returning(["list_id", "idx"]);
+};
+
 /** Draws beyond the entries needed in the first claim: enough while a list is up to ~90 % full. */
 const FIRST_SURPLUS = 32;
 /** Each claim that came up short draws this many times more... */
@@ -43,60 +111,11 @@ const MAX_SURPLUS = 8192;
 export function createStatusListStore(database: Kysely<unknown>): StatusListRepository {
   const db = database as Kysely<IssuerTables>;
 
-  /**
-   * One statement: the signer's oldest open list, and the first `need` of `draws` (each modulo the
-   * list's size, duplicates dropped) whose index is free, claimed. No row: no open list. One row
-   * with `idx` null: every draw was taken.
-   */
   const claimDrawn = (tenant: string, signer: string, need: number, draws: number[]) =>
     db
-      .with("list", (qc) =>
-        qc
-          .selectFrom("status_lists")
-          .select(["id", "size"])
-          .where("tenant", "=", tenant)
-          .where("signer", "=", signer)
-          .where("closed_at", "is", null)
-          .orderBy("created_at")
-          .orderBy("id")
-          .limit(1),
-      )
-      .with("drawn", (qc) =>
-        qc
-          .selectFrom(["list", sql`unnest(${draws}::int[]) WITH ORDINALITY`.as(sql`draw(value, ord)`)])
-          .distinctOn(sql`draw.value % list.size`)
-          .select([
-            "list.id as list_id",
-            sql<number>`draw.value % list.size`.as("idx"),
-            sql<number>`draw.ord`.as("ord"),
-          ])
-          .orderBy(sql`draw.value % list.size`)
-          .orderBy(sql`draw.ord`),
-      )
-      .with("claimed", (qc) =>
-        qc
-          .insertInto("status_list_entries")
-          .columns(["list_id", "idx"])
-          .expression(
-            qc
-              .selectFrom("drawn")
-              .select(["drawn.list_id", "drawn.idx"])
-              .where(({ not, exists, selectFrom }) =>
-                not(
-                  exists(
-                    selectFrom("status_list_entries as taken")
-                      .select("taken.idx")
-                      .whereRef("taken.list_id", "=", "drawn.list_id")
-                      .whereRef("taken.idx", "=", "drawn.idx"),
-                  ),
-                ),
-              )
-              .orderBy("drawn.ord")
-              .limit(need),
-          )
-          .onConflict((conflict) => conflict.doNothing())
-          .returning(["list_id", "idx"]),
-      )
+      .with("list", (qc) => openListOf(qc, tenant, signer))
+      .with("drawn", (qc) => drawnIndexesOf(qc, draws))
+      .with("claimed", (qc) => claimedEntriesOf(qc, need))
       .selectFrom("list")
       .leftJoin("claimed", (join) => join.onTrue())
       .select(["list.id", "list.size", "claimed.idx"])

@@ -2,7 +2,13 @@ export { type Database, type DatabaseOptions, openDatabase, pingDatabase } from 
 export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
-export { createReplayGuard, type ReplayGuard } from "./replay-guard.js";
+export {
+  createReplayGuard,
+  insertUsedValues,
+  purgeUsedValuesSometimes,
+  type ReplayGuard,
+  type UsedValueTables,
+} from "./replay-guard.js";
 export {
   type RewrapOutcome,
   type Rewrapper,

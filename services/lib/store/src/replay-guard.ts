@@ -20,7 +20,7 @@ export const replayGuardMigrations: Record<string, Migration> = {
   },
 };
 
-interface UsedValueTables {
+export interface UsedValueTables {
   used_values: { namespace: string; value: string; expires_at: Date };
 }
 
@@ -32,6 +32,35 @@ export interface ReplayGuard {
 const PURGE_PROBABILITY = 0.01;
 
 /**
+ * The single-use insert: a row per value, returned (`value`) only for values not used before. An
+ * expired record no longer blocks reuse; the upsert replaces it atomically. A store may run it as
+ * part of a larger statement (a data-modifying `WITH`), with the same guarantee.
+ */
+export function insertUsedValues(
+  db: Pick<Kysely<UsedValueTables>, "insertInto">,
+  namespace: string,
+  values: ReadonlyArray<{ value: string; expiresAt: Date }>,
+  at: Date,
+) {
+  return db
+    .insertInto("used_values")
+    .values(values.map(({ value, expiresAt }) => ({ namespace, value, expires_at: expiresAt })))
+    .onConflict((oc) =>
+      oc
+        .columns(["namespace", "value"])
+        .doUpdateSet((eb) => ({ expires_at: eb.ref("excluded.expires_at") }))
+        .where("used_values.expires_at", "<=", at),
+    )
+    .returning("value");
+}
+
+/** Now and then (1 %), the expired records go: callers of `insertUsedValues` call this after it. */
+export async function purgeUsedValuesSometimes(db: Kysely<unknown>, at: Date): Promise<void> {
+  if (Math.random() >= PURGE_PROBABILITY) return;
+  await (db as unknown as Kysely<UsedValueTables>).deleteFrom("used_values").where("expires_at", "<=", at).execute();
+}
+
+/**
  * `now` is the caller's clock, the one its `expiresAt` values come from: expiry is never judged by
  * the database's clock, which may differ.
  */
@@ -41,21 +70,8 @@ export function createReplayGuard(db: Kysely<unknown>, options: { now?: () => Da
   return {
     async consume(namespace, value, expiresAt) {
       const at = now();
-      // An expired record no longer blocks reuse; the upsert replaces it atomically.
-      const inserted = await tables
-        .insertInto("used_values")
-        .values({ namespace, value, expires_at: expiresAt })
-        .onConflict((oc) =>
-          oc
-            .columns(["namespace", "value"])
-            .doUpdateSet({ expires_at: expiresAt })
-            .where("used_values.expires_at", "<=", at),
-        )
-        .returning("value")
-        .executeTakeFirst();
-      if (Math.random() < PURGE_PROBABILITY) {
-        await tables.deleteFrom("used_values").where("expires_at", "<=", at).execute();
-      }
+      const inserted = await insertUsedValues(tables, namespace, [{ value, expiresAt }], at).executeTakeFirst();
+      await purgeUsedValuesSometimes(db, at);
       return inserted !== undefined;
     },
   };
