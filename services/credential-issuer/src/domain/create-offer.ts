@@ -193,13 +193,14 @@ export async function createOffer(deps: IssuerDependencies, input: CreateOfferIn
     ),
     createdAt: now,
   };
-  await deps.offers.insert(offer);
   // The key the tenant's credentials will carry as `kid`: listed in its JWT VC Issuer Metadata.
-  if (signing.mode === "did" && publicJwk) {
-    await deps.issuerSigningKeys.record(
-      { tenant: offer.tenant, kid: signing.issuerKid, did: signing.issuerDid, publicJwk, alg: signing.alg },
-      now,
-    );
-  }
+  const signingKey =
+    signing.mode === "did" && publicJwk
+      ? {
+          key: { tenant: offer.tenant, kid: signing.issuerKid, did: signing.issuerDid, publicJwk, alg: signing.alg },
+          at: now,
+        }
+      : undefined;
+  await deps.offers.insert(offer, signingKey);
   return { offer, ...offerLinksOf(deps.issuerUrl, id) };
 }

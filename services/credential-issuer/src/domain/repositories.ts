@@ -1,8 +1,13 @@
+import type { IssuerSigningKey } from "./issuer-signing-keys.js";
 import type { Offer } from "./offer.js";
 import type { AllocateStatusEntriesInput, StatusEntry, StatusIndexDraws } from "./status-lists.js";
 
 export interface OfferRepository {
-  insert(offer: Offer): Promise<void>;
+  /**
+   * Stores a new offer; `signingKey`: the DID-path key it was verified with, recorded in the same
+   * statement (IssuerSigningKeyRepository.record's rules), so an offer never exists without it.
+   */
+  insert(offer: Offer, signingKey?: { key: IssuerSigningKey; at: Date }): Promise<void>;
   findById(id: string): Promise<Offer | undefined>;
   findByCodeHash(codeHash: string): Promise<Offer | undefined>;
   findByIssuerState(issuerState: string): Promise<Offer | undefined>;

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { Offer, OfferGrant, OfferSigning } from "../domain/offer.js";
 import type { OfferRepository } from "../domain/repositories.js";
+import { recordSigningKeyQuery } from "./issuer-signing-key.store.js";
 import type { IssuerTables, OffersTable } from "./tables.js";
 
 type Row = Selectable<OffersTable>;
@@ -100,8 +101,14 @@ export function createOfferStore(database: Kysely<unknown>): OfferRepository {
     return row ? toOffer(row) : undefined;
   };
   return {
-    async insert(offer) {
-      await db.insertInto("offers").values(toRow(offer)).execute();
+    async insert(offer, signingKey) {
+      if (!signingKey) {
+        await db.insertInto("offers").values(toRow(offer)).execute();
+        return;
+      }
+      // One statement: the offer, and the key its credentials will carry.
+      const withOffer = db.with("offer", (qc) => qc.insertInto("offers").values(toRow(offer)));
+      await recordSigningKeyQuery(withOffer, signingKey.key, signingKey.at).execute();
     },
     findById: (id) => findBy("id", id),
     findByCodeHash: (codeHash) => findBy("pre_authorized_code_hash", codeHash),
