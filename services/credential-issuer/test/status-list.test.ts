@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { STATUS_LIST_BITS } from "@attesto/protocol";
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
 import { decodeProtectedHeader, importJWK, importX509, jwtVerify } from "jose";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statusIndexDraws } from "../src/domain/status-index-draws.js";
 import type { IssuerTables } from "../src/store/tables.js";
@@ -185,38 +185,18 @@ describe("status list allocation", () => {
   it("claims entries without locking or rewriting the list's row (no hot row per issuance)", async () => {
     const [first] = await allocate("unlocked", 1);
     const db = issuer.database.db as Kysely<IssuerTables>;
-    const before = await db
-      .selectFrom("status_lists")
-      .selectAll()
-      .where("id", "=", first!.listId)
-      .executeTakeFirstOrThrow();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holder = db.transaction().execute(async (trx) => {
-      await trx.selectFrom("status_lists").select("id").where("id", "=", first!.listId).forUpdate().execute();
-      locked();
-      await held;
-    });
-    await isLocked;
-    try {
-      const entries = await allocate("unlocked", 5);
-      expect(entries.every((entry) => entry.listId === first!.listId)).toBe(true);
-    } finally {
-      release();
-      await holder;
-    }
-    const after = await db
-      .selectFrom("status_lists")
-      .selectAll()
-      .where("id", "=", first!.listId)
-      .executeTakeFirstOrThrow();
-    expect(after).toEqual(before);
+    // xmin changes when the row is rewritten, xmax when it is locked (FOR UPDATE / FOR SHARE) or updated.
+    const rowOf = () =>
+      db
+        .selectFrom("status_lists")
+        .selectAll()
+        .select([sql<string>`xmin::text`.as("xmin"), sql<string>`xmax::text`.as("xmax")])
+        .where("id", "=", first!.listId)
+        .executeTakeFirstOrThrow();
+    const before = await rowOf();
+    const entries = (await Promise.all(Array.from({ length: 4 }, () => allocate("unlocked", 5)))).flat();
+    expect(entries.every((entry) => entry.listId === first!.listId)).toBe(true);
+    expect(await rowOf()).toEqual(before);
   });
 
   it("keeps the first free draws, each modulo the list size, and picks among listed free indexes", async () => {
