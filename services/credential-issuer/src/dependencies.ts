@@ -95,7 +95,7 @@ export function createDependencies(
     issuerConfigurations,
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
     statusLists: createStatusListStore(context.db),
-    // The Issuer resource's size, else STATUS_LIST_SIZE (one row by key per issuance; used when a list opens).
+    // The Issuer resource's size, else STATUS_LIST_SIZE: read only when a list may open (no open list, or a nearly full one).
     statusListSizeOf: async (tenant) =>
       (await issuerConfigurations.find(tenant))?.statusListSize ?? config.STATUS_LIST_SIZE,
     statusListTtlSeconds: config.STATUS_LIST_TTL_SECONDS,

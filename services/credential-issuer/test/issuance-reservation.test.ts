@@ -20,7 +20,7 @@ describe("issuance reservation (one statement)", () => {
   const inputFor = (offerId: string, nonce: string, count = 1): IssuanceReservationInput => ({
     nonces: [{ value: nonce, expiresAt: new Date(issuer.clock.now.getTime() + 60_000) }],
     allowance: { key: { offerId, credentialConfigurationId: "diploma" }, count, limit: 3 },
-    statusEntries: { tenant: "acme", signer: { key: "x509" }, count, size: 1024, bits: 2, now: issuer.clock.now },
+    statusEntries: { tenant: "acme", signer: { key: "x509" }, count },
     now: issuer.clock.now,
   });
   const reserve = (input: IssuanceReservationInput) => issuer.deps.issuanceReservations.reserve(input, draws);
@@ -40,7 +40,10 @@ describe("issuance reservation (one statement)", () => {
 
   it("spends the nonce, reserves the allowance and claims the entries, in one go", async () => {
     // The first reservation of a signer opens no list: it claims nothing and the caller allocates.
-    await issuer.deps.statusLists.allocate(inputFor(randomUUID(), "unused").statusEntries, draws);
+    await issuer.deps.statusLists.allocate(
+      { tenant: "acme", signer: { key: "x509" }, count: 1, size: 1024, bits: 2, now: issuer.clock.now },
+      draws,
+    );
     const offerId = randomUUID();
     const reservation = await reserve(inputFor(offerId, randomUUID(), 2));
     expect(reservation.outcome).toBe("reserved");

@@ -149,14 +149,7 @@ async function reserveIssuance(
     {
       nonces,
       allowance: { key: allowance, count: proofs.length, limit: MAX_BATCH_SIZE },
-      statusEntries: {
-        tenant: offer.tenant,
-        signer: statusListSigner,
-        count: proofs.length,
-        size: await deps.statusListSizeOf(offer.tenant),
-        bits: STATUS_LIST_BITS,
-        now,
-      },
+      statusEntries: { tenant: offer.tenant, signer: statusListSigner, count: proofs.length },
       now,
     },
     indexDraws,

@@ -151,8 +151,11 @@ export interface IssuanceReservationInput {
   nonces: Array<{ value: string; expiresAt: Date }>;
   /** Then, only if every nonce was fresh: the token's allowance (batch_size). */
   allowance: { key: IssuanceAllowanceKey; count: number; limit: number };
-  /** Then, only if the allowance was reserved: one status list entry per credential. */
-  statusEntries: AllocateStatusEntriesInput;
+  /**
+   * Then, only if the allowance was reserved: one status list entry per credential, from an open
+   * list (the list size is not needed: no list is opened here).
+   */
+  statusEntries: Pick<AllocateStatusEntriesInput, "tenant" | "signer" | "count">;
   now: Date;
 }
 
