@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
-import { createOffer, didKeyOf, ed25519Key, fetchNonce, keyProof, p256Key, postCredential } from "./support/wallet.js";
+import { createOffer, didIssuer, ed25519Key, fetchNonce, keyProof, p256Key, postCredential } from "./support/wallet.js";
 
 /**
  * The issuer's database work per step of a pre-authorized issuance (DID path), counted at the pg
@@ -40,10 +40,7 @@ describe("database statements per issuance step", () => {
     const steps: Record<string, string[]> = {};
     let offerId = "";
     steps.offer = await countOf(async () => {
-      const created = await createOffer(issuer, {
-        issuer_did: didKeyOf(issuerKey),
-        issuer_private_key: issuerKey.privateJwk.d,
-      });
+      const created = await createOffer(issuer, didIssuer(issuerKey));
       expect(created.statusCode).toBe(201);
       offerId = created.json().offer_id;
     });
