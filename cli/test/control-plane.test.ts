@@ -14,37 +14,7 @@ import {
   statePathOf,
   validateManifests,
 } from "../src/index.js";
-
-const TENANT = `apiVersion: attesto.dev/v1alpha1
-kind: Tenant
-metadata:
-  name: acme
-spec:
-  organizationName: ACME University
-  tenantId: acme-university
-  webhooks:
-    - url: https://hooks.acme.example/attesto
-      events: [credential.notarized]
-`;
-const ISSUER = `apiVersion: attesto.dev/v1alpha1
-kind: Issuer
-metadata:
-  name: acme
-spec:
-  tenantRef: { name: acme }
-  credentialConfigurations:
-    - type: university-diploma
-      version: v1
-`;
-const POLICY = `apiVersion: attesto.dev/v1alpha1
-kind: VerifierPolicy
-metadata:
-  name: acme
-spec:
-  tenantRef: { name: acme }
-  trustedIssuers: { dids: ["did:ledger:acme-university"] }
-  requiredClaims: [degree]
-`;
+import { ACME_ISSUER, ACME_POLICY, ACME_TENANT } from "./support/manifests.js";
 
 describe("local control plane (the operator's reconcilers over a state file)", () => {
   let dir: string;
@@ -72,7 +42,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("creates a tenant, issuer and verifier policy from one multi-document file, revealing the API key once", async () => {
-    const file = write("acme.yaml", [TENANT, ISSUER, POLICY].join("---\n"));
+    const file = write("acme.yaml", [ACME_TENANT, ACME_ISSUER, ACME_POLICY].join("---\n"));
     const outcomes = await applyManifests(manifestsOf(file), options());
     expect(outcomes.map((o) => [o.kind, o.name, o.action, o.ready?.status, o.ready?.reason])).toEqual([
       ["Tenant", "acme", "created", "True", "Reconciled"],
@@ -107,8 +77,8 @@ describe("local control plane (the operator's reconcilers over a state file)", (
   });
 
   it("is idempotent: applying again reports unchanged, keeps the key, and a changed spec is configured", async () => {
-    const tenantFile = write("tenant.yaml", TENANT);
-    const issuerFile = write("issuer.yaml", ISSUER);
+    const tenantFile = write("tenant.yaml", ACME_TENANT);
+    const issuerFile = write("issuer.yaml", ACME_ISSUER);
     await applyManifests(manifestsOf(tenantFile, issuerFile), options());
     revealed = [];
     const again = await applyManifests(manifestsOf(tenantFile, issuerFile), options());
@@ -120,7 +90,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
     expect(registry.callsOf("ReplaceApiKey")).toEqual([]);
     expect(registry.tenants.get("acme-university")!.apiKeys).toHaveLength(1);
 
-    write("tenant.yaml", TENANT.replace("ACME University", "ACME University of Science"));
+    write("tenant.yaml", ACME_TENANT.replace("ACME University", "ACME University of Science"));
     const changed = await applyManifests(manifestsOf(tenantFile), options());
     expect(changed.map((o) => [o.name, o.action, o.ready?.status])).toEqual([["acme", "configured", "True"]]);
     expect(registry.tenants.get("acme-university")!.name).toBe("ACME University of Science");
@@ -128,15 +98,15 @@ describe("local control plane (the operator's reconcilers over a state file)", (
   });
 
   it("carries Issuer.spec.statusListSize to the credential issuer, and refuses a size outside the rule", async () => {
-    const sized = ISSUER.replace("version: v1", "version: v1\n  statusListSize: 4096");
-    await applyManifests(manifestsOf(write("tenant.yaml", TENANT), write("issuer.yaml", sized)), options());
+    const sized = ACME_ISSUER.replace("version: v1", "version: v1\n  statusListSize: 4096");
+    await applyManifests(manifestsOf(write("tenant.yaml", ACME_TENANT), write("issuer.yaml", sized)), options());
     expect(registry.issuer.configurations.get("acme-university")?.statusListSize).toBe(4096);
 
     // Without it the platform default applies (0 on the wire).
-    await applyManifests(manifestsOf(write("issuer.yaml", ISSUER)), options());
+    await applyManifests(manifestsOf(write("issuer.yaml", ACME_ISSUER)), options());
     expect(registry.issuer.configurations.get("acme-university")?.statusListSize).toBe(0);
 
-    const bad = write("bad.yaml", ISSUER.replace("version: v1", "version: v1\n  statusListSize: 1000"));
+    const bad = write("bad.yaml", ACME_ISSUER.replace("version: v1", "version: v1\n  statusListSize: 1000"));
     const refused = (() => {
       try {
         manifestsOf(bad);
@@ -151,7 +121,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
   });
 
   it("leaves an Issuer waiting, not failed, when its Tenant is missing, and names the reason", async () => {
-    const outcomes = await applyManifests(manifestsOf(write("issuer.yaml", ISSUER)), options());
+    const outcomes = await applyManifests(manifestsOf(write("issuer.yaml", ACME_ISSUER)), options());
     expect(outcomes.map((o) => [o.action, o.ready?.status, o.ready?.reason])).toEqual([
       ["created", "False", "TenantNotFound"],
     ]);
@@ -161,8 +131,8 @@ describe("local control plane (the operator's reconcilers over a state file)", (
     const file = write(
       "bad.yaml",
       [
-        TENANT.replace("tenantId: acme-university", "tenantId: Admin-Acme"),
-        ISSUER.replace("signingMode", "x").replace("version: v1", "version: v1\n  certificateRef: { name: c }"),
+        ACME_TENANT.replace("tenantId: acme-university", "tenantId: Admin-Acme"),
+        ACME_ISSUER.replace("signingMode", "x").replace("version: v1", "version: v1\n  certificateRef: { name: c }"),
         "apiVersion: attesto.dev/v1\nkind: Tenant\nmetadata: { name: x }\nspec: {}\n",
         "kind: Gadget\n",
       ].join("---\n"),
@@ -185,7 +155,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
   });
 
   it("deletes in the operator's order: the Tenant goes once nothing refers to it, and is deactivated", async () => {
-    const file = write("acme.yaml", [TENANT, ISSUER, POLICY].join("---\n"));
+    const file = write("acme.yaml", [ACME_TENANT, ACME_ISSUER, ACME_POLICY].join("---\n"));
     await applyManifests(manifestsOf(file), options());
     const outcomes = await deleteManifests(manifestsOf(file), options());
     expect(outcomes.map((o) => [o.kind, o.action]).sort()).toEqual([
@@ -199,7 +169,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
 
     // Deleting only the Tenant while its Issuer exists leaves it deleting, with the reason.
     await applyManifests(manifestsOf(file), options());
-    const blocked = await deleteManifests(manifestsOf(write("tenant.yaml", TENANT)), options());
+    const blocked = await deleteManifests(manifestsOf(write("tenant.yaml", ACME_TENANT)), options());
     expect(blocked.map((o) => [o.action, o.ready?.reason])).toEqual([["deleting", "TenantInUse"]]);
   });
 
@@ -209,7 +179,7 @@ kind: Secret
 metadata: { name: acme-webhook }
 stringData: { secret: a-long-enough-webhook-signing-secret-0123 }
 `;
-    const tenant = TENANT.replace("spec:\n", "spec:\n  webhookSecretRef: { name: acme-webhook }\n");
+    const tenant = ACME_TENANT.replace("spec:\n", "spec:\n  webhookSecretRef: { name: acme-webhook }\n");
     const outcomes = await applyManifests(manifestsOf(write("t.yaml", `${secret}---\n${tenant}`)), options());
     expect(outcomes.map((o) => [o.kind, o.action, o.ready?.status])).toEqual([
       ["Secret", "created", undefined],

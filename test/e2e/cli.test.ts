@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { tenantV1 } from "@attesto/proto";
 import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACME_ISSUER, ACME_POLICY, tenantYaml } from "../../cli/test/support/manifests.js";
 import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
 
 /**
@@ -16,38 +17,11 @@ import { type LauncherProcess, repoRoot, startLauncher } from "./support/launche
 const PORT_OFFSET = 20_600;
 const run = promisify(execFile);
 
-const tenantYaml = (name: string, tenantId: string) => `apiVersion: attesto.dev/v1alpha1
-kind: Tenant
-metadata:
-  name: ${name}
-spec:
-  organizationName: ${name} organization
-  tenantId: ${tenantId}
-  webhooks:
-    - url: https://hooks.${tenantId}.example/attesto
-      events: [credential.notarized]
-`;
-const ACME = `${tenantYaml("acme", "acme-university")}---
-apiVersion: attesto.dev/v1alpha1
-kind: Issuer
-metadata:
-  name: acme
-spec:
-  tenantRef: { name: acme }
-  credentialConfigurations:
-    - type: university-diploma
-      version: v1
-      display: [{ name: ACME Diploma, locale: en-US }]
----
-apiVersion: attesto.dev/v1alpha1
-kind: VerifierPolicy
-metadata:
-  name: acme
-spec:
-  tenantRef: { name: acme }
-  trustedIssuers: { dids: ["did:ledger:acme-university"] }
-  requiredClaims: [degree]
-`;
+const ACME = [
+  tenantYaml("acme", "acme-university"),
+  `${ACME_ISSUER}      display: [{ name: ACME Diploma, locale: en-US }]\n`,
+  ACME_POLICY,
+].join("---\n");
 
 /** A credential type the platform does not seed (`attesto types add`). */
 const LIBRARY_CARD = {
