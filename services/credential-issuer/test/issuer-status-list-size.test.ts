@@ -1,17 +1,15 @@
-import { createHash } from "node:crypto";
 import { inflateSync } from "node:zlib";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { decodeSdJwt } from "@sd-jwt/decode";
 import { decodeJwt } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { issuerServiceAs } from "./support/issuer-service.js";
+import { decodeCredential } from "./support/sd-jwt.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
-  didKeyOf,
+  didIssuer,
+  diplomaRequest,
   ed25519Key,
-  fetchNonce,
   type HolderKey,
-  keyProof,
   p256Key,
   postCredential,
   redeemedOffer,
@@ -23,13 +21,6 @@ import {
  * STATUS_LIST_SIZE applies. Lists are decoded as the Token Status List draft defines them: `lst` is
  * the base64url of the ZLIB-compressed byte array, `bits` bits per entry.
  */
-const hasher = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : Buffer.from(data))
-      .digest(),
-  );
-
 /** Entries of a Status List Token's list: its uncompressed bytes times 8 over `bits`. */
 function entriesOf(statusListToken: string): number {
   const { status_list } = decodeJwt(statusListToken) as { status_list: { bits: number; lst: string } };
@@ -64,21 +55,14 @@ describe("status_list_size of a tenant's issuer configuration", () => {
 
   /** One credential signed on the DID path with `issuerKey`: the list it points to and its entries. */
   async function issueWith(issuerKey: HolderKey): Promise<{ uri: string; idx: number; entries: number }> {
-    const { offerId } = await redeemedOffer(issuer, {
-      issuer_did: didKeyOf(issuerKey),
-      issuer_private_key: issuerKey.privateJwk.d,
-    });
-    const nonce = await fetchNonce(issuer);
+    const { offerId } = await redeemedOffer(issuer, didIssuer(issuerKey));
     const response = await postCredential(issuer, {
       token: await issuer.accessToken({ offerId }),
-      body: {
-        credential_configuration_id: "university-diploma",
-        proofs: { jwt: [await keyProof({ key: holder, nonce, now: issuer.clock.now })] },
-      },
+      body: await diplomaRequest(issuer, [holder]),
     });
     expect(response.statusCode).toBe(200);
     const credential = response.json().credentials[0].credential as string;
-    const { payload } = (await decodeSdJwt(credential, hasher)).jwt;
+    const { payload } = (await decodeCredential(credential)).jwt;
     const { uri, idx } = (payload as { status: { status_list: { uri: string; idx: number } } }).status.status_list;
     const list = await issuer.app.inject({ method: "GET", url: new URL(uri).pathname });
     expect(list.statusCode).toBe(200);
