@@ -536,8 +536,7 @@ describe("OID4VP: request-details and presentation against a verifier that is no
             private_key: "k",
             authorization_request_uri: "x",
           },
-          // As answered today: the schema's own message repeats the field's path.
-          "selected_credentials.0.credential_id selected_credentials[].credential_id must be a UUID",
+          "selected_credentials.0.credential_id must be a UUID",
         ],
         [
           {

@@ -111,68 +111,103 @@ describe("POST /v1/verifier/authorization-request", () => {
       const response = await create(payload);
       expect([response.statusCode, response.json()]).toEqual([400, invalidFieldsBody(message)]);
     };
-    /** A value the schema lets through and the domain refuses (the DCQL query, the key): no `errors`. */
-    const rejectsValue = async (payload: unknown, message: string) => {
+    /**
+     * A value the schema lets through and the domain refuses (the DCQL query): the message names the
+     * member as `a[0].b`, `errors` lists it as the dotted field `a.0.b` with what is wrong.
+     */
+    const rejectsValue = async (payload: unknown, message: string, field: string, problem: string) => {
       const response = await create(payload);
-      expect([response.statusCode, response.json()]).toEqual([400, { error: "invalid_request", message }]);
+      expect([response.statusCode, response.json()]).toEqual([
+        400,
+        { error: "invalid_request", message, errors: [{ field, message: problem }] },
+      ]);
     };
     const credential0 = "dcql_query.credentials[0]";
 
     it("rejects a missing or invalid DCQL query", async () => {
       const { dcql_query: _q, ...withoutQuery } = valid();
-      await rejectsValue(withoutQuery, "dcql_query is required");
-      await rejectsValue({ ...valid(), dcql_query: "x" }, "dcql_query must be an object");
-      await rejectsValue({ ...valid(), dcql_query: {} }, "dcql_query.credentials is required");
-      await rejectsValue({ ...valid(), dcql_query: { credentials: [] } }, "dcql_query.credentials must not be empty");
+      await rejectsValue(withoutQuery, "dcql_query is required", "dcql_query", "is required");
+      await rejectsValue(
+        { ...valid(), dcql_query: "x" },
+        "dcql_query must be an object",
+        "dcql_query",
+        "must be an object",
+      );
+      await rejectsValue(
+        { ...valid(), dcql_query: {} },
+        "dcql_query.credentials is required",
+        "dcql_query.credentials",
+        "is required",
+      );
+      await rejectsValue(
+        { ...valid(), dcql_query: { credentials: [] } },
+        "dcql_query.credentials must not be empty",
+        "dcql_query.credentials",
+        "must not be empty",
+      );
       await rejectsValue(
         { ...valid(), dcql_query: pidQuery({ id: "has space" }) },
         `${credential0}.id must match ^[A-Za-z0-9_-]+$`,
+        "dcql_query.credentials.0.id",
+        "must match ^[A-Za-z0-9_-]+$",
       );
       const twice = { credentials: [pidQuery().credentials[0], pidQuery().credentials[0]] };
       await rejectsValue(
         { ...valid(), dcql_query: twice },
         "dcql_query.credentials ids must be unique: 'pid' is repeated",
+        "dcql_query.credentials",
+        `ids must be unique: 'pid' is repeated`,
       );
       for (const format of ["mso_mdoc", "jwt_vc_json"]) {
         await rejectsValue(
           { ...valid(), dcql_query: pidQuery({ format }) },
           `${credential0}.format '${format}' is not supported (supported: dc+sd-jwt)`,
+          "dcql_query.credentials.0.format",
+          `'${format}' is not supported (supported: dc+sd-jwt)`,
         );
       }
       await rejectsValue(
         { ...valid(), dcql_query: pidQuery({ meta: { vct_values: "x" } }) },
         `${credential0}.meta.vct_values must be a non-empty array of strings`,
+        "dcql_query.credentials.0.meta.vct_values",
+        "must be a non-empty array of strings",
       );
       await rejectsValue(
         { ...valid(), dcql_query: pidQuery({ claims: [{ path: [] }] }) },
         `${credential0}.claims[0].path must be a non-empty array`,
+        "dcql_query.credentials.0.claims.0.path",
+        "must be a non-empty array",
       );
       await rejectsValue(
         { ...valid(), dcql_query: pidQuery({ claims: [{ path: [{}] }] }) },
         `${credential0}.claims[0].path elements must be strings, non-negative integers or null`,
+        "dcql_query.credentials.0.claims.0.path",
+        "elements must be strings, non-negative integers or null",
       );
       await rejectsValue(
         { ...valid(), dcql_query: pidQuery({ trusted_authorities: [{ type: "did", values: "x" }] }) },
         `${credential0}.trusted_authorities[0].values must be a non-empty array of strings`,
+        "dcql_query.credentials.0.trusted_authorities.0.values",
+        "must be a non-empty array of strings",
       );
     });
 
     it("rejects a verifier key of the wrong length or encoding", async () => {
       const wrongKey = "verifier_private_key must be a base64url Ed25519 private key of 32 bytes";
-      await rejectsValue(
+      await rejectsField(
         { ...valid(), verifier_private_key: Buffer.alloc(31).toString("base64url") },
         `${wrongKey} (Ed25519 private key must be 32 bytes, got 31)`,
       );
-      await rejectsValue(
+      await rejectsField(
         { ...valid(), verifier_private_key: Buffer.alloc(64).toString("base64url") },
         `${wrongKey} (Ed25519 private key must be 32 bytes, got 64)`,
       );
-      await rejectsValue(
+      await rejectsField(
         { ...valid(), verifier_private_key: "not*base64url!" },
         `${wrongKey} (private key must be base64url)`,
       );
       const required = "verifier_private_key is required (base64url Ed25519 private key, 32 bytes)";
-      await rejectsField({ ...valid(), verifier_private_key: 42 }, required);
+      await rejectsField({ ...valid(), verifier_private_key: 42 }, "verifier_private_key must be a string");
       const { verifier_private_key: _k, ...withoutKey } = valid();
       await rejectsField(withoutKey, required);
     });
@@ -180,10 +215,12 @@ describe("POST /v1/verifier/authorization-request", () => {
     it("rejects the other fields out of their rules", async () => {
       const { verifier_client_id: _c, ...withoutClientId } = valid();
       await rejectsField(withoutClientId, "verifier_client_id is required (the verifier's DID or URL)");
+      await rejectsField({ ...valid(), verifier_client_id: 7 }, "verifier_client_id must be a string");
       await rejectsField(
-        { ...valid(), verifier_client_id: "" },
-        "verifier_client_id must not be empty; verifier_client_id must not contain whitespace",
+        { ...valid(), verifier_client_id: "did:key:z a" },
+        "verifier_client_id must not contain whitespace",
       );
+      await rejectsField({ ...valid(), verifier_client_id: "" }, "verifier_client_id must not be empty");
       await rejectsField(
         { ...valid(), response_mode: "fragment" },
         "response_mode must be one of direct_post, direct_post.jwt",

@@ -14,7 +14,11 @@ const requiredString = (field: string) =>
 const zLedgerDid = requiredString("did")
   .max(DID_MAX_LENGTH, `did must be at most ${DID_MAX_LENGTH} characters`)
   .startsWith(LEDGER_DID_PREFIX, `did must start with ${LEDGER_DID_PREFIX}`)
-  .regex(/^did:ledger:[A-Za-z0-9._:%-]+$/, "did must be a did:ledger DID (did:ledger:<id>)");
+  // Only a did:ledger DID's id is checked here: any other DID is answered by the prefix rule alone.
+  .refine(
+    (did) => !did.startsWith(LEDGER_DID_PREFIX) || /^did:ledger:[A-Za-z0-9._:%-]+$/.test(did),
+    "did must be a did:ledger DID (did:ledger:<id>)",
+  );
 
 /** base64url 32-byte Ed25519 seed, decoded once here. */
 const zEd25519Seed = requiredString("private_key").transform((value, context) => {

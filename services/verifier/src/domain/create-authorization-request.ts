@@ -8,7 +8,7 @@ import {
   parseDcqlQuery,
   resolveVerifierClientId,
 } from "@attesto/protocol";
-import { badRequest } from "@attesto/runtime/errors";
+import { badRequest, invalidFields } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
 import { sessionTtlSeconds } from "./policy/active-policy.js";
 import {
@@ -53,7 +53,7 @@ export async function createAuthorizationRequest(
   try {
     parseDcqlQuery(input.dcqlQuery);
   } catch (error) {
-    if (error instanceof DcqlQueryError) throw badRequest(error.message);
+    if (error instanceof DcqlQueryError) throw badRequest(error.message, { fieldErrors: [error.fieldError] });
     throw error;
   }
   let seed: Uint8Array;
@@ -62,7 +62,12 @@ export async function createAuthorizationRequest(
     seed = decodeEd25519Seed(input.verifierPrivateKey.replace(/=$/, ""));
   } catch (error) {
     if (error instanceof KeyFormatError) {
-      throw badRequest(`verifier_private_key must be a base64url Ed25519 private key of 32 bytes (${error.message})`);
+      throw invalidFields([
+        {
+          field: "verifier_private_key",
+          message: `must be a base64url Ed25519 private key of 32 bytes (${error.message})`,
+        },
+      ]);
     }
     throw error;
   }

@@ -9,16 +9,19 @@ const UNSAFE_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:"]);
 
 const zUri = z.url({ error: "must be a URL" });
 
+/** A required string: `missing` when absent, "must be a string" when of another type. */
+const requiredString = (missing: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? missing : "must be a string") });
+
 const zBody = z.object({
   /** Validated by the DCQL rules in the use case (messages name the offending member). */
   dcql_query: z.unknown().optional(),
-  verifier_private_key: z.string({ error: "is required (base64url Ed25519 private key, 32 bytes)" }),
-  verifier_client_id: z
-    .string({ error: "is required (the verifier's DID or URL)" })
+  verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)"),
+  verifier_client_id: requiredString("is required (the verifier's DID or URL)")
     .trim()
     .min(1, "must not be empty")
     .max(2048, "must be at most 2048 characters")
-    .regex(/^\S+$/, "must not contain whitespace"),
+    .regex(/^\S*$/, "must not contain whitespace"),
   response_mode: z.enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` }).optional(),
   client_metadata: z
     .object(

@@ -46,6 +46,20 @@ export interface DcqlQueryDefinition {
 /** A DCQL query that cannot be accepted; the message names the offending member. */
 export class DcqlQueryError extends Error {
   override name = "DcqlQueryError";
+
+  /**
+   * The failing member as a field error: every message starts with the member's path
+   * (`dcql_query.credentials[0].id must match …`); the field is that path dotted
+   * (`dcql_query.credentials.0.id`), the message what follows it.
+   */
+  get fieldError(): { field: string; message: string } {
+    const space = this.message.indexOf(" ");
+    const path = space < 0 ? "dcql_query" : this.message.slice(0, space);
+    return {
+      field: path.replace(/\[(\d+)\]/g, ".$1"),
+      message: space < 0 ? this.message : this.message.slice(space + 1),
+    };
+  }
 }
 
 const fail = (message: string): never => {

@@ -94,6 +94,10 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
 /** The name a client knows a request part by. */
 const PART_NAMES: Record<string, string> = { querystring: "query", params: "path", headers: "headers", body: "body" };
 
+/** `a.0.b` as a schema's message may spell it: `a[].b`. */
+const arrayPathOf = (segments: string[]) =>
+  segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[]` : path ? `${path}.${segment}` : segment), "");
+
 /**
  * One field error per failing field: its dotted path (or the request part), and the message
  * without a leading repetition of the field's name (some schemas name it, for other callers).
@@ -107,7 +111,7 @@ export function fieldErrorsOf(
     const field = segments.length > 0 ? segments.join(".") : (PART_NAMES[context ?? "body"] ?? "request");
     let message = issue.message?.trim() || "is invalid";
     const last = segments.at(-1);
-    for (const name of [field, last]) {
+    for (const name of [field, arrayPathOf(segments), last]) {
       if (name && message.startsWith(`${name} `)) {
         message = message.slice(name.length + 1);
         break;
