@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TenantStatus } from "@attesto/operator/library";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InMemoryTrustRegistry } from "../../test/k8s/support/platform-double.js";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { OperatorPlatform } from "../../test/k8s/support/real-platform.js";
 import {
   applyManifests,
   deleteManifests,
@@ -14,16 +14,35 @@ import {
   statePathOf,
   validateManifests,
 } from "../src/index.js";
-import { ACME_ISSUER, ACME_POLICY, ACME_TENANT } from "./support/manifests.js";
+import { ACME_ISSUER, ACME_POLICY, tenantYaml } from "./support/manifests.js";
+
+/**
+ * The control plane drives the real trust registry, credential issuer and verifier (the operator
+ * suites' platform, test/k8s/support/real-platform.ts), started once for the file; each test
+ * declares its own tenant id (T), so that one test's platform state is not another's.
+ */
+const PORT_OFFSET = 19_840;
+let platform: OperatorPlatform;
+let run = 0;
+let T = "";
+/** ACME University's Tenant, with this test's tenant id. */
+let acmeTenant = "";
+
+beforeAll(async () => {
+  platform = await OperatorPlatform.start({ portOffset: PORT_OFFSET, label: "cli" });
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.close();
+});
 
 describe("local control plane (the operator's reconcilers over a state file)", () => {
   let dir: string;
   let dataDir: string;
-  let registry: InMemoryTrustRegistry;
   let revealed: RevealedCredential[];
   const options = () => ({
     dataDir,
-    platform: registry.platform(),
+    platform: platform.platform(),
     reveal: (credential: RevealedCredential) => revealed.push(credential),
     baseDelayMs: 10,
   });
@@ -36,23 +55,25 @@ describe("local control plane (the operator's reconcilers over a state file)", (
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "attesto-cli-"));
     dataDir = join(dir, ".attesto");
-    registry = new InMemoryTrustRegistry();
+    run++;
+    T = `acme-university-${run}`;
+    acmeTenant = tenantYaml("acme", T, "ACME University");
+    platform.reset();
     revealed = [];
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("creates a tenant, issuer and verifier policy from one multi-document file, revealing the API key once", async () => {
-    const file = write("acme.yaml", [ACME_TENANT, ACME_ISSUER, ACME_POLICY].join("---\n"));
+    const file = write("acme.yaml", [acmeTenant, ACME_ISSUER, ACME_POLICY].join("---\n"));
     const outcomes = await applyManifests(manifestsOf(file), options());
     expect(outcomes.map((o) => [o.kind, o.name, o.action, o.ready?.status, o.ready?.reason])).toEqual([
       ["Tenant", "acme", "created", "True", "Reconciled"],
       ["Issuer", "acme", "created", "True", "Applied"],
       ["VerifierPolicy", "acme", "created", "True", "Applied"],
     ]);
-    const apiKey = registry.tenants.get("acme-university")!.apiKeys[0]!;
-    expect(revealed.filter((r) => r.key === "api-key")).toEqual([
-      { tenantId: "acme-university", key: "api-key", value: apiKey },
-    ]);
+    const apiKeys = revealed.filter((r) => r.key === "api-key");
+    expect(apiKeys).toEqual([{ tenantId: T, key: "api-key", value: expect.any(String) }]);
+    expect(await platform.apiKeyValid(apiKeys[0]?.value)).toBe(true);
     // The generated webhook secret is revealed too, and neither is kept in the state file.
     expect(revealed.map((r) => r.key).sort()).toEqual(["api-key", "webhook-secret"]);
     const stateText = readFileSync(statePathOf(dataDir), "utf8");
@@ -73,13 +94,15 @@ describe("local control plane (the operator's reconcilers over a state file)", (
       ["Reconciling", "False"],
       ["Degraded", "False"],
     ]);
-    expect(registry.issuer.configurations.get("acme-university")).toBeDefined();
+    expect(await platform.issuerConfiguration(T)).toMatchObject({ tenant: T });
+    expect(await platform.policy(T, "acme")).toMatchObject({ trustedIssuerDids: ["did:ledger:acme-university"] });
   });
 
   it("is idempotent: applying again reports unchanged, keeps the key, and a changed spec is configured", async () => {
-    const tenantFile = write("tenant.yaml", ACME_TENANT);
+    const tenantFile = write("tenant.yaml", acmeTenant);
     const issuerFile = write("issuer.yaml", ACME_ISSUER);
     await applyManifests(manifestsOf(tenantFile, issuerFile), options());
+    const apiKey = revealed.find((r) => r.key === "api-key")?.value;
     revealed = [];
     const again = await applyManifests(manifestsOf(tenantFile, issuerFile), options());
     expect(again.map((o) => [o.name, o.action, o.ready?.status])).toEqual([
@@ -87,24 +110,24 @@ describe("local control plane (the operator's reconcilers over a state file)", (
       ["acme", "unchanged", "True"],
     ]);
     expect(revealed).toEqual([]);
-    expect(registry.callsOf("ReplaceApiKey")).toEqual([]);
-    expect(registry.tenants.get("acme-university")!.apiKeys).toHaveLength(1);
+    expect(platform.callsOf("ReplaceApiKey")).toEqual([]);
+    expect(await platform.apiKeyValid(apiKey)).toBe(true);
 
-    write("tenant.yaml", ACME_TENANT.replace("ACME University", "ACME University of Science"));
+    write("tenant.yaml", acmeTenant.replace("ACME University", "ACME University of Science"));
     const changed = await applyManifests(manifestsOf(tenantFile), options());
     expect(changed.map((o) => [o.name, o.action, o.ready?.status])).toEqual([["acme", "configured", "True"]]);
-    expect(registry.tenants.get("acme-university")!.name).toBe("ACME University of Science");
+    expect((await platform.tenant(T))?.tenant?.name).toBe("ACME University of Science");
     expect(readResources(dataDir).find((r) => r.kind === "Tenant")!.metadata.generation).toBe(2);
   });
 
   it("carries Issuer.spec.statusListSize to the credential issuer, and refuses a size outside the rule", async () => {
     const sized = ACME_ISSUER.replace("version: v1", "version: v1\n  statusListSize: 4096");
-    await applyManifests(manifestsOf(write("tenant.yaml", ACME_TENANT), write("issuer.yaml", sized)), options());
-    expect(registry.issuer.configurations.get("acme-university")?.statusListSize).toBe(4096);
+    await applyManifests(manifestsOf(write("tenant.yaml", acmeTenant), write("issuer.yaml", sized)), options());
+    expect((await platform.issuerConfiguration(T))?.statusListSize).toBe(4096);
 
     // Without it the platform default applies (0 on the wire).
     await applyManifests(manifestsOf(write("issuer.yaml", ACME_ISSUER)), options());
-    expect(registry.issuer.configurations.get("acme-university")?.statusListSize).toBe(0);
+    expect((await platform.issuerConfiguration(T))?.statusListSize).toBe(0);
 
     const bad = write("bad.yaml", ACME_ISSUER.replace("version: v1", "version: v1\n  statusListSize: 1000"));
     const refused = (() => {
@@ -131,7 +154,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
     const file = write(
       "bad.yaml",
       [
-        ACME_TENANT.replace("tenantId: acme-university", "tenantId: Admin-Acme"),
+        acmeTenant.replace(`tenantId: ${T}`, "tenantId: Admin-Acme"),
         ACME_ISSUER.replace("signingMode", "x").replace("version: v1", "version: v1\n  certificateRef: { name: c }"),
         "apiVersion: attesto.dev/v1\nkind: Tenant\nmetadata: { name: x }\nspec: {}\n",
         "kind: Gadget\n",
@@ -155,7 +178,7 @@ describe("local control plane (the operator's reconcilers over a state file)", (
   });
 
   it("deletes in the operator's order: the Tenant goes once nothing refers to it, and is deactivated", async () => {
-    const file = write("acme.yaml", [ACME_TENANT, ACME_ISSUER, ACME_POLICY].join("---\n"));
+    const file = write("acme.yaml", [acmeTenant, ACME_ISSUER, ACME_POLICY].join("---\n"));
     await applyManifests(manifestsOf(file), options());
     const outcomes = await deleteManifests(manifestsOf(file), options());
     expect(outcomes.map((o) => [o.kind, o.action]).sort()).toEqual([
@@ -164,12 +187,14 @@ describe("local control plane (the operator's reconcilers over a state file)", (
       ["VerifierPolicy", "deleted"],
     ]);
     expect(readResources(dataDir)).toEqual([]);
-    expect(registry.tenants.get("acme-university")!.deactivated).toBe(true);
-    expect(registry.issuer.configurations.has("acme-university")).toBe(false);
+    // Deactivated: unknown to the platform; the issuer configuration and policy are gone.
+    expect(await platform.tenant(T)).toBeUndefined();
+    expect(await platform.issuerConfiguration(T)).toBeUndefined();
+    expect(await platform.policy(T, "acme")).toBeUndefined();
 
     // Deleting only the Tenant while its Issuer exists leaves it deleting, with the reason.
     await applyManifests(manifestsOf(file), options());
-    const blocked = await deleteManifests(manifestsOf(write("tenant.yaml", ACME_TENANT)), options());
+    const blocked = await deleteManifests(manifestsOf(write("tenant.yaml", acmeTenant)), options());
     expect(blocked.map((o) => [o.action, o.ready?.reason])).toEqual([["deleting", "TenantInUse"]]);
   });
 
@@ -179,13 +204,13 @@ kind: Secret
 metadata: { name: acme-webhook }
 stringData: { secret: a-long-enough-webhook-signing-secret-0123 }
 `;
-    const tenant = ACME_TENANT.replace("spec:\n", "spec:\n  webhookSecretRef: { name: acme-webhook }\n");
+    const tenant = acmeTenant.replace("spec:\n", "spec:\n  webhookSecretRef: { name: acme-webhook }\n");
     const outcomes = await applyManifests(manifestsOf(write("t.yaml", `${secret}---\n${tenant}`)), options());
     expect(outcomes.map((o) => [o.kind, o.action, o.ready?.status])).toEqual([
       ["Secret", "created", undefined],
       ["Tenant", "created", "True"],
     ]);
-    expect(registry.tenants.get("acme-university")!.webhookSecret).toBe("a-long-enough-webhook-signing-secret-0123");
+    expect((await platform.webhooks(T)).secret).toBe("a-long-enough-webhook-signing-secret-0123");
     expect(revealed.map((r) => r.key)).toEqual(["api-key"]);
   });
 });

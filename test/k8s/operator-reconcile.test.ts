@@ -33,7 +33,7 @@ const NS = "tenants";
 /** The one clock of this suite: the operator, the trust registry's key custody and every certificate read it. */
 const NOW = new Date("2026-11-22T10:00:00.000Z");
 const testClock = () => NOW;
-const PORT_OFFSET = 19_800;
+const PORT_OFFSET = 19_860;
 
 let kube: InMemoryKube;
 let platform: OperatorPlatform;

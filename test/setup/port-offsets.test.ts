@@ -28,7 +28,11 @@ const portsOf = (offset: number) => [
 ];
 
 describe("fixed port offsets of platform-starting suites", () => {
-  const offsets = [...sourceFiles(join(root, "test")), ...sourceFiles(join(root, "hack/bench"))].flatMap((file) => {
+  const offsets = [
+    ...sourceFiles(join(root, "test")),
+    ...sourceFiles(join(root, "hack/bench")),
+    ...sourceFiles(join(root, "cli/test")),
+  ].flatMap((file) => {
     return [...readFileSync(file, "utf8").matchAll(OFFSET)].map((match) => ({
       file: `${relative(root, file)} (${match[1]})`,
       offset: Number(match[1]!.replace(/_/g, "")),

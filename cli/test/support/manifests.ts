@@ -20,9 +20,6 @@ spec:
       events: [credential.notarized]
 `;
 
-/** ACME University's Tenant (`acme-university`). */
-export const ACME_TENANT = tenantYaml("acme", "acme-university", "ACME University");
-
 /** ACME's Issuer of the university diploma (v1); its last line is the configuration's `version`. */
 export const ACME_ISSUER = `apiVersion: attesto.dev/v1alpha1
 kind: Issuer

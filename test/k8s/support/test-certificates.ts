@@ -15,11 +15,6 @@ export interface TestCertificates {
   rootDer: string;
 }
 
-/** The credential issuer URL the platform double's key custody checks imported leaves against. */
-export const TEST_CREDENTIAL_ISSUER_URL = "https://issuer.test";
-/** The `iss` of a tenant's credentials on the test platform: what its leaf must name as URI SAN. */
-export const testIssuerOf = (tenant: string) => `${TEST_CREDENTIAL_ISSUER_URL}/${tenant}`;
-
 /**
  * A root CA and a leaf (P-256), valid around `now` (the test's clock, so validity never depends on
  * today's date); `expired` makes both lie in the past of `now`. `issuer` (a tenant's `iss`) becomes
