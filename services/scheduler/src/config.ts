@@ -52,8 +52,10 @@ export const schedulerConfigSchema = z
       .regex(/^[a-z_][a-z0-9_]{0,62}$/, "must be a lowercase SQL identifier")
       .default("scheduler_boss"),
     JOB_QUEUE_POOL_MAX: int(2, 100).default(4),
-    /** How often idle workers look for due jobs (at least 500). */
+    /** How often workers look for due jobs while their queue is active (at least 500). */
     JOB_POLLING_INTERVAL_MS: int(500, 60_000).default(1_000),
+    /** How often they look while it is idle: no job sent, due or run here for a minute (job-queue.ts). */
+    JOB_IDLE_POLLING_INTERVAL_MS: int(500, 300_000).default(10_000),
     /** How often the queue looks for jobs whose worker died (expired) and retries them. */
     JOB_SUPERVISE_INTERVAL_SECONDS: int(1, 3_600).default(30),
     /** How often work whose job was lost (e.g. the queue gave up during a database outage) is re-queued. */
@@ -66,6 +68,10 @@ export const schedulerConfigSchema = z
   .refine((c) => c.WEBHOOK_RETRY_MAX_DELAY_MS >= c.WEBHOOK_RETRY_BASE_DELAY_MS, {
     path: ["WEBHOOK_RETRY_MAX_DELAY_MS"],
     message: "must be at least WEBHOOK_RETRY_BASE_DELAY_MS",
+  })
+  .refine((c) => c.JOB_IDLE_POLLING_INTERVAL_MS >= c.JOB_POLLING_INTERVAL_MS, {
+    path: ["JOB_IDLE_POLLING_INTERVAL_MS"],
+    message: "must be at least JOB_POLLING_INTERVAL_MS",
   })
   .refine((c) => c.JOB_QUEUE_SCHEMA !== c.DATABASE_SCHEMA, {
     path: ["JOB_QUEUE_SCHEMA"],

@@ -48,6 +48,7 @@ export function createDependencies(
     schema: config.JOB_QUEUE_SCHEMA,
     poolMax: config.JOB_QUEUE_POOL_MAX,
     pollingIntervalMs: config.JOB_POLLING_INTERVAL_MS,
+    idlePollingIntervalMs: config.JOB_IDLE_POLLING_INTERVAL_MS,
     superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
     expireInSeconds: {
       "anchor-batch": config.NOTARY_JOB_TIMEOUT_SECONDS,

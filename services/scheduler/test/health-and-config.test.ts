@@ -44,6 +44,10 @@ describe("configuration", () => {
     expect(() =>
       loadSchedulerConfig({ ...BASE, NOTARY_RETRY_BASE_DELAY_MS: "5000", NOTARY_RETRY_MAX_DELAY_MS: "1000" }),
     ).toThrow(/NOTARY_RETRY_MAX_DELAY_MS: must be at least NOTARY_RETRY_BASE_DELAY_MS/);
+    expect(() =>
+      loadSchedulerConfig({ ...BASE, JOB_POLLING_INTERVAL_MS: "2000", JOB_IDLE_POLLING_INTERVAL_MS: "1000" }),
+    ).toThrow(/JOB_IDLE_POLLING_INTERVAL_MS: must be at least JOB_POLLING_INTERVAL_MS/);
+    expect(loadSchedulerConfig(BASE).JOB_IDLE_POLLING_INTERVAL_MS).toBe(10_000);
   });
 });
 

@@ -113,6 +113,8 @@ describe("a scheduler killed mid-job", () => {
       NOTARY_JOB_TIMEOUT_SECONDS: "2",
       JOB_SUPERVISE_INTERVAL_SECONDS: "1",
       JOB_POLLING_INTERVAL_MS: "500",
+      // The restarted process sent nothing: it finds the dead worker's expired job by its idle poll.
+      JOB_IDLE_POLLING_INTERVAL_MS: "1000",
       RPC_TIMEOUT_MS: "10000",
     };
   });

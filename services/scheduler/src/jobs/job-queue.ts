@@ -9,7 +9,10 @@ export interface JobQueueOptions {
   /** The queue's own schema (pg-boss installs and migrates it). */
   schema: string;
   poolMax: number;
+  /** How often workers of a queue look for due jobs while the queue is active (see below). */
   pollingIntervalMs: number;
+  /** How often they look while it is idle (≥ pollingIntervalMs; equal: no idle backoff). */
+  idlePollingIntervalMs: number;
   superviseIntervalSeconds: number;
   /** A job active longer than this (per queue) is taken as crashed and run again. */
   expireInSeconds: Record<QueueName, number>;
@@ -20,15 +23,30 @@ type DataOf<Q extends QueueName> = Extract<JobRequest, { queue: Q }>["data"];
 type Handler<Q extends QueueName> = (data: DataOf<Q>, jobId: string) => Promise<void>;
 
 const LIVE_STATES = new Set(["created", "retry", "active"]);
+/** A queue polls at the active interval this long after its last send, due time or job. */
+export const ACTIVE_WINDOW_MS = 60_000;
 const NO_JOB = "00000000-0000-0000-0000-000000000000";
 
 /**
  * The job queue: pg-boss in its own PostgreSQL schema. Handlers catch the failures they expect
  * and schedule their own next attempt (so the delivery log knows it); the queue's retries only
  * cover what escapes a handler (database errors) and jobs whose worker died (expiry).
+ *
+ * Idle backoff: every worker polls (one query each), so a scheduler with no work would still
+ * query the database ten times a second. Workers therefore poll at `idlePollingIntervalMs`, and a
+ * queue turns active, its workers woken at once and then every `pollingIntervalMs`, for
+ * ACTIVE_WINDOW_MS after a job is sent through this process (and again when a delayed one
+ * falls due) or a worker of it ran a job. So work this process creates is picked up as fast as
+ * without the backoff; only jobs nobody here sent (another replica's, a crashed worker's expired
+ * job) wait up to the idle interval.
  */
 export class PgBossJobQueue implements JobLiveness {
   private readonly boss: PgBoss;
+  private readonly workerIds = new Map<string, string[]>();
+  private readonly activeUntil = new Map<string, number>();
+  private readonly activePollers = new Map<string, NodeJS.Timeout>();
+  private readonly dueWakes = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(private readonly options: JobQueueOptions) {
     this.boss = new PgBoss({
@@ -66,28 +84,66 @@ export class PgBossJobQueue implements JobLiveness {
     // A number is seconds from the database's now (fractions allowed).
     const delay = delayMs && delayMs > 0 ? { startAfter: delayMs / 1000 } : {};
     await this.boss.send(job.queue, job.data, { id, ...delay, db: fromKysely(trx) });
+    this.markActive(job.queue);
+    if (delayMs && delayMs > 0) {
+      const wake = setTimeout(() => {
+        this.dueWakes.delete(wake);
+        this.markActive(job.queue);
+      }, delayMs);
+      wake.unref();
+      this.dueWakes.add(wake);
+    }
   };
+
+  /** Puts `queue` on the active poll for ACTIVE_WINDOW_MS from now (waking its workers if it was idle). */
+  private markActive(queue: string): void {
+    if (this.stopped || this.options.idlePollingIntervalMs <= this.options.pollingIntervalMs) return;
+    this.activeUntil.set(queue, Date.now() + ACTIVE_WINDOW_MS);
+    if (this.activePollers.has(queue)) return;
+    // Woken now, a worker's fetch may run before the sender commits: the next tick finds the job.
+    this.wake(queue);
+    const poller = setInterval(() => {
+      if (Date.now() < (this.activeUntil.get(queue) ?? 0)) return this.wake(queue);
+      clearInterval(poller);
+      this.activePollers.delete(queue);
+    }, this.options.pollingIntervalMs);
+    poller.unref();
+    this.activePollers.set(queue, poller);
+  }
+
+  private wake(queue: string): void {
+    for (const id of this.workerIds.get(queue) ?? []) this.boss.notifyWorker(id);
+  }
 
   async isLive(queue: string, jobId: string): Promise<boolean> {
     const [job] = await this.boss.findJobs(queue, { id: jobId });
     return job !== undefined && LIVE_STATES.has(job.state);
   }
 
+  /** `concurrency` workers on `queue`, each running one job at a time. */
   async work<Q extends QueueName>(queue: Q, concurrency: number, handler: Handler<Q>): Promise<void> {
-    await this.boss.work<DataOf<Q>>(
-      queue,
-      {
-        batchSize: 1,
-        localConcurrency: concurrency,
-        pollingIntervalSeconds: this.options.pollingIntervalMs / 1000,
-      },
-      async ([job]) => {
-        if (job) await handler(job.data as DataOf<Q>, job.id);
-      },
-    );
+    const ids: string[] = [];
+    this.workerIds.set(queue, ids);
+    for (let i = 0; i < concurrency; i++) {
+      ids.push(
+        await this.boss.work<DataOf<Q>>(
+          queue,
+          { batchSize: 1, pollingIntervalSeconds: this.options.idlePollingIntervalMs / 1000 },
+          async ([job]) => {
+            if (!job) return;
+            this.markActive(queue);
+            await handler(job.data as DataOf<Q>, job.id);
+          },
+        ),
+      );
+    }
   }
 
   async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    for (const timer of [...this.activePollers.values(), ...this.dueWakes]) clearTimeout(timer);
+    this.activePollers.clear();
+    this.dueWakes.clear();
     await this.boss.stop({ graceful: true, close: true, timeout: Math.max(graceMs, 1000) });
   }
 }

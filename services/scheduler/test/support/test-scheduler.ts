@@ -162,6 +162,9 @@ export const FAST_ENV: Record<string, string> = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
   WEBHOOK_CONFIG_CACHE_MS: "0",
   JOB_POLLING_INTERVAL_MS: "500",
+  // Beyond any test's patience: every job the tests expect must be picked up because this process
+  // sent it (the idle backoff's wake-ups), never by an idle poll. kill-worker.test.ts lowers it.
+  JOB_IDLE_POLLING_INTERVAL_MS: "120000",
   JOB_SUPERVISE_INTERVAL_SECONDS: "1",
   RPC_TIMEOUT_MS: "2000",
 };
