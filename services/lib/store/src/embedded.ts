@@ -1,4 +1,6 @@
-import { mkdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PgliteWireServer } from "./pglite-wire-server.js";
 
@@ -23,21 +25,72 @@ export interface EmbeddedPostgres {
   close(): Promise<void>;
 }
 
+const startParams = [
+  ...PGlite.defaultStartParams,
+  ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+];
+
+/**
+ * Where new data folders copy their empty cluster from: node_modules/.cache/attesto (beside the
+ * installed PGlite; a reinstall starts afresh), one per PGlite version, since initdb's output is
+ * tied to it. Undefined when PGlite is not installed in a node_modules folder.
+ */
+export function embeddedTemplateDir(): string | undefined {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  const marker = join("node_modules", "@electric-sql", "pglite");
+  const at = entry.lastIndexOf(marker);
+  if (at < 0) return undefined;
+  const nodeModules = entry.slice(0, at + "node_modules".length);
+  const { version } = JSON.parse(readFileSync(join(nodeModules, "@electric-sql", "pglite", "package.json"), "utf8"));
+  return join(nodeModules, ".cache", "attesto", `pglite-${version}-template`);
+}
+
+const isCluster = (dir: string) => existsSync(join(dir, "PG_VERSION"));
+
+/**
+ * A new cluster in the empty `dataDir`, copied from `templateDir` (an empty cluster as initdb left
+ * it), which is made first when missing. initdb in WASM is most of a cold start (seconds of CPU);
+ * the copy takes a fraction of a second. Best effort: false when the template cannot be made
+ * (e.g. a read-only file system), and the caller runs initdb in `dataDir` itself.
+ */
+async function copyTemplateCluster(templateDir: string, dataDir: string): Promise<boolean> {
+  try {
+    if (!isCluster(templateDir)) {
+      const building = `${templateDir}.building-${process.pid}`;
+      rmSync(building, { recursive: true, force: true });
+      mkdirSync(building, { recursive: true });
+      const initdb = await PGlite.create({ dataDir: building, startParams });
+      await initdb.close();
+      try {
+        renameSync(building, templateDir);
+      } catch {
+        rmSync(building, { recursive: true, force: true }); // another process made it first
+      }
+    }
+    cpSync(templateDir, dataDir, { recursive: true });
+    return true;
+  } catch {
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true });
+    return false;
+  }
+}
+
 /**
  * PGlite (WASM PostgreSQL) served over the Postgres wire protocol, so services, kysely and pg-boss
  * use the ordinary `pg` driver against it. `dataDir` persists data; omit it for memory only.
+ * `templateDir`: where an empty cluster is kept for new data folders (see copyTemplateCluster).
  */
 export async function startEmbeddedPostgres(
-  options: { dataDir?: string; host?: string; port?: number } = {},
+  options: { dataDir?: string; host?: string; port?: number; templateDir?: string } = {},
 ): Promise<EmbeddedPostgres> {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = await PGlite.create({
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    startParams: [
-      ...PGlite.defaultStartParams,
-      ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
-    ],
-  });
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    if (options.templateDir && readdirSync(options.dataDir).length === 0) {
+      await copyTemplateCluster(options.templateDir, options.dataDir);
+    }
+  }
+  const db = await PGlite.create({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), startParams });
   const host = options.host ?? "127.0.0.1";
   const server = new PgliteWireServer(db);
   let port: number;

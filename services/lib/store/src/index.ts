@@ -1,5 +1,5 @@
 export { type Database, type DatabaseOptions, openDatabase, pingDatabase } from "./database.js";
-export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded.js";
+export { type EmbeddedPostgres, embeddedTemplateDir, startEmbeddedPostgres } from "./embedded.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
 export {
