@@ -61,7 +61,7 @@ export interface PlatformOptions {
   countQueries: boolean;
   /**
    * How separate service processes run their code: `compiled` (plain node on JavaScript transpiled
-   * to dist/bench by hack/build/compile.ts, the build the Dockerfile uses) or `tsx` (node --import tsx on the sources, as `npm start` does).
+   * to dist/bench by hack/build/compile.ts, the build the Dockerfile uses) or `tsx` (node --import tsx on the sources).
    * The all-in-one process always runs under tsx.
    */
   runtime: "compiled" | "tsx";

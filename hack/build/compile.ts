@@ -13,7 +13,8 @@
  * process and a loader thread). Third-party packages resolve from the node_modules above <out>
  * (the repository's) or, in the image, from the `npm ci --omit=dev` tree the Dockerfile copies
  * <out> over. Used by `npm run build` (dist/app, the Dockerfile), hack/bench (dist/bench) and
- * test/build/runtime-tree.test.ts. `npm start` and `npm test` keep running the TypeScript sources.
+ * test/build/runtime-tree.test.ts and `npm start` (dist/start, hack/build/start.mjs); `npm test` runs the
+ * TypeScript sources.
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";

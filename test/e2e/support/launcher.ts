@@ -23,8 +23,9 @@ export interface LauncherProcess {
 }
 
 /**
- * Runs `npm start`'s entry point (services/all-in-one/src/main.ts) as a real child process, as a
- * user would, and resolves once it prints its ready line.
+ * Runs the all-in-one's entry point (services/all-in-one/src/main.ts, which `npm start` runs
+ * compiled) from the sources under tsx as a real child process, and resolves once it prints its
+ * ready line. readme-walkthrough.test.ts runs `npm start` itself.
  */
 export async function startLauncher(options: {
   env: NodeJS.ProcessEnv;
