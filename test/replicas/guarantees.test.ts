@@ -1,8 +1,4 @@
-import { tenantV1 } from "@attesto/proto";
-import { createRpcClient } from "@attesto/runtime/rpc";
-import { testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyTenant } from "../hostile/support/flows.js";
 import { expectRefused, postJson } from "../hostile/support/http.js";
 import { waitFor } from "../k8s/support/wait-for.js";
 import {
@@ -16,8 +12,8 @@ import {
   racePreAuthorizedCode,
   refused,
 } from "./support/races.js";
-import { startReplicaPlatform } from "./support/replica-platform.js";
-import { deliveryProblems, startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.js";
+import { type ReplicaScenario, startReplicaScenario } from "./support/replica-scenario.js";
+import { deliveryProblems } from "./support/webhook-receiver.js";
 
 /**
  * Every guarantee that must hold when each service runs as several replicas on one PostgreSQL:
@@ -27,27 +23,16 @@ import { deliveryProblems, startWebhookReceiver, type WebhookReceiver } from "./
  * each test checks both replicas received some of them. (hack/replicas runs the same for longer.)
  */
 describe("two replicas of every service on one database", () => {
+  let scenario: ReplicaScenario;
   let context: RaceContext;
-  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-    const platform = await startReplicaPlatform({
-      label: "replicas",
-      env: {
-        // The webhook receiver of this test is a loopback address, allowed explicitly.
-        OUTBOUND_ALLOW_HOSTS: receiver.host,
-        SCHEDULER_NOTARY_BATCH_INTERVAL_MS: "200",
-        SCHEDULER_WEBHOOK_CONFIG_CACHE_MS: "0",
-      },
-    });
-    const tenant = await applyTenant(platform.url);
-    context = { platform, tenant, issuerId: `${platform.url.issuer}/${tenant.tenant}` };
+    scenario = await startReplicaScenario("replicas");
+    context = scenario.context;
   }, 240_000);
 
   afterAll(async () => {
-    await context?.platform.close();
-    await receiver?.close();
+    await scenario?.close();
   });
 
   it("a pre-authorized code raced on both replicas yields exactly one token", async () => {
@@ -103,27 +88,17 @@ describe("two replicas of every service on one database", () => {
 
   it("each webhook event reaches each target once, with one stable event id, whichever replica sends it", async () => {
     const { platform, tenant } = context;
-    const registry = createRpcClient(tenantV1.TenantService, {
-      baseUrl: platform.trustRegistryInternalUrl,
-      audience: "trust-registry",
-      signer: testCredentialSigner("operator"),
-      timeoutMs: 10_000,
-    });
     const targets = ["/a", "/b"];
-    await registry.setWebhooks({
-      tenant: tenant.tenant,
-      webhooks: targets.map((target) => ({ url: receiver.urlOf(target), events: [] })),
-    });
+    await scenario.setWebhookTargets(targets);
     const credentials = 4;
     const issued = await issueOnChain(context, credentials);
     expect(issued.bothReplicas).toBe(true);
     expect(accepted(issued)).toHaveLength(credentials);
     const expected = credentials * targets.length;
-    const delivered = () =>
-      platform.count("scheduler", "webhook_deliveries", "tenant = $1 AND state = 'delivered'", [tenant.tenant]);
+    const { receiver } = scenario;
     // Every delivery recorded as delivered (so no attempt is still on its way), and all of them received.
     await waitFor(
-      async () => (await delivered()) === expected && receiver.received.length >= expected,
+      async () => (await scenario.delivered()) === expected && receiver.received.length >= expected,
       "every notarized event delivered to both targets",
       60_000,
     );
