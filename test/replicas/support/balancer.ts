@@ -1,4 +1,4 @@
-import { Agent, createServer, request as httpRequest, type Server } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 
 /**
  * A round-robin HTTP balancer in front of one service's replicas, as a Kubernetes Service or a
@@ -9,6 +9,31 @@ export interface Balancer {
   url: string;
   served: number[];
   close(): Promise<void>;
+}
+
+/** Headers of one connection only (RFC 9110 §7.6.1), which a proxy must not pass on. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authenticate",
+  "proxy-authorization",
+]);
+
+/**
+ * `headers` without the hop-by-hop ones (and those `Connection` names). Passed on, a replica's
+ * `Keep-Alive: timeout=72` would tell clients the balancer keeps idle connections that long; it
+ * closes them after 5 s, and a client reusing one then fails with "other side closed".
+ */
+function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const named = String(headers.connection ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase());
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name) && !named.includes(name)));
 }
 
 export async function startBalancer(options: { port: number; backends: number[] }): Promise<Balancer> {
@@ -25,11 +50,11 @@ export async function startBalancer(options: { port: number; backends: number[] 
         port: options.backends[index],
         method: incoming.method,
         path: incoming.url,
-        headers: incoming.headers,
+        headers: endToEnd(incoming.headers),
         agent,
       },
       (response) => {
-        outgoing.writeHead(response.statusCode ?? 502, response.headers);
+        outgoing.writeHead(response.statusCode ?? 502, endToEnd(response.headers));
         response.pipe(outgoing);
       },
     );
