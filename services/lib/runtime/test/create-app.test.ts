@@ -106,10 +106,26 @@ describe("createApp", () => {
     }
   });
 
-  it("sets security headers", async () => {
-    const res = await app.inject({ method: "GET", url: "/health" });
-    expect(res.headers["x-content-type-options"]).toBe("nosniff");
-    expect(res.headers["strict-transport-security"]).toContain("max-age=");
+  it("sets helmet's security headers, without CSP and with a cross-origin resource policy, on every response", async () => {
+    const expected = {
+      "cross-origin-opener-policy": "same-origin",
+      "cross-origin-resource-policy": "cross-origin",
+      "origin-agent-cluster": "?1",
+      "referrer-policy": "no-referrer",
+      "strict-transport-security": "max-age=31536000; includeSubDomains",
+      "x-content-type-options": "nosniff",
+      "x-dns-prefetch-control": "off",
+      "x-download-options": "noopen",
+      "x-frame-options": "SAMEORIGIN",
+      "x-permitted-cross-domain-policies": "none",
+      "x-xss-protection": "0",
+    };
+    for (const url of ["/health", "/no-such-route"]) {
+      const res = await app.inject({ method: "GET", url });
+      expect(res.headers).toMatchObject(expected);
+      expect(res.headers["content-security-policy"]).toBeUndefined();
+      expect(res.headers["x-powered-by"]).toBeUndefined();
+    }
   });
 
   it("exposes DPoP-Nonce and WWW-Authenticate through CORS", async () => {

@@ -3,7 +3,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import cors from "@fastify/cors";
 import formbody from "@fastify/formbody";
-import helmet from "@fastify/helmet";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -14,6 +13,7 @@ import { loggerOptions } from "../logger.js";
 import type { ServiceMetrics } from "../telemetry/metrics.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
 import { registerOpenApi } from "./openapi.js";
+import { installSecurityHeaders } from "./security-headers.js";
 import { DeferredIncomingRequestLog, logIncomingRequests } from "./traced-request-log.js";
 import { validatorCompiler } from "./validation.js";
 
@@ -103,11 +103,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     if (field) throw invalidFields([{ field, message: "must not contain NUL characters or unpaired surrogates" }]);
   });
 
-  await app.register(helmet, {
-    global: true,
-    contentSecurityPolicy: false,
-    crossOriginResourcePolicy: { policy: "cross-origin" },
-  });
+  installSecurityHeaders(app);
   await app.register(cors, {
     origin: config.CORS_ORIGINS === "*" ? "*" : config.CORS_ORIGINS.split(",").map((o) => o.trim()),
     exposedHeaders: EXPOSED_HEADERS,
