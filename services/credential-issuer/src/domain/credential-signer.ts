@@ -1,5 +1,4 @@
-import { createPrivateJwkSigner, type JwtSigner } from "@attesto/protocol";
-import { calculateJwkThumbprint } from "jose";
+import { createPrivateJwkSigner, type JwtSigner, jwkThumbprint } from "@attesto/protocol";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { Offer } from "./offer.js";
 import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
@@ -37,7 +36,7 @@ export async function credentialSignerOf(
     };
   }
   const privateJwk = openIssuerPrivateJwk(deps.sealer, { id: offer.id, signing });
-  const thumbprint = await calculateJwkThumbprint(publicMembersOf(privateJwk) as never, "sha256");
+  const thumbprint = jwkThumbprint(publicMembersOf(privateJwk));
   return {
     signer: createPrivateJwkSigner(privateJwk, { kid: signing.issuerKid }),
     statusListSigner: { key: `${signing.issuerKid} ${thumbprint}`, signingOfferId: offer.id },

@@ -5,6 +5,7 @@ import {
   type DidDocumentResolver,
   type IssuedSdJwtVc,
   issueSdJwtVc,
+  jwkThumbprint,
   type PublicJwk,
   publicJwkFromDidKey,
   STATUS_LIST_BITS,
@@ -19,7 +20,6 @@ import {
   InvalidToken,
   UnknownCredentialConfiguration,
 } from "@attesto/runtime/errors";
-import { calculateJwkThumbprint } from "jose";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
 import { type CredentialSigner, credentialSignerOf } from "./credential-signer.js";
 import type { IssuerDependencies } from "./dependencies.js";
@@ -255,7 +255,7 @@ async function recordCredentials(
         credentialConfigurationId: offer.credentialConfigurationId,
         vct: offer.vct,
         issuerJwtSha256: credential.issuerJwtSha256,
-        holderKeyThumbprint: await calculateJwkThumbprint(proof.publicJwk, "sha256"),
+        holderKeyThumbprint: jwkThumbprint(proof.publicJwk),
         ...(proof.did === undefined ? {} : { holderDid: proof.did }),
         status: "active",
         issuedAt,

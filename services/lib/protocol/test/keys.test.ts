@@ -7,6 +7,7 @@ import {
   ed25519PublicJwk,
   ed25519SeedMatches,
   generateEd25519Jwk,
+  jwkThumbprint,
   KeyFormatError,
   p256JwkFromPem,
   p256JwkFromRawD,
@@ -55,5 +56,20 @@ describe("P-256 keys", () => {
       KeyFormatError,
     );
     expect(() => p256JwkFromRawD("abc")).toThrow(KeyFormatError);
+  });
+});
+
+describe("jwkThumbprint", () => {
+  it("is jose's RFC 7638 SHA-256 thumbprint of Ed25519 and P-256 keys, extra members ignored", async () => {
+    const ed = generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" });
+    const p256 = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" });
+    for (const jwk of [ed, p256, { ...ed, kid: "k1", use: "sig" }]) {
+      expect(jwkThumbprint(jwk)).toBe(await calculateJwkThumbprint(jwk as never, "sha256"));
+    }
+  });
+
+  it("refuses keys it cannot thumbprint", () => {
+    expect(() => jwkThumbprint({ kty: "EC", crv: "P-256", x: "AAAA" })).toThrow(/incomplete EC key/);
+    expect(() => jwkThumbprint({ kty: "RSA" })).toThrow(TypeError);
   });
 });

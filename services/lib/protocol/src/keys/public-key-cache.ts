@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { importJWK, type JWK } from "jose";
 import { LRUCache } from "lru-cache";
+import { jwkThumbprint, jwkThumbprintInput as thumbprintInputOf } from "./jwk-thumbprint.js";
 
 /** Public keys the platform verifies with: Ed25519 (OKP) and P-256 (EC). */
 export interface CacheablePublicJwk {
@@ -33,18 +33,6 @@ export interface PublicKeyCache {
 
 export const DEFAULT_PUBLIC_KEY_CACHE_SIZE = 2048;
 export const DEFAULT_PUBLIC_KEY_CACHE_TTL_MS = 10 * 60_000;
-
-/**
- * The RFC 7638 thumbprint input of the key: its required members in lexicographic order. Two JWKs
- * share a cache entry exactly when they are the same public key; any changed member misses.
- */
-function thumbprintInputOf(jwk: CacheablePublicJwk): string {
-  const { kty, crv, x, y } = jwk;
-  const present = (value: unknown) => typeof value === "string" && value.length > 0;
-  if (kty === "EC" && present(crv) && present(x) && present(y)) return JSON.stringify({ crv, kty, x, y });
-  if (kty === "OKP" && present(crv) && present(x)) return JSON.stringify({ crv, kty, x });
-  throw new TypeError(`unsupported or incomplete ${String(kty)} key`);
-}
 
 /**
  * A bounded LRU of imported public keys, keyed by the thumbprint input: a wallet's DPoP key, a
@@ -81,8 +69,7 @@ export function createPublicKeyCache(options: PublicKeyCacheOptions = {}): Publi
       return key;
     },
     thumbprint(jwk) {
-      // RFC 7638: SHA-256 of exactly this canonical JSON (required members, sorted, no whitespace).
-      return Promise.resolve(createHash("sha256").update(thumbprintInputOf(jwk)).digest("base64url"));
+      return Promise.resolve(jwkThumbprint(jwk));
     },
     get size() {
       return entries.size;
