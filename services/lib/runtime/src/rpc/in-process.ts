@@ -45,12 +45,13 @@ export function registerLocalServer(host: string, port: number, server: LocalSer
   };
 }
 
-function localServerFor(baseUrl: string): LocalServer | undefined {
-  if (!enabled) return undefined;
+/** The registry key a base URL could be served under in this process: loopback h2c URLs only. */
+function localKeyOf(baseUrl: string): string | undefined {
+  if (!URL.canParse(baseUrl)) return undefined;
   const url = new URL(baseUrl);
   if (url.protocol !== "http:" || (url.pathname !== "/" && url.pathname !== "")) return undefined;
   if (!LOOPBACK.includes(url.hostname.toLowerCase())) return undefined;
-  return servers.get(keyOf(url.hostname, url.port || "80"));
+  return keyOf(url.hostname, url.port || "80");
 }
 
 /**
@@ -64,8 +65,10 @@ export function localOrNetworkTransport(
   clientOptions: { interceptors: Interceptor[]; defaultTimeoutMs: number },
 ): Transport {
   let built: { server: LocalServer; transport: Transport } | undefined;
+  // The URL is parsed once; whether its server runs here is looked up on every call.
+  const localKey = localKeyOf(baseUrl);
   const route = (): Transport => {
-    const server = localServerFor(baseUrl);
+    const server = enabled && localKey !== undefined ? servers.get(localKey) : undefined;
     if (!server) return network;
     if (built?.server !== server) {
       built = {
