@@ -20,6 +20,17 @@ import {
 
 const tracer = () => trace.getTracer("@attesto/runtime");
 
+let tracingStarted = false;
+
+/**
+ * Called by startTracing once the SDK runs in this process. Until then the OpenTelemetry API is a
+ * no-op (no tracer, no propagator), so the interceptors below pass calls straight through instead
+ * of making non-recording spans and wrapping every call in another promise.
+ */
+export function markTracingStarted(): void {
+  tracingStarted = true;
+}
+
 const setter: TextMapSetter<Headers> = { set: (headers, key, value) => headers.set(key, value) };
 const getter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -46,6 +57,7 @@ async function endAfter<T>(span: Span, work: () => Promise<T>): Promise<T> {
 /** A CLIENT span per call (all retries included) whose context travels in `traceparent`. */
 export function traceClientInterceptor(audience: string): Interceptor {
   return (next) => (req) => {
+    if (!tracingStarted) return next(req);
     const attributes = { ...rpcAttributes(req.service.typeName, req.method.name), "peer.service": audience };
     return tracer().startActiveSpan(
       `${req.service.typeName}/${req.method.name}`,
@@ -62,6 +74,7 @@ export function traceClientInterceptor(audience: string): Interceptor {
 /** A SERVER span per call, child of the caller's span named by the incoming `traceparent`. */
 export function traceServerInterceptor(service: string): Interceptor {
   return (next) => (req) => {
+    if (!tracingStarted) return next(req);
     const parent = propagation.extract(ROOT_CONTEXT, req.header, getter);
     const attributes = { ...rpcAttributes(req.service.typeName, req.method.name), "attesto.service": service };
     return tracer().startActiveSpan(

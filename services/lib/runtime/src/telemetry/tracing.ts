@@ -2,6 +2,7 @@ import { ClientRequest } from "node:http";
 import { createRequire } from "node:module";
 import type { Logger } from "pino";
 import type { App } from "../http/create-app.js";
+import { markTracingStarted } from "../rpc/trace-context.js";
 
 export interface Tracing {
   /** Registers server spans for a Fastify app (call before its routes). */
@@ -120,6 +121,7 @@ export async function startTracing(options: {
     ],
   });
   sdk.start();
+  markTracingStarted();
   patchLoadedPg();
   options.logger?.info(
     { otlp_endpoint: withoutCredentials(tracesUrl), service_name: options.serviceName },
