@@ -34,7 +34,8 @@ export interface BenchTenant {
   didSeed: string;
 }
 
-export type Urls = Record<BenchService, ServiceUrls>;
+/** The services the flows call (the scheduler is only reached by the verifier). */
+export type Urls = Record<Exclude<BenchService, "scheduler">, ServiceUrls>;
 
 const PRE_AUTHORIZED_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 

@@ -248,7 +248,11 @@ async function main() {
     schemaPrefix,
     countQueries: COUNT_QUERIES,
     runtime: RUNTIME,
-    services: BENCH_SERVICES.filter((name) => name !== "holder" || SCENARIOS.some((s) => s.startsWith("holder-"))),
+    services: BENCH_SERVICES.filter(
+      (name) =>
+        (name !== "holder" || SCENARIOS.some((s) => s.startsWith("holder-"))) &&
+        (name !== "scheduler" || SCENARIOS.some((s) => s.startsWith("verification-") || s === "holder-present")),
+    ),
   }).catch(async (error: unknown) => {
     // The services that did start have created their schemas.
     await dropSchemas(schemaPrefix).catch(() => {});

@@ -15,8 +15,10 @@ export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * The services on the measured paths, in the launcher's start order; the holder joins when its
- * flows run. The scheduler (asynchronous notarization) is on none of them. Services not started
- * still get URLs in the bench's port range, so nothing reaches a developer's instance.
+ * flows run, the scheduler when verification flows run (the verifier publishes every outcome to
+ * it as a webhook event; without it each publish would fail, retry and log a warning, a cost
+ * production does not pay). Services not started still get URLs in the bench's port range, so
+ * nothing reaches a developer's instance.
  */
 export const BENCH_SERVICES = [
   "ledger",
@@ -26,6 +28,7 @@ export const BENCH_SERVICES = [
   "credential-issuer",
   "verifier",
   "holder",
+  "scheduler",
 ] as const;
 export type BenchService = (typeof BENCH_SERVICES)[number];
 
