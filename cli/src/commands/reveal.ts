@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RevealedCredential } from "../local-cluster/local-cluster.js";
 import type { CommandIo } from "./io.js";
@@ -10,11 +11,20 @@ const LABEL = { "api-key": "API key", "webhook-secret": "webhook signing secret"
 export const credentialFileOf = (dir: string, credential: Pick<RevealedCredential, "tenantId" | "key">) =>
   join(resolve(dir), `${credential.tenantId}.${FILE_SUFFIX[credential.key]}`);
 
-/** Writes a credential file readable by its owner only (mode 0600, also when it existed). */
+/**
+ * Writes a credential file readable by its owner only (mode 0600, also when it existed), atomically:
+ * the value goes to a temporary file beside it, renamed into place, so a reader never sees the file
+ * empty or half written.
+ */
 export function writeCredentialFile(path: string, value: string): void {
   mkdirSync(resolve(path, ".."), { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    writeFileSync(temporary, `${value}\n`, { mode: 0o600, flag: "wx" });
+    renameSync(temporary, path);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 /**
