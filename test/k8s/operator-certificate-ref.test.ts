@@ -1,7 +1,6 @@
-import { createPlatform, type RunningOperator, startOperator, type TenantStatus } from "@attesto/operator";
 import { keysV1 } from "@attesto/proto";
 import { createRpcClient } from "@attesto/runtime/rpc";
-import { TEST_SERVICE_IDENTITIES, testCredentialSigner } from "@attesto/runtime/testing";
+import { testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x509 } from "../../services/trust-registry/test/custody/custody-test-kit.js";
 import {
@@ -9,12 +8,12 @@ import {
   createTenantChain,
   type TenantChain,
 } from "../../services/trust-registry/test/custody/tenant-chain-kit.js";
-import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
 import { decodeSdJwt, validateX5c, verifySdJwtVc } from "../interop/support/sd-jwt.js";
 import { createOffer, DIPLOMA_CLAIMS, type Tenant } from "../interop/support/tenant.js";
 import { InteropWallet, receiveCredential } from "../interop/support/wallet.js";
-import { readExample, toStoredSecret } from "./support/examples.js";
-import { FakeKubeApiServer, type StoredObject } from "./support/fake-kube-apiserver.js";
+import { readExample } from "./support/examples.js";
+import type { StoredObject } from "./support/fake-kube-apiserver.js";
+import { GROUP, NS, OperatorOnPlatform } from "./support/operator-on-platform.js";
 import { waitFor } from "./support/wait-for.js";
 
 /**
@@ -24,68 +23,30 @@ import { waitFor } from "./support/wait-for.js";
  * is the tenant's own chain. Ports: offset 23260 (see test/interop/support/platform.ts for the rules).
  */
 const PORT_OFFSET = 23_260;
-const GROUP = "attesto.dev";
-const VERSION = "v1alpha1";
-const NS = "attesto-tenants";
 const TENANT = "acme-university";
 
-let platform: InteropPlatform;
-let server: FakeKubeApiServer;
-let operator: RunningOperator;
+let loop: OperatorOnPlatform;
 let chain: TenantChain;
 
-const condition = (object: StoredObject | undefined, type: string) =>
-  (object?.status as TenantStatus | undefined)?.conditions?.find((c) => c.type === type);
 const pemOf = (der: Uint8Array) => new x509.X509Certificate(der).toString("pem");
 
-function applyDocuments(documents: StoredObject[]) {
-  for (const document of documents) {
-    if (document.kind === "Secret") server.apply("", "v1", "secrets", toStoredSecret(document));
-    else server.apply(GROUP, VERSION, `${String(document.kind).toLowerCase()}s`, document);
-  }
-}
-
 beforeAll(async () => {
-  platform = await startInteropPlatform({ portOffset: PORT_OFFSET, label: "certref" });
-  server = await new FakeKubeApiServer().start();
-  operator = await startOperator({
-    kubeConfig: server.kubeConfig(),
-    platform: createPlatform({
-      trustRegistryUrl: platform.internalUrl("trust-registry"),
-      credentialIssuerUrl: platform.internalUrl("credential-issuer"),
-      verifierUrl: platform.internalUrl("verifier"),
-      identityKey: TEST_SERVICE_IDENTITIES.privateKeys.operator,
-      timeoutMs: 10_000,
-    }),
-    identity: "operator-0",
-    leaderElection: false,
-    http: { host: "127.0.0.1", port: 0 },
-    maxAttempts: 5,
-    baseDelayMs: 50,
-    maxDelayMs: 500,
+  loop = await OperatorOnPlatform.start({ portOffset: PORT_OFFSET, label: "certref" });
+  chain = await createTenantChain("ACME University", {
+    issuer: `${loop.platform.url("credential-issuer")}/${TENANT}`,
   });
-  chain = await createTenantChain("ACME University", { issuer: `${platform.url("credential-issuer")}/${TENANT}` });
 }, 120_000);
 
-afterAll(async () => {
-  await operator?.close();
-  await server?.close();
-  await platform?.close();
-});
+afterAll(() => loop?.close());
 
 describe("Issuer certificateRef on the real platform", () => {
   it("credentials carry the tenant's own chain in x5c; deleting the Issuer goes back to the platform's", async () => {
-    applyDocuments(readExample("tenant.yaml"));
-    await waitFor(
-      () => condition(server.get(GROUP, "tenants", NS, TENANT), "Ready")?.status === "True",
-      "Tenant Ready",
-      30_000,
-    );
-    const keyData = (server.get("", "secrets", NS, `${TENANT}-api-key`)?.data ?? {}) as Record<string, string>;
-    const apiKey = Buffer.from(keyData["api-key"] ?? "", "base64").toString("utf8");
+    loop.apply(readExample("tenant.yaml"));
+    await loop.ready("tenants", TENANT);
+    const apiKey = loop.apiKeyOf(TENANT);
     expect(apiKey).not.toBe("");
 
-    applyDocuments([
+    loop.apply([
       {
         apiVersion: "v1",
         kind: "Secret",
@@ -98,17 +59,8 @@ describe("Issuer certificateRef on the real platform", () => {
       } as StoredObject,
     ]);
     const [example] = readExample("issuer.yaml");
-    applyDocuments([
-      { ...example!, spec: { ...(example!.spec as object), certificateRef: { name: `${TENANT}-tls` } } },
-    ]);
-    const issuer = await waitFor(
-      () => {
-        const found = server.get(GROUP, "issuers", NS, TENANT);
-        return condition(found, "Ready")?.status === "True" && found;
-      },
-      "Issuer Ready",
-      30_000,
-    );
+    loop.apply([{ ...example!, spec: { ...(example!.spec as object), certificateRef: { name: `${TENANT}-tls` } } }]);
+    const issuer = await loop.ready("issuers", TENANT);
     const leafCertificate = new x509.X509Certificate(chain.leaf);
     expect(issuer.status).toMatchObject({
       tenantId: TENANT,
@@ -118,7 +70,7 @@ describe("Issuer certificateRef on the real platform", () => {
     });
 
     // A wallet gets an X.509 credential: signed with the tenant's key, its own chain in x5c.
-    const offer = await createOffer(platform, { tenant: TENANT, apiKey } as Tenant);
+    const offer = await createOffer(loop.platform, { tenant: TENANT, apiKey } as Tenant);
     const wallet = new InteropWallet();
     const holder = wallet.key("ES256");
     const received = await receiveCredential(wallet, offer.deep_link, {
@@ -135,16 +87,16 @@ describe("Issuer certificateRef on the real platform", () => {
     expect(verified.payload).toMatchObject({ cnf: { jwk: holder.publicJwk } });
 
     // The Issuer goes: its finalizer clears the import, and custody answers the platform's certificate.
-    server.delete(GROUP, "issuers", NS, TENANT);
-    await waitFor(() => server.get(GROUP, "issuers", NS, TENANT) === undefined, "Issuer gone", 30_000);
+    loop.server.delete(GROUP, "issuers", NS, TENANT);
+    await waitFor(() => loop.get("issuers", TENANT) === undefined, "Issuer gone", 30_000);
     const custody = createRpcClient(keysV1.KeyCustodyService, {
-      baseUrl: platform.internalUrl("trust-registry"),
+      baseUrl: loop.platform.internalUrl("trust-registry"),
       audience: "trust-registry",
       signer: testCredentialSigner("credential-issuer"),
       timeoutMs: 5_000,
     });
     const current = await custody.getSigningCertificate({ tenant: TENANT });
     expect(current.x5c[0]).not.toBe(base64(chain.leaf));
-    expect(current.trustAnchor).toBe((await platform.trustAnchors())[0]);
+    expect(current.trustAnchor).toBe((await loop.platform.trustAnchors())[0]);
   });
 });
