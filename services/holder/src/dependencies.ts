@@ -1,12 +1,12 @@
 import { ledgerV1 } from "@attesto/proto";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import { createServiceOutboundGuard, type OutboundGuard } from "@attesto/runtime/http";
+import { createArgon2PasswordHasher } from "@attesto/runtime/passwords";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createLedger } from "./clients/ledger.js";
 import { outboundHttpOf } from "./clients/outbound-http.js";
 import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import type { HolderConfig } from "./config.js";
-import { createArgon2PasswordHasher } from "./crypto/argon2-password-hasher.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
 import type { HolderDependencies } from "./domain/dependencies.js";
 import type { Ledger } from "./domain/ports.js";

@@ -1,11 +1,11 @@
 import { ledgerV1, schemaV1 } from "@attesto/proto";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import { createArgon2PasswordHasher } from "@attesto/runtime/passwords";
 import type { ServiceContext } from "@attesto/runtime/service";
 import type { Client } from "@connectrpc/connect";
 import { createLedgerDidRegistry } from "./clients/ledger-did-registry.js";
 import { createSchemaRegistryCatalog } from "./clients/schema-registry-catalog.js";
 import type { TrustRegistryConfig } from "./config.js";
-import { createArgon2PasswordHasher } from "./crypto/argon2-password-hasher.js";
 import { createKeyCustody, type KeyCustody } from "./custody/index.js";
 import type { TrustRegistryDomain } from "./domain/dependencies.js";
 import { createLoginTokens } from "./domain/login-token.js";

@@ -1,5 +1,4 @@
 import { hash, verify } from "@node-rs/argon2";
-import type { PasswordHasher } from "../domain/ports.js";
 
 /**
  * argon2id with the OWASP minimum (19 MiB, 2 passes, 1 lane). The algorithm is the library's
@@ -8,6 +7,13 @@ import type { PasswordHasher } from "../domain/ports.js";
  */
 export const ARGON2_OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+/** Hashes passwords as PHC strings; `verify` answers false (never throws) for a malformed hash. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(passwordHash: string, password: string): Promise<boolean>;
+}
+
+/** The platform's password hasher (trust registry organizations, holder accounts). */
 export function createArgon2PasswordHasher(): PasswordHasher {
   return {
     hash: (password) => hash(password, ARGON2_OPTIONS),
