@@ -1,5 +1,5 @@
 import { join, relative, resolve } from "node:path";
-import { embeddedTemplateDir, startEmbeddedPostgres } from "@attesto/store";
+import { embeddedTemplateDir, startEmbeddedPostgresThread } from "@attesto/store";
 import type { LauncherConfig } from "./config.js";
 import { lockDataDir } from "./data-dir-lock.js";
 import { StartupError } from "./startup-error.js";
@@ -47,7 +47,8 @@ export async function openPlatformDatabase(config: LauncherConfig, cwd: string):
   const pgdata = join(dataDir, "pgdata");
   const lock = lockDataDir(dataDir);
   try {
-    const server = await startEmbeddedPostgres({
+    // On a thread of its own: WASM PostgreSQL would otherwise run on the services' event loop.
+    const server = await startEmbeddedPostgresThread({
       dataDir: pgdata,
       host: "127.0.0.1",
       port: config.EMBEDDED_DATABASE_PORT,

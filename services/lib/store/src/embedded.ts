@@ -81,9 +81,14 @@ async function copyTemplateCluster(templateDir: string, dataDir: string): Promis
  * use the ordinary `pg` driver against it. `dataDir` persists data; omit it for memory only.
  * `templateDir`: where an empty cluster is kept for new data folders (see copyTemplateCluster).
  */
-export async function startEmbeddedPostgres(
-  options: { dataDir?: string; host?: string; port?: number; templateDir?: string } = {},
-): Promise<EmbeddedPostgres> {
+export interface EmbeddedPostgresOptions {
+  dataDir?: string;
+  host?: string;
+  port?: number;
+  templateDir?: string;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });
     if (options.templateDir && readdirSync(options.dataDir).length === 0) {

@@ -1,5 +1,11 @@
 export { type Database, type DatabaseOptions, openDatabase, pingDatabase } from "./database.js";
-export { type EmbeddedPostgres, embeddedTemplateDir, startEmbeddedPostgres } from "./embedded.js";
+export {
+  type EmbeddedPostgres,
+  type EmbeddedPostgresOptions,
+  embeddedTemplateDir,
+  startEmbeddedPostgres,
+} from "./embedded.js";
+export { startEmbeddedPostgresThread } from "./embedded-thread.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
 export {
