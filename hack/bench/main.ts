@@ -70,6 +70,8 @@ const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? "warn";
 /** How separate service processes run: compiled JavaScript (default) or the TypeScript sources under tsx. */
 const RUNTIME = env.BENCH_RUNTIME === "tsx" ? "tsx" : "compiled";
 const ALL_IN_ONE = process.argv.includes("--all-in-one");
+/** `--all-in-one --embedded`: the all-in-one on its embedded database (PGlite), as `npm start` runs. */
+const EMBEDDED = ALL_IN_ONE && process.argv.includes("--embedded");
 /** `--count-queries`: instead of timing, count the database round trips of each flow per service. */
 const COUNT_QUERIES = process.argv.includes("--count-queries") || env.BENCH_COUNT_QUERIES === "1";
 /** Flows per scenario in --count-queries mode (after 5 uncounted ones that fill caches). */
@@ -236,7 +238,7 @@ async function main() {
   const loadAtStart = loadAverage();
   const schemaPrefix = `bench_${randomBytes(4).toString("hex")}`;
   process.stdout.write(
-    `attesto bench: ${ALL_IN_ONE ? "all-in-one process (tsx)" : `one process per service (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"})`}, PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}, ` +
+    `attesto bench: ${ALL_IN_ONE ? "all-in-one process (tsx)" : `one process per service (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"})`}, ${EMBEDDED ? "embedded PGlite" : `PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`}, ` +
       `${SOAK ? "soak" : `concurrency ${CONCURRENCY.join("/")}, ${DURATION_SECONDS} s per level`}${PROFILE.length ? `, profiling ${PROFILE.join(", ")}` : ""}\n`,
   );
   const platform = await startBenchPlatform({
@@ -248,6 +250,7 @@ async function main() {
     schemaPrefix,
     countQueries: COUNT_QUERIES,
     runtime: RUNTIME,
+    embedded: EMBEDDED,
     services: BENCH_SERVICES.filter(
       (name) =>
         (name !== "holder" || SCENARIOS.some((s) => s.startsWith("holder-"))) &&

@@ -68,6 +68,11 @@ export interface PlatformOptions {
    * The all-in-one process always runs under tsx.
    */
   runtime: "compiled" | "tsx";
+  /**
+   * All-in-one only: the launcher's embedded database (PGlite in its data folder), as `npm start`
+   * runs on a new machine, instead of `databaseUrl` (whose backends then serve nothing).
+   */
+  embedded: boolean;
 }
 
 const prefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
@@ -182,6 +187,7 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         LOG_LEVEL: options.logLevel,
         BENCH_SERVICES: started.join(","),
       };
+      if (options.embedded) delete launcherEnv.DATABASE_URL;
       const child = startChild(
         "all-in-one",
         [
