@@ -1,8 +1,8 @@
 import { schemaV1 } from "@attesto/proto";
 import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
-import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
+import { rpcFailureOf, testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaRegistry } from "../src/service.js";
 import { startTestRegistry, type TestRegistry } from "./test-registry.js";
@@ -26,16 +26,6 @@ const libraryCard = {
     required: ["member_number"],
   },
 };
-
-async function failureOf(call: Promise<unknown>) {
-  try {
-    await call;
-  } catch (error) {
-    const connectError = ConnectError.from(error);
-    return { code: Code[connectError.code], message: connectError.rawMessage };
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("SchemaService.PutCredentialType (attesto types add)", () => {
   let registry: TestRegistry;
@@ -94,7 +84,7 @@ describe("SchemaService.PutCredentialType (attesto types add)", () => {
 
   it("refuses a different schema for an existing version, and keeps the stored one", async () => {
     const schema = { ...libraryCard.schema, required: ["member_number", "branch"] };
-    expect(await failureOf(put({ ...libraryCard, schema }))).toEqual({
+    expect(await rpcFailureOf(put({ ...libraryCard, schema }))).toEqual({
       code: "AlreadyExists",
       message:
         "credential type 'library-card' version 'v1' already exists with a different schema: the schema of a version cannot change (credentials issued under its vct rely on it); add the new schema as a new version",
@@ -106,7 +96,7 @@ describe("SchemaService.PutCredentialType (attesto types add)", () => {
 
   it("lists every problem of an invalid definition, one field per line", async () => {
     const { name: _name, ...withoutName } = libraryCard;
-    const failure = await failureOf(put({ ...withoutName, type: "Library Card", status: "retired", extra: 1 }));
+    const failure = await rpcFailureOf(put({ ...withoutName, type: "Library Card", status: "retired", extra: 1 }));
     expect(failure.code).toBe("InvalidArgument");
     expect(failure.message.split("\n")).toEqual([
       "invalid credential type:",
@@ -115,12 +105,12 @@ describe("SchemaService.PutCredentialType (attesto types add)", () => {
       '  status: Invalid option: expected one of "active"|"deprecated"|"draft"',
       '  (root): Unrecognized key: "extra"',
     ]);
-    expect(await failureOf(put("{not json"))).toMatchObject({
+    expect(await rpcFailureOf(put("{not json"))).toMatchObject({
       code: "InvalidArgument",
       message: expect.stringMatching(/^the credential type is not valid JSON \(/),
     });
     expect(
-      await failureOf(
+      await rpcFailureOf(
         put({ ...libraryCard, claim_display: [{ path: ["nope"], display: libraryCard.claim_display[0]!.display }] }),
       ),
     ).toEqual({
@@ -130,8 +120,10 @@ describe("SchemaService.PutCredentialType (attesto types add)", () => {
   });
 
   it("is the operator's only", async () => {
-    expect(await failureOf(clientAs("credential-issuer").putCredentialType({ definitionJson: "{}" }))).toMatchObject({
-      code: "PermissionDenied",
-    });
+    expect(await rpcFailureOf(clientAs("credential-issuer").putCredentialType({ definitionJson: "{}" }))).toMatchObject(
+      {
+        code: "PermissionDenied",
+      },
+    );
   });
 });

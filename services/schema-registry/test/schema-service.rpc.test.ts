@@ -1,25 +1,14 @@
 import { schemaV1 } from "@attesto/proto";
 import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
-import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
+import { rpcFailureOf, testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaRegistry } from "../src/service.js";
 import { EXTRA_SEEDS_DIR, startTestRegistry, type TestRegistry } from "./test-registry.js";
 
 const { SchemaService } = schemaV1;
 const silentLogger = { error() {} } as unknown as Parameters<typeof serverInterceptors>[1];
-
-/** Failure of a call, as { code, message }. */
-async function failureOf(call: Promise<unknown>) {
-  try {
-    await call;
-  } catch (error) {
-    const connectError = ConnectError.from(error);
-    return { code: Code[connectError.code], message: connectError.rawMessage };
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("SchemaService (internal RPC, in memory)", () => {
   let registry: TestRegistry;
@@ -103,24 +92,24 @@ describe("SchemaService (internal RPC, in memory)", () => {
 
   it("answers NotFound for an unknown type, version or vct", async () => {
     expect(
-      await failureOf(
+      await rpcFailureOf(
         client.getCredentialType({ selector: { case: "typeVersion", value: { type: "no-such-type", version: "v1" } } }),
       ),
     ).toEqual({ code: "NotFound", message: "Credential type 'no-such-type' not found" });
     expect(
-      await failureOf(
+      await rpcFailureOf(
         client.getCredentialType({
           selector: { case: "typeVersion", value: { type: "university-diploma", version: "v9" } },
         }),
       ),
     ).toEqual({ code: "NotFound", message: "Credential type 'university-diploma' has no version 'v9'" });
     expect(
-      await failureOf(
+      await rpcFailureOf(
         client.getCredentialType({ selector: { case: "vct", value: "http://localhost:8086/schemas/no-such-type/v1" } }),
       ),
     ).toEqual({ code: "NotFound", message: "Credential type 'no-such-type' not found" });
     expect(
-      await failureOf(
+      await rpcFailureOf(
         client.getCredentialType({
           selector: { case: "vct", value: "https://other.example/schemas/university-diploma/v1" },
         }),
@@ -132,12 +121,12 @@ describe("SchemaService (internal RPC, in memory)", () => {
   });
 
   it("answers InvalidArgument without a selector or with half a type_version", async () => {
-    expect(await failureOf(client.getCredentialType({}))).toEqual({
+    expect(await rpcFailureOf(client.getCredentialType({}))).toEqual({
       code: "InvalidArgument",
       message: "selector is required: type_version or vct",
     });
     expect(
-      await failureOf(
+      await rpcFailureOf(
         client.getCredentialType({ selector: { case: "typeVersion", value: { type: "university-diploma" } } }),
       ),
     ).toEqual({ code: "InvalidArgument", message: "type_version needs both type and version" });
@@ -168,7 +157,7 @@ describe("SchemaService (internal RPC, in memory)", () => {
   });
 
   it("answers InvalidArgument for an unknown status filter", async () => {
-    expect(await failureOf(catalog.listCredentialTypes({ status: "retired" }))).toEqual({
+    expect(await rpcFailureOf(catalog.listCredentialTypes({ status: "retired" }))).toEqual({
       code: "InvalidArgument",
       message: "status must be one of active, deprecated, draft",
     });
@@ -176,7 +165,7 @@ describe("SchemaService (internal RPC, in memory)", () => {
 
   it("refuses callers without a service credential", async () => {
     const anonymous = createClient(SchemaService, transportFor([]));
-    expect(await failureOf(anonymous.listCredentialTypes({}))).toEqual({
+    expect(await rpcFailureOf(anonymous.listCredentialTypes({}))).toEqual({
       code: "Unauthenticated",
       message: "service credential required",
     });

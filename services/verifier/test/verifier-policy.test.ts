@@ -1,8 +1,8 @@
 import { verifierPolicyV1 } from "@attesto/proto";
 import type { ServiceIdentity } from "@attesto/runtime/rpc";
 import { clientInterceptors, serverInterceptors } from "@attesto/runtime/rpc";
-import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { rpcFailureOf, testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
+import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifier as verifierModule } from "../src/service.js";
 import { didLedgerIssuer, type TestIssuer, x509Hierarchy } from "./support/credentials.js";
@@ -39,16 +39,6 @@ function policyClient(caller: ServiceIdentity = "operator"): Client<typeof Verif
     },
   });
   return createClient(VerifierPolicyService, transport);
-}
-
-async function failureOf(call: Promise<unknown>) {
-  try {
-    await call;
-  } catch (error) {
-    const connectError = ConnectError.from(error);
-    return { code: Code[connectError.code], message: connectError.rawMessage };
-  }
-  throw new Error("expected the call to fail");
 }
 
 /** The tenant of API_KEYS.verifier in the trust-registry double is "acme". */
@@ -124,7 +114,7 @@ describe("VerifierPolicyService", () => {
 
     expect((await client.deletePolicy({ tenant: "acme", name: "acme-policy" })).deleted).toBe(true);
     expect((await client.deletePolicy({ tenant: "acme", name: "acme-policy" })).deleted).toBe(false);
-    expect(await failureOf(client.getPolicy({ tenant: "acme", name: "acme-policy" }))).toEqual({
+    expect(await rpcFailureOf(client.getPolicy({ tenant: "acme", name: "acme-policy" }))).toEqual({
       code: "NotFound",
       message: "verifier policy not found",
     });
@@ -141,7 +131,7 @@ describe("VerifierPolicyService", () => {
     [{ sessionTtlSeconds: 30 }, "session_ttl_seconds must be 0 or 60-3600"],
     [{ digest: "" }, "digest is required"],
   ] as Array<[Partial<PolicyInit>, string]>)("refuses %o with INVALID_ARGUMENT", async (overrides, message) => {
-    const failure = await failureOf(policyClient().applyPolicy({ policy: policy(overrides) }));
+    const failure = await rpcFailureOf(policyClient().applyPolicy({ policy: policy(overrides) }));
     expect(failure.code).toBe("InvalidArgument");
     expect(failure.message).toContain(message);
   });
@@ -163,13 +153,13 @@ describe("VerifierPolicyService", () => {
     const leaf = await ca.issuer();
     const leafDer = Buffer.from((leaf.header.x5c as string[])[0]!, "base64");
     expect(
-      (await failureOf(policyClient().applyPolicy({ policy: policy({ trustedX509RootsDer: [leafDer] }) }))).code,
+      (await rpcFailureOf(policyClient().applyPolicy({ policy: policy({ trustedX509RootsDer: [leafDer] }) }))).code,
     ).toBe("InvalidArgument");
-    expect(await failureOf(policyClient("credential-issuer").applyPolicy({ policy: policy() }))).toEqual({
+    expect(await rpcFailureOf(policyClient("credential-issuer").applyPolicy({ policy: policy() }))).toEqual({
       code: "PermissionDenied",
       message: "attesto.verifier.v1.VerifierPolicyService/ApplyPolicy may not be called by 'credential-issuer'",
     });
-    expect((await failureOf(policyClient("holder").deletePolicy({ tenant: "acme", name: "x" }))).code).toBe(
+    expect((await rpcFailureOf(policyClient("holder").deletePolicy({ tenant: "acme", name: "x" }))).code).toBe(
       "PermissionDenied",
     );
   });

@@ -1,3 +1,4 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import { envPrefixOf } from "./config.js";
 import type { FieldError } from "./errors/app-error.js";
 import { createServiceCredentialSigner, createServiceCredentialVerifier } from "./rpc/service-credential.js";
@@ -45,4 +46,15 @@ export function invalidFieldsBody(message: string): { error: string; message: st
     return { field: part.slice(0, space), message: part.slice(space + 1) };
   });
   return { error: "invalid_request", message, errors };
+}
+
+/** How an internal call failed, as `{code, message}` (the Connect code's name, the raw message); throws when it succeeded. */
+export async function rpcFailureOf(call: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    const connectError = ConnectError.from(error);
+    return { code: Code[connectError.code], message: connectError.rawMessage };
+  }
+  throw new Error("expected the call to fail");
 }
