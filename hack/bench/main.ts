@@ -67,7 +67,7 @@ const PEER = env.BENCH_PEER !== "0";
 
 const DATABASE_URL = env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? "warn";
-/** How separate service processes run: compiled JavaScript (default) or the TypeScript sources under tsx. */
+/** How the service processes (or the all-in-one) run: compiled JavaScript (default, as `npm start`) or the TypeScript sources under tsx. */
 const RUNTIME = env.BENCH_RUNTIME === "tsx" ? "tsx" : "compiled";
 const ALL_IN_ONE = process.argv.includes("--all-in-one");
 /** `--all-in-one --embedded`: the all-in-one on its embedded database (PGlite), as `npm start` runs. */
@@ -238,7 +238,7 @@ async function main() {
   const loadAtStart = loadAverage();
   const schemaPrefix = `bench_${randomBytes(4).toString("hex")}`;
   process.stdout.write(
-    `attesto bench: ${ALL_IN_ONE ? "all-in-one process (tsx)" : `one process per service (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"})`}, ${EMBEDDED ? "embedded PGlite" : `PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`}, ` +
+    `attesto bench: ${ALL_IN_ONE ? "all-in-one process" : "one process per service"} (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"}), ${EMBEDDED ? "embedded PGlite" : `PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`}, ` +
       `${SOAK ? "soak" : `concurrency ${CONCURRENCY.join("/")}, ${DURATION_SECONDS} s per level`}${PROFILE.length ? `, profiling ${PROFILE.join(", ")}` : ""}\n`,
   );
   const platform = await startBenchPlatform({
@@ -449,7 +449,7 @@ async function main() {
     machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
     database: "PostgreSQL",
     topology: platform.topology,
-    runtime: ALL_IN_ONE ? "tsx" : RUNTIME,
+    runtime: RUNTIME,
     logLevel: LOG_LEVEL,
     durationSecondsPerLevel: DURATION_SECONDS,
     warmupSeconds: WARMUP_SECONDS,

@@ -8,7 +8,7 @@ import { developmentSecrets, identityPublicKeysOf } from "../../services/all-in-
 import { buildServiceEnv, type Env, planAddresses } from "../../services/all-in-one/src/service-env.js";
 import { platformServices } from "../../services/all-in-one/src/services.js";
 import { waitForHealth } from "../../services/all-in-one/src/wait-for-health.js";
-import { buildRuntimeTree } from "../build/compile.js";
+import { buildRuntimeTree, transpileFile } from "../build/compile.js";
 import { PgCounter } from "./pg-counter.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -64,8 +64,8 @@ export interface PlatformOptions {
   countQueries: boolean;
   /**
    * How separate service processes run their code: `compiled` (plain node on JavaScript transpiled
-   * to dist/bench by hack/build/compile.ts, the build the Dockerfile uses) or `tsx` (node --import tsx on the sources).
-   * The all-in-one process always runs under tsx.
+   * to dist/bench by hack/build/compile.ts, the build the Dockerfile uses and `npm start` runs) or
+   * `tsx` (node --import tsx on the sources). The same holds for the all-in-one process.
    */
   runtime: "compiled" | "tsx";
   /**
@@ -192,9 +192,7 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         "all-in-one",
         [
           ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, "all-in-one")}`] : []),
-          "--import",
-          "tsx",
-          "hack/bench/all-in-one.ts",
+          ...allInOneEntry(options.runtime),
         ],
         launcherEnv,
       );
@@ -249,6 +247,19 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
     await stop().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The all-in-one's entry (hack/bench/all-in-one.ts): compiled, as `npm start` runs it (the runtime
+ * tree in dist/bench with the entry transpiled beside it, so `@attesto/*` resolve to the compiled
+ * workspaces), or the TypeScript source under tsx.
+ */
+function allInOneEntry(runtime: "compiled" | "tsx"): string[] {
+  if (runtime === "tsx") return ["--import", "tsx", "hack/bench/all-in-one.ts"];
+  const root = buildRuntimeTree(repoRoot, join(repoRoot, "dist", "bench"));
+  const entry = join(root, "bench-all-in-one.js");
+  transpileFile(join(repoRoot, "hack", "bench", "all-in-one.ts"), entry);
+  return [entry];
 }
 
 /** Every schema the run created, for dropping afterwards. */

@@ -59,6 +59,16 @@ export function runtimeWorkspaces(repoRoot: string): string[] {
   return found;
 }
 
+/** One TypeScript file transpiled to `output` (its folder is created). */
+export function transpileFile(source: string, output: string): void {
+  const { outputText } = ts.transpileModule(readFileSync(source, "utf8"), {
+    compilerOptions: COMPILER_OPTIONS,
+    fileName: source,
+  });
+  mkdirSync(dirname(output), { recursive: true });
+  writeFileSync(output, outputText);
+}
+
 /** Builds the runtime file tree into `outRoot` (emptied first) and returns it. */
 export function buildRuntimeTree(repoRoot: string, outRoot: string): string {
   rmSync(outRoot, { recursive: true, force: true });
@@ -82,11 +92,7 @@ export function buildRuntimeTree(repoRoot: string, outRoot: string): string {
     for (const source of sourceFiles(join(workspace, "src"))) {
       const output = join(target, relative(workspace, source)).replace(/\.ts$/, ".js");
       mkdirSync(dirname(output), { recursive: true });
-      const { outputText } = ts.transpileModule(readFileSync(source, "utf8"), {
-        compilerOptions: COMPILER_OPTIONS,
-        fileName: source,
-      });
-      writeFileSync(output, outputText);
+      transpileFile(source, output);
       files++;
     }
     // Data folders next to src (schema seeds) are read through import.meta.url. Not bin/: the CLI's
