@@ -1,9 +1,8 @@
 import { performance } from "node:perf_hooks";
 import { ConfigError } from "@attesto/runtime/config";
-import { loggerOptions } from "@attesto/runtime/logging";
+import { createLogger } from "@attesto/runtime/logging";
 import { closeOnSignals } from "@attesto/runtime/service";
 import { startTracing } from "@attesto/runtime/telemetry";
-import pino from "pino";
 import { type LauncherConfig, loadLauncherConfig } from "./config.js";
 import { type Platform, startPlatform } from "./platform.js";
 import { formatReadyReport } from "./print-ready.js";
@@ -30,7 +29,7 @@ export async function runLauncher(options: { interrupted: AbortSignal; releaseSi
   } catch (error) {
     fail(error);
   }
-  const logger = pino(loggerOptions("all-in-one", config.LOG_LEVEL));
+  const logger = createLogger("all-in-one", config.LOG_LEVEL);
   const tracing = await startTracing({ serviceName: "attesto", endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
 
   let platform: Platform;

@@ -1,6 +1,5 @@
-import { loggerOptions } from "@attesto/runtime/logging";
+import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime/service";
-import pino from "pino";
 import { buildApp, registerIssuerRpc } from "./app.js";
 import { type CredentialIssuerConfig, credentialIssuerPorts, loadCredentialIssuerConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
@@ -28,7 +27,7 @@ export const credentialIssuer: ServiceModule<CredentialIssuerConfig> = {
     async init(context) {
       const { recorded, unreadable } = await recordEarlierIssuerKeys(dependenciesOf(context));
       if (recorded > 0 || unreadable > 0) {
-        pino(loggerOptions(context.service, context.config.LOG_LEVEL)).info(
+        createLogger(context.service, context.config.LOG_LEVEL).info(
           { recorded, unreadable },
           "recorded the DID-path signing keys of earlier offers (unreadable: sealed under a retired key-encryption key)",
         );

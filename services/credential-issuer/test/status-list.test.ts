@@ -204,6 +204,8 @@ describe("status list allocation", () => {
     const values = draws.draws(1000);
     expect(values.every((value) => Number.isInteger(value) && value >= 0 && value < 2 ** 30)).toBe(true);
     expect(new Set(values).size).toBeGreaterThan(990);
+    // All 30 bits drawn: about half the values have the top one set (none of 1000: a chance of 2^-1000).
+    expect(values.some((value) => value >= 2 ** 29)).toBe(true);
     expect(draws.among([3, 9, 12], 2)).toEqual([12, 9]);
     expect(statusIndexDraws(() => 0).among([3, 9, 12], 5)).toEqual([3, 12, 9]);
   });

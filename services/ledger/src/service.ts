@@ -1,7 +1,6 @@
 import { ledgerV1 } from "@attesto/proto";
-import { loggerOptions } from "@attesto/runtime/logging";
+import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
-import pino from "pino";
 import { buildApp } from "./app.js";
 import { type LedgerConfig, ledgerPorts, loadLedgerConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
@@ -15,7 +14,7 @@ export const dependenciesOf = perService(createDependencies);
 /** Start-up: load (or generate and store) the signing key, then run the background checkpointer. */
 async function startLedger(context: ServiceContext<LedgerConfig>): Promise<() => Promise<void>> {
   const { config } = context;
-  const log = pino(loggerOptions(context.service, config.LOG_LEVEL));
+  const log = createLogger(context.service, config.LOG_LEVEL);
   if (!config.LEDGER_SIGNING_KEY && !config.KEY_ENCRYPTION_KEYS) {
     log.warn("neither LEDGER_SIGNING_KEY nor KEY_ENCRYPTION_KEYS is set: the checkpoint key is stored unencrypted");
   }

@@ -1,8 +1,7 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
-import { loggerOptions } from "@attesto/runtime/logging";
+import { createLogger } from "@attesto/runtime/logging";
 import type { ServiceContext } from "@attesto/runtime/service";
-import pino from "pino";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "./clients/tenant-webhooks.js";
 import type { SchedulerConfig } from "./config.js";
@@ -102,7 +101,7 @@ export function createDependencies(
       maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
     },
     version: context.version,
-    log: edges.log ?? pino(loggerOptions(context.service, config.LOG_LEVEL)),
+    log: edges.log ?? createLogger(context.service, config.LOG_LEVEL),
   };
   return { deps, queue };
 }

@@ -1,7 +1,6 @@
 import { notaryV1 } from "@attesto/proto";
-import { loggerOptions } from "@attesto/runtime/logging";
+import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
-import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadSchedulerConfig, type SchedulerConfig, schedulerPorts } from "./config.js";
 import { createDependencies, type SchedulerRuntime, startSchedulerRuntime } from "./dependencies.js";
@@ -10,13 +9,13 @@ import { migrations } from "./store/migrations/index.js";
 
 /** One set of edges (the job runtime) per running service, shared by the workers (init) and the internal RPC. */
 export const dependenciesOf = perService((context: ServiceContext<SchedulerConfig>): SchedulerRuntime => {
-  const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
+  const log = createLogger(context.service, context.config.LOG_LEVEL);
   return createDependencies(context, {}, (error) => log.error({ err: error }, "job queue error"));
 });
 
 /** Start-up: the job queue (its schema is installed or migrated), workers, batch cutter and reconciler. */
 async function startScheduler(context: ServiceContext<SchedulerConfig>): Promise<() => Promise<void>> {
-  const log = pino(loggerOptions(context.service, context.config.LOG_LEVEL));
+  const log = createLogger(context.service, context.config.LOG_LEVEL);
   return startSchedulerRuntime(dependenciesOf(context), context.config, (error, activity) =>
     log.error({ err: error, activity }, "background work failed"),
   );

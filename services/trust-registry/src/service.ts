@@ -1,7 +1,6 @@
 import { tenantV1 } from "@attesto/proto";
-import { loggerOptions } from "@attesto/runtime/logging";
+import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
-import pino from "pino";
 import { buildApp } from "./app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";
 import { registerKeyCustodyRpc } from "./custody/index.js";
@@ -46,7 +45,7 @@ export function createTrustRegistryModule(options: TrustRegistryModuleOptions = 
           await dependenciesOf(context).custody.rewrapKeys();
         } catch (error) {
           // A key that does not open fails where it is used; the others still serve.
-          pino(loggerOptions(context.service, context.config.LOG_LEVEL)).warn(
+          createLogger(context.service, context.config.LOG_LEVEL).warn(
             { err: error instanceof Error ? error.message : String(error) },
             "custody keys could not all be rewrapped under the current key-encryption key",
           );

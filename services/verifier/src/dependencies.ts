@@ -2,10 +2,9 @@ import { keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
-import { loggerOptions } from "@attesto/runtime/logging";
+import { createLogger } from "@attesto/runtime/logging";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createApiKeyAuthenticator } from "@attesto/tenant-client";
-import pino from "pino";
 import { Counter } from "prom-client";
 import { createIssuerDocumentFetcher } from "./clients/issuer-document-fetcher.js";
 import { createLedgerDidResolver } from "./clients/ledger-did-resolver.js";
@@ -77,7 +76,7 @@ export function createDependencies(context: ServiceContext<VerifierConfig>): Ver
     recorder: createVerificationRecorder(context),
     events: createVerificationEvents(
       context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),
-      pino(loggerOptions(context.service, config.LOG_LEVEL)),
+      createLogger(context.service, config.LOG_LEVEL),
     ),
     now: () => new Date(),
   };

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import {
   type AccessTokenClaims,
   CredentialProofError,
@@ -7,6 +7,7 @@ import {
   issueSdJwtVc,
   jwkThumbprint,
   type PublicJwk,
+  pooledRandomBytes,
   publicJwkFromDidKey,
   STATUS_LIST_BITS,
   samePublicKey,
@@ -228,7 +229,7 @@ async function notarize(
   credentialId: string,
   issued: IssuedSdJwtVc,
 ) {
-  const salt = randomBytes(32);
+  const salt = pooledRandomBytes(32);
   const digest = createHash("sha256").update(salt).update(Buffer.from(issued.issuerJwtSha256, "hex")).digest("hex");
   const record = await deps.notary.enqueue({ tenant: offer.tenant, credentialId, digest, offerId: offer.id });
   return { chain: record.chain, objectId: record.objectId, salt: salt.toString("hex") };
@@ -290,7 +291,7 @@ export async function issueCredentials(
   let issued: IssuedSdJwtVc[];
   let records: CredentialRecord[];
   // Random and unguessable (256 bits); only the offer's access token can use it.
-  const notificationId = randomBytes(32).toString("base64url");
+  const notificationId = pooledRandomBytes(32).toString("base64url");
   try {
     const signed = await signCredentials(deps, offer, proofs, credentialSigner, reserved);
     issued = signed.issued;

@@ -1,4 +1,5 @@
-import { randomFillSync, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
+import { pooledRandomBytes } from "@attesto/protocol";
 import type { StatusIndexDraws } from "./status-lists.js";
 
 /** Draws are 30-bit: every list size (a power of two, at most 2^20) divides 2^30. */
@@ -12,8 +13,9 @@ const DRAW_MASK = 2 ** 30 - 1;
  */
 export const statusIndexDraws = (random: (max: number) => number = (max) => randomInt(max)): StatusIndexDraws => ({
   draws(count) {
-    const words = randomFillSync(new Uint32Array(count));
-    return Array.from(words, (word) => word & DRAW_MASK);
+    // 32-bit words cut from the process's pool of CSPRNG output (one `randomBytes` per 4 KiB).
+    const bytes = pooledRandomBytes(4 * count);
+    return Array.from({ length: count }, (_, n) => bytes.readUInt32LE(4 * n) & DRAW_MASK);
   },
   among(free, count) {
     const pool = [...free];

@@ -11,3 +11,4 @@ export { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./keys/signature-alg
 export { fromHex, toHex } from "./merkle/hex.js";
 export * from "./merkle/rfc6962.js";
 export * from "./presentation-exports.js";
+export { createRandomPool, pooledRandomBytes } from "./random/random-pool.js";

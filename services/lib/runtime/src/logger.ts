@@ -1,5 +1,6 @@
-import type { LoggerOptions } from "pino";
+import pino, { type Logger, type LoggerOptions } from "pino";
 import { redactUrl } from "./http/redact-url.js";
+import { logDestination } from "./log-destination.js";
 import { traceContextMixin } from "./telemetry/log-trace-context.js";
 
 /**
@@ -65,4 +66,9 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
     formatters: { level: (label) => ({ level: label }) },
     mixin: traceContextMixin,
   };
+}
+
+/** A service's logger: its options (loggerOptions) on the process's one log destination (log-destination.ts). */
+export function createLogger(service: string, level: string): Logger {
+  return pino(loggerOptions(service, level), logDestination());
 }

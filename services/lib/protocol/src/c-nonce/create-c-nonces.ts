@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { pooledRandomBytes } from "../random/random-pool.js";
 import { CNonceError } from "./c-nonce-error.js";
 
 /** Default lifetime of a c_nonce (the root README gives DPoP nonces 300 s; c_nonces follow). */
@@ -55,7 +56,7 @@ export function createCNonces(options: CNonceOptions): CNonces {
       const body = Buffer.alloc(BODY_BYTES);
       body.writeUInt8(VERSION, 0);
       body.writeUInt32BE(expiresAtSeconds, 1);
-      randomBytes(RANDOM_BYTES).copy(body, 5);
+      pooledRandomBytes(RANDOM_BYTES).copy(body, 5);
       return {
         value: Buffer.concat([body, macOf(body)]).toString("base64url"),
         expiresAt: new Date(expiresAtSeconds * 1000),

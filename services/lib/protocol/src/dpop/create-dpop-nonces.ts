@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { pooledRandomBytes } from "../random/random-pool.js";
 
 /** RFC 9449 server nonces live this long (the root README: DPoP nonce lifetime 300 s). */
 export const DEFAULT_DPOP_NONCE_LIFETIME_SECONDS = 300;
@@ -45,7 +46,7 @@ export function createDpopNonces(options: CreateDpopNoncesOptions): DpopNonces {
     lifetimeSeconds,
     issue() {
       const expiry = (nowSeconds() + lifetimeSeconds).toString(36);
-      const salt = randomBytes(SALT_BYTES).toString("base64url");
+      const salt = pooledRandomBytes(SALT_BYTES).toString("base64url");
       return `${expiry}.${salt}.${mac(expiry, salt).toString("base64url")}`;
     },
     verify(nonce) {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "../random/random-pool.js";
 
 /** OID4VP 1.0 client identifier prefix of a verifier identified by a DID (§5.9.3). */
 export const DID_CLIENT_ID_PREFIX = "decentralized_identifier:";
@@ -39,4 +39,4 @@ export function resolveVerifierClientId(verifierClientId: string): VerifierClien
 }
 
 /** A verifier nonce or state: 32 random bytes, base64url (43 characters; every profile accepts it). */
-export const createRequestNonce = (): string => randomBytes(32).toString("base64url");
+export const createRequestNonce = (): string => pooledRandomBytes(32).toString("base64url");

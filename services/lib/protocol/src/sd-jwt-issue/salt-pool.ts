@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createRandomPool } from "../random/random-pool.js";
 
 /**
  * Disclosure salts of `saltBytes` random bytes each (base64url), cut from a pool of CSPRNG output
@@ -6,16 +6,6 @@ import { randomBytes } from "node:crypto";
  * disclosure. Every byte is handed out once; the pool holds only salts not yet issued.
  */
 export function createSaltGenerator(saltBytes: number, saltsPerDraw = 256): () => string {
-  let pool = Buffer.alloc(0);
-  let offset = 0;
-  return () => {
-    if (offset + saltBytes > pool.length) {
-      pool = randomBytes(saltBytes * saltsPerDraw);
-      offset = 0;
-    }
-    const salt = pool.toString("base64url", offset, offset + saltBytes);
-    pool.fill(0, offset, offset + saltBytes);
-    offset += saltBytes;
-    return salt;
-  };
+  const take = createRandomPool(saltBytes * saltsPerDraw);
+  return () => take(saltBytes).toString("base64url");
 }

@@ -65,8 +65,10 @@ export interface CustodyColumns {
 
 const VERSION = "v1";
 
-function gcmEncrypt(key: Uint8Array, plaintext: Uint8Array, aad: Uint8Array) {
-  const iv = randomBytes(12);
+const IV_BYTES = 12;
+const DATA_KEY_BYTES = 32;
+
+function gcmEncrypt(key: Uint8Array, iv: Uint8Array, plaintext: Uint8Array, aad: Uint8Array) {
   const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(aad);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
   return Buffer.concat([iv, ciphertext]);
@@ -119,11 +121,13 @@ export function createEnvelopeSealer(keys: KeyEncryptionKey[]): EnvelopeSealer {
   return {
     currentKeyId: current.id,
     seal(plaintext, context) {
-      const dataKey = randomBytes(32);
+      // The data key and both IVs from one CSPRNG call.
+      const random = randomBytes(DATA_KEY_BYTES + 2 * IV_BYTES);
+      const dataKey = random.subarray(0, DATA_KEY_BYTES);
       const aad = Buffer.from(`${current.id}|${context}`);
-      const wrapped = gcmEncrypt(current.key, dataKey, aad);
-      const body = gcmEncrypt(dataKey, plaintext, Buffer.from(context));
-      dataKey.fill(0);
+      const wrapped = gcmEncrypt(current.key, random.subarray(DATA_KEY_BYTES, DATA_KEY_BYTES + IV_BYTES), dataKey, aad);
+      const body = gcmEncrypt(dataKey, random.subarray(DATA_KEY_BYTES + IV_BYTES), plaintext, Buffer.from(context));
+      random.fill(0);
       return [VERSION, current.id, wrapped.toString("base64url"), body.toString("base64url")].join(".");
     },
     open(envelope, context) {
@@ -150,7 +154,12 @@ export function createEnvelopeSealer(keys: KeyEncryptionKey[]): EnvelopeSealer {
       } catch {
         throw failed();
       }
-      const rewrapped = gcmEncrypt(current.key, dataKey, Buffer.from(`${current.id}|${context}`));
+      const rewrapped = gcmEncrypt(
+        current.key,
+        randomBytes(IV_BYTES),
+        dataKey,
+        Buffer.from(`${current.id}|${context}`),
+      );
       dataKey.fill(0);
       return [VERSION, current.id, rewrapped.toString("base64url"), body.toString("base64url")].join(".");
     },

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { BaseConfig } from "../config.js";
 import { invalidFields } from "../errors/app-error.js";
 import { findUnstorableText as unstorableAt } from "../errors/unstorable-text.js";
+import { logDestination } from "../log-destination.js";
 import { loggerOptions } from "../logger.js";
 import type { ServiceMetrics } from "../telemetry/metrics.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
@@ -74,7 +75,7 @@ export const EXPOSED_HEADERS = ["DPoP-Nonce", "WWW-Authenticate", "X-Request-Id"
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const { service, version, config, metrics } = options;
   const app = Fastify({
-    logger: loggerOptions(service, config.LOG_LEVEL),
+    logger: { ...loggerOptions(service, config.LOG_LEVEL), stream: logDestination() },
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.REQUEST_TIMEOUT_MS,

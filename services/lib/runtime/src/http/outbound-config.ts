@@ -1,7 +1,6 @@
-import pino from "pino";
 import { z } from "zod";
 import { booleanFlag } from "../config.js";
-import { loggerOptions } from "../logger.js";
+import { createLogger } from "../logger.js";
 import {
   createOutboundGuard,
   type OutboundGuard,
@@ -81,7 +80,7 @@ export function createServiceOutboundGuard(
   return createOutboundGuard({
     ...outboundGuardOptionsOf(service.config),
     userAgent: `attesto-${service.name}/${service.version}`,
-    logger: pino(loggerOptions(service.name, service.config.LOG_LEVEL)),
+    logger: createLogger(service.name, service.config.LOG_LEVEL),
     ...overrides,
   });
 }

@@ -10,13 +10,12 @@ import {
 import type { DescService } from "@bufbuild/protobuf";
 import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import pino from "pino";
 import { type BaseConfig, publicUrlOf } from "../config.js";
 import type { KeyEncryptionKey } from "../crypto/envelope.js";
 import { rewrapSealedColumns } from "../crypto/rewrap-sealed-columns.js";
 import type { App } from "../http/create-app.js";
 import type { RateLimitCounter } from "../http/rate-limit.js";
-import { loggerOptions } from "../logger.js";
+import { createLogger } from "../logger.js";
 import { createRpcClient } from "../rpc/client.js";
 import { startInternalServer } from "../rpc/server.js";
 import {
@@ -146,7 +145,7 @@ export async function launchService<C extends BaseConfig>(
       database.db,
       (config as { KEY_ENCRYPTION_KEYS?: KeyEncryptionKey[] }).KEY_ENCRYPTION_KEYS,
       definition.sealedColumns ?? [],
-      pino(loggerOptions(definition.name, config.LOG_LEVEL)),
+      createLogger(definition.name, config.LOG_LEVEL),
     );
     const context = createServiceContext(definition, config, database.db, options.tracing, {
       processMetrics: options.processMetrics ?? true,
@@ -194,7 +193,7 @@ export async function launchService<C extends BaseConfig>(
  * SIGTERM/SIGINT: drain within `graceMs`, then exit. A second signal exits at once.
  */
 export function closeOnSignals(close: () => Promise<void>, options: { graceMs: number; name: string }): void {
-  const log = pino(loggerOptions(options.name, "info"));
+  const log = createLogger(options.name, "info");
   let closing = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (closing) process.exit(1);

@@ -1,8 +1,7 @@
-import pino from "pino";
 import type { BaseConfig } from "../config.js";
 import { ConfigError } from "../config.js";
 import { type App, createApp } from "../http/create-app.js";
-import { loggerOptions } from "../logger.js";
+import { createLogger } from "../logger.js";
 import { startTracing } from "../telemetry/tracing.js";
 import { closeOnSignals, launchService, type ServiceContext, type ServiceDefinition } from "./launch.js";
 
@@ -56,7 +55,7 @@ export async function runServiceMain<C extends BaseConfig>(module: ServiceModule
   const tracing = await startTracing({
     serviceName: name,
     endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
-    logger: pino(loggerOptions(name, config.LOG_LEVEL)),
+    logger: createLogger(name, config.LOG_LEVEL),
   });
   let running: Awaited<ReturnType<typeof launchService>>;
   try {
