@@ -61,7 +61,7 @@ export function createDependencies(
   const deliveries = createWebhookDeliveryStore(context.db, queue.send, now);
   const deps: NotaryDependencies = {
     notarizations,
-    events: createWebhookEventStore(context.db, queue.send, now),
+    events: createWebhookEventStore(context.db, queue.send, queue.insert, now),
     deliveries,
     ledger:
       edges.ledger ??

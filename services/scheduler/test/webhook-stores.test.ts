@@ -1,4 +1,4 @@
-import type { TestDatabase } from "@attesto/store";
+import { recordStatements, type TestDatabase } from "@attesto/store";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { WebhookDeliveryStore, WebhookEventStore } from "../src/domain/stores.js";
 import type { SchedulerTables } from "../src/store/tables.js";
@@ -22,7 +22,7 @@ beforeEach(async () => {
   await database.db.deleteFrom("webhook_events").execute();
   jobs = new RecordingJobSender();
   clock = new TestClock();
-  events = createWebhookEventStore(database.db as never, jobs.send, clock.now);
+  events = createWebhookEventStore(database.db as never, jobs.send, jobs.insert, clock.now);
   deliveries = createWebhookDeliveryStore(database.db as never, jobs.send, clock.now);
 });
 
@@ -72,6 +72,36 @@ describe("webhook events", () => {
         .sort(),
     ).toEqual(rows.map((row) => row.job_id).sort());
     expect(await events.recordEventDispatched("00000000-0000-4000-8000-000000000000", ["https://a.example"])).toBe(0);
+  });
+
+  it("publishes an event and its dispatch job in one statement, without a transaction", async () => {
+    const statements = recordStatements(database.pool);
+    const event = newEvent(clock.now());
+    const sent = await statements.during(async () => expect(await events.insertEvent(event)).toBe(true));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^\s*WITH new_event AS \(insert into "[a-z0-9_]+"\."webhook_events"/);
+    expect(jobs.on("dispatch-webhook-event").map((queued) => queued.job.data)).toEqual([{ eventId: event.eventId }]);
+  });
+
+  it("stores no event whose dispatch job cannot be queued (one statement for both)", async () => {
+    const event = newEvent(clock.now());
+    jobs.failNext = true;
+    await expect(events.insertEvent(event)).rejects.toThrow("job queue unavailable");
+    expect(await events.findEvent(event.eventId)).toBeUndefined();
+    expect(await events.insertEvent(event)).toBe(true);
+    expect(jobs.on("dispatch-webhook-event").map((queued) => queued.job.data)).toEqual([{ eventId: event.eventId }]);
+  });
+
+  it("marks an event without endpoints dispatched in one statement, and no job runs it again", async () => {
+    const event = newEvent(clock.now());
+    await events.insertEvent(event);
+    const statements = recordStatements(database.pool);
+    expect(await statements.during(() => events.recordEventDispatched(event.eventId, []))).toHaveLength(1);
+    expect(await events.findEvent(event.eventId)).toMatchObject({ dispatched: true });
+    expect(await events.recordEventDispatched(event.eventId, ["https://a.example/hook"])).toBe(0);
+    expect(jobs.on("deliver-webhook")).toEqual([]);
+    clock.advance(120_000);
+    expect(await events.listStranded(60_000)).toEqual([]);
   });
 
   it("rolls the dispatch back when a delivery job cannot be queued", async () => {

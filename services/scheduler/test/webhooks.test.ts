@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { notaryV1 } from "@attesto/proto";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotaryServiceRpc } from "../src/rpc/notary-service.rpc.js";
 import {
@@ -199,8 +200,18 @@ describe("webhooks", () => {
     );
     const result = { status: "completed", failed_check: null, check_results: [] };
     const request = { tenant, sessionId: "session-1", verified: true, resultJson: JSON.stringify(result) };
+    // The event's dispatch job is pg-boss's own insert in the event's statement: one per event.
+    const dispatchJobs = async () =>
+      (
+        await sql<{ count: string }>`
+          SELECT count(*) FROM ${sql.table(`${scheduler.config.JOB_QUEUE_SCHEMA}.job`)}
+          WHERE name = 'dispatch-webhook-event'`.execute(scheduler.db)
+      ).rows[0]?.count;
+    const before = Number(await dispatchJobs());
     expect(await asVerifier.publishVerificationEvent(request)).toMatchObject({ created: true });
+    expect(Number(await dispatchJobs())).toBe(before + 1);
     expect(await asVerifier.publishVerificationEvent(request)).toMatchObject({ created: false });
+    expect(Number(await dispatchJobs())).toBe(before + 1);
     const refused = await scheduler.notary.publishVerificationEvent(request).catch((e: unknown) => e);
     expect(String(refused)).toContain(
       "attesto.notary.v1.NotaryService/PublishVerificationEvent may not be called by 'credential-issuer'",

@@ -301,6 +301,12 @@ describe("enforcement of a tenant's verifier policy", () => {
     expect(await ttlOf({})).toBe(120);
     expect(await ttlOf({ expires_in: 600 })).toBe(120);
     expect(await ttlOf({ expires_in: 60 })).toBe(60);
+    // The shortest of several policies' TTLs caps; a policy without one (0) does not.
+    await policyClient().applyPolicy({ policy: policy({ name: "longer", sessionTtlSeconds: 600 }) });
+    await policyClient().applyPolicy({ policy: policy({ name: "unset", sessionTtlSeconds: 0 }) });
+    expect(await ttlOf({})).toBe(120);
+    expect(await ttlOf({ expires_in: 90 })).toBe(90);
+    expect(await ttlOf({ expires_in: 3600 })).toBe(120);
     const result = await verify(didLedgerIssuer(verifier.edges));
     expect(result.verification_mode).toBe("run_all");
     // Another tenant keeps the default.

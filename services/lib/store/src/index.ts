@@ -21,4 +21,10 @@ export {
   rewrapSealedColumn,
   type SealedColumn,
 } from "./rewrap-sealed-column.js";
-export { createTestDatabase, EMBEDDED_TEST_DATABASE_URL_VAR, type TestDatabase, testDatabaseUrl } from "./testing.js";
+export {
+  createTestDatabase,
+  EMBEDDED_TEST_DATABASE_URL_VAR,
+  recordStatements,
+  type TestDatabase,
+  testDatabaseUrl,
+} from "./testing.js";

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
+import type pg from "pg";
 import { type Database, openDatabase } from "./database.js";
 import { type Migrations, migrateToLatest } from "./migrate.js";
 
@@ -39,6 +40,32 @@ export async function createTestDatabase<DB>(
     async drop() {
       await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(database.db);
       await database.close();
+    },
+  };
+}
+
+/**
+ * Records every statement sent through `pool` (each client is wrapped when first acquired), for
+ * tests that pin how many round trips a step costs: `during(step)` answers the texts `step` sent.
+ */
+export function recordStatements(pool: pg.Pool): { during(step: () => Promise<unknown>): Promise<string[]> } {
+  const statements: string[] = [];
+  const wrapped = new WeakSet<pg.PoolClient>();
+  pool.on("acquire", (client) => {
+    if (wrapped.has(client)) return;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => {
+      const config = args[0] as string | { text: string };
+      statements.push(typeof config === "string" ? config : config.text);
+      return query(...args);
+    }) as typeof client.query;
+  });
+  return {
+    async during(step) {
+      statements.length = 0;
+      await step();
+      return [...statements];
     },
   };
 }

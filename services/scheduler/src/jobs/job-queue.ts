@@ -1,8 +1,9 @@
+import { sql } from "kysely";
 import { fromKysely, PgBoss, type QueueOptions } from "pg-boss";
 import type { JobRequest, QueueName } from "../domain/model.js";
 import { queueNames } from "../domain/model.js";
 import type { JobLiveness } from "../domain/ports.js";
-import type { JobSender } from "../store/job-sender.js";
+import type { JobInsertBuilder, JobSender } from "../store/job-sender.js";
 
 export interface JobQueueOptions {
   url: string;
@@ -93,6 +94,46 @@ export class PgBossJobQueue implements JobLiveness {
       wake.unref();
       this.dueWakes.add(wake);
     }
+  };
+
+  /**
+   * `job`'s insert as pg-boss writes it, for a statement of the caller's own. pg-boss's `send` with
+   * a `db` adapter runs exactly one statement for a queue without `notify` (pg-boss 12.35.0:
+   * `INSERT … SELECT … FROM json_to_recordset($1::text::json) … ON CONFLICT DO NOTHING RETURNING id`,
+   * `$1` being the job as JSON; a second try happens only for `sendDebounced`). The adapter here
+   * records that statement instead of running it, and the gate replaces `$1` with the job or an
+   * empty list. Anything else (another statement count, another parameter) throws rather than
+   * queue differently: a pg-boss upgrade that changes the shape fails the scheduler suite.
+   */
+  readonly insert: JobInsertBuilder = async (job, { id }) => {
+    const statements: { text: string; values: unknown[] }[] = [];
+    const recorder = {
+      async executeSql(text: string, values?: unknown[]) {
+        statements.push({ text, values: values ?? [] });
+        return { rows: [{ id }] };
+      },
+    };
+    await this.boss.send(job.queue, job.data, { id, db: recorder });
+    const [statement] = statements;
+    const parts = statement?.text.split(/\$1(?!\d)/) ?? [];
+    const [before, after] = parts;
+    if (
+      statements.length !== 1 ||
+      statement?.values.length !== 1 ||
+      typeof statement.values[0] !== "string" ||
+      before === undefined ||
+      after === undefined ||
+      parts.length !== 2 ||
+      !/^\s*INSERT\s/i.test(before) ||
+      /\$\d/.test(before + after)
+    ) {
+      throw new Error("pg-boss's job insert is not the one INSERT with one parameter ($1) this scheduler composes");
+    }
+    const payload = statement.values[0];
+    return {
+      when: (gate) => sql`${sql.raw(before)}(CASE WHEN ${gate} THEN ${payload} ELSE '[]' END)${sql.raw(after)}`,
+      queued: () => this.markActive(job.queue),
+    };
   };
 
   /** Puts `queue` on the active poll for ACTIVE_WINDOW_MS from now (waking its workers if it was idle). */

@@ -1,19 +1,47 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { WebhookEventStore } from "../domain/stores.js";
-import { insertWebhookEvents } from "./insert-webhook-events.js";
-import { ago, type Clock, type JobSender, type SchedulerDb } from "./job-sender.js";
+import { ago, type Clock, type JobInsertBuilder, type JobSender, type SchedulerDb } from "./job-sender.js";
 
 /**
  * Webhook events and their dispatch into deliveries (`database` is bound to the service's schema);
- * dispatch and delivery jobs go through `send` in the same transaction. Times come from `now`.
+ * dispatch and delivery jobs go through `send` in the same transaction, or, for a published
+ * event, are built by `insertJob` into the event's own statement. Times come from `now`.
  */
-export function createWebhookEventStore(database: Kysely<unknown>, send: JobSender, now: Clock): WebhookEventStore {
+export function createWebhookEventStore(
+  database: Kysely<unknown>,
+  send: JobSender,
+  insertJob: JobInsertBuilder,
+  now: Clock,
+): WebhookEventStore {
   const db = database as SchedulerDb;
 
   return {
-    insertEvent: (event) =>
-      db.transaction().execute(async (trx) => (await insertWebhookEvents(trx, send, [event])) > 0),
+    // One statement instead of BEGIN, insert, job, COMMIT: the event (once per dedupe key) and,
+    // only if it is new, its dispatch job commit together or not at all.
+    async insertEvent(event) {
+      const jobId = randomUUID();
+      const job = await insertJob({ queue: "dispatch-webhook-event", data: { eventId: event.eventId } }, { id: jobId });
+      const newEvent = db
+        .insertInto("webhook_events")
+        .values({
+          event_id: event.eventId,
+          dedupe_key: event.dedupeKey,
+          tenant: event.tenant,
+          type: event.type,
+          body: event.body,
+          job_id: jobId,
+          created_at: event.createdAt,
+        })
+        .onConflict((oc) => oc.column("dedupe_key").doNothing())
+        .returning("event_id");
+      const { rows } = await sql<{ created: string; queued: string }>`
+        WITH new_event AS (${newEvent}), job AS (${job.when(sql<boolean>`EXISTS (SELECT 1 FROM new_event)`)})
+        SELECT (SELECT count(*) FROM new_event) AS created, (SELECT count(*) FROM job) AS queued`.execute(db);
+      const [row] = rows;
+      if (Number(row?.queued) > 0) job.queued();
+      return Number(row?.created) > 0;
+    },
 
     async findEvent(eventId) {
       const row = await db.selectFrom("webhook_events").selectAll().where("event_id", "=", eventId).executeTakeFirst();
@@ -29,6 +57,17 @@ export function createWebhookEventStore(database: Kysely<unknown>, send: JobSend
     },
 
     async recordEventDispatched(eventId, urls) {
+      if (urls.length === 0) {
+        // No endpoint for its type (the common case for opt-in events): nothing to insert, so one
+        // guarded statement marks it dispatched instead of a transaction around a locked read.
+        await db
+          .updateTable("webhook_events")
+          .set({ dispatched_at: now(), job_id: null })
+          .where("event_id", "=", eventId)
+          .where("dispatched_at", "is", null)
+          .execute();
+        return 0;
+      }
       return db.transaction().execute(async (trx) => {
         const event = await trx
           .selectFrom("webhook_events")

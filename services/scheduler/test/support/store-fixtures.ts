@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { sql } from "kysely";
 import type { JobRequest, NewWebhookEvent } from "../../src/domain/model.js";
 import type { NewNotarization } from "../../src/domain/stores.js";
-import type { JobSender } from "../../src/store/job-sender.js";
+import type { JobInsertBuilder, JobSender } from "../../src/store/job-sender.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import type { SchedulerTables } from "../../src/store/tables.js";
 
@@ -15,8 +15,9 @@ export interface QueuedJob {
 
 /**
  * A job sender that records what the stores queue (the job queue is not under test here). It
- * writes nothing itself, so a job only "exists" when the store's transaction committed; set
- * `failNext` to make the next send throw and check the store's write is rolled back with it.
+ * writes nothing itself, so a job only "exists" when the store's transaction (or statement)
+ * committed; set `failNext` to make the next send (or insert) fail and check the store's write is
+ * rolled back with it.
  */
 export class RecordingJobSender {
   readonly jobs: QueuedJob[] = [];
@@ -29,6 +30,25 @@ export class RecordingJobSender {
       throw new Error("job queue unavailable");
     }
     this.jobs.push({ job, id, delayMs });
+  };
+
+  /**
+   * A job built into the store's own statement: a query over the job as JSON (or over an empty
+   * list when the gate is false), so it is recorded only when that statement really queued it.
+   */
+  readonly insert: JobInsertBuilder = async (job, { id }) => {
+    // `failNext`: a statement the database refuses, as a job insert that cannot be queued.
+    const fails = this.failNext;
+    this.failNext = false;
+    return {
+      when: (gate) =>
+        fails
+          ? sql`SELECT CAST(${"job queue unavailable"} AS uuid) AS id`
+          : sql`SELECT x.id FROM json_to_recordset((CASE WHEN ${gate} THEN ${JSON.stringify([{ id }])} ELSE '[]' END)::text::json) AS x (id uuid)`,
+      queued: () => {
+        this.jobs.push({ job, id, delayMs: undefined });
+      },
+    };
   };
 
   /** Jobs queued on `queue`, in order. */

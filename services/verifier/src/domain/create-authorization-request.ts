@@ -10,9 +10,9 @@ import {
 } from "@attesto/protocol";
 import { badRequest, invalidFields } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
-import { sessionTtlSeconds } from "./policy/active-policy.js";
 import {
   type ClientMetadataInput,
+  DEFAULT_SESSION_TTL_SECONDS,
   type ResponseMode,
   sessionKeyContext,
   type VerificationSession,
@@ -72,13 +72,12 @@ export async function createAuthorizationRequest(
     throw error;
   }
   const { clientId, kid } = resolveVerifierClientId(input.verifierClientId);
-  const ttlSeconds = sessionTtlSeconds(input.expiresInSeconds, await deps.policies.listByTenant(tenant));
   const id = randomUUID();
   const now = deps.now();
   const responseMode = input.responseMode ?? "direct_post";
   const encryptionKey = responseMode === "direct_post.jwt" ? createResponseEncryptionKey() : undefined;
   const context = sessionKeyContext(id);
-  const session: VerificationSession = {
+  const session: Omit<VerificationSession, "expiresAt"> = {
     id,
     tenant,
     requestUriId: randomBytes(24).toString("base64url"),
@@ -101,16 +100,19 @@ export async function createAuthorizationRequest(
     checkResults: undefined,
     presentationMetadata: undefined,
     createdAt: now,
-    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
     submittedAt: undefined,
     verifiedAt: undefined,
   };
-  await deps.sessions.insert(session);
+  // Its lifetime is capped by the tenant's verifier policies, read by the insert itself.
+  const expiresAt = await deps.sessions.insert(session, {
+    requestedSeconds: input.expiresInSeconds,
+    defaultSeconds: DEFAULT_SESSION_TTL_SECONDS,
+  });
   const requestUri = requestUriOf(deps.verifierUrl, session.requestUriId);
   return {
     session_id: id,
     request_uri: requestUri,
     authorization_request: `openid4vp://?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(requestUri)}`,
-    expires_at: session.expiresAt.toISOString(),
+    expires_at: expiresAt.toISOString(),
   };
 }

@@ -13,9 +13,21 @@ export interface VerificationOutcome {
   verifiedAt: Date;
 }
 
+/** How long a new session lives, before its tenant's verifier policies cap it. */
+export interface SessionLifetime {
+  /** The relying party's `expires_in`, if it gave one. */
+  requestedSeconds: number | undefined;
+  defaultSeconds: number;
+}
+
 /** Where sessions live (PostgreSQL in production; the store implements it). */
 export interface VerificationSessionRepository {
-  insert(session: VerificationSession): Promise<void>;
+  /**
+   * Stores a new session; returns its `expiresAt`: `createdAt` plus the requested seconds (else the
+   * default), at most the shortest session TTL among its tenant's verifier policies, a policy TTL
+   * replacing the default when none was requested. The policies are read in the same statement.
+   */
+  insert(session: Omit<VerificationSession, "expiresAt">, lifetime: SessionLifetime): Promise<Date>;
   findById(id: string): Promise<VerificationSession | undefined>;
   findByRequestUriId(requestUriId: string): Promise<VerificationSession | undefined>;
   /**

@@ -50,8 +50,15 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
     return row ? toSession(row) : undefined;
   };
   return {
-    async insert(session) {
-      await db
+    async insert(session, lifetime) {
+      // The tenant's shortest policy TTL caps the lifetime; LEAST ignores NULL (nothing requested,
+      // or no policy TTL), and with neither the default applies.
+      const shortestPolicyTtl = db
+        .selectFrom("verifier_policies")
+        .select((eb) => eb.fn.min("session_ttl_seconds").as("ttl"))
+        .where("tenant", "=", session.tenant);
+      const seconds = sql<number>`coalesce(least(${lifetime.requestedSeconds ?? null}::integer, (${shortestPolicyTtl})), ${lifetime.defaultSeconds}::integer)`;
+      const row = await db
         .insertInto("verification_sessions")
         .values({
           id: session.id,
@@ -74,11 +81,13 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
           check_results: session.checkResults ? jsonb(session.checkResults) : null,
           presentation_metadata: json(session.presentationMetadata),
           created_at: session.createdAt,
-          expires_at: session.expiresAt,
+          expires_at: sql<Date>`${session.createdAt}::timestamptz + make_interval(secs => ${seconds})`,
           submitted_at: session.submittedAt ?? null,
           verified_at: session.verifiedAt ?? null,
         })
-        .execute();
+        .returning("expires_at")
+        .executeTakeFirstOrThrow();
+      return row.expires_at;
     },
     findById: (id) => (UUID.test(id) ? findBy("id", id) : Promise.resolve(undefined)),
     findByRequestUriId: (requestUriId) => findBy("request_uri_id", requestUriId),

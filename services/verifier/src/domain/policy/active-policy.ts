@@ -1,6 +1,6 @@
 import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
 import type { TrustAnchorSource } from "../upstream.js";
-import { DEFAULT_SESSION_TTL_SECONDS, type VerificationMode } from "../verification-session.js";
+import type { VerificationMode } from "../verification-session.js";
 import type { VerifierPolicy } from "./verifier-policy.js";
 
 /** A stored policy with its X.509 roots parsed, as the verification checks use it. */
@@ -25,17 +25,6 @@ export function withPolicyAnchors(source: TrustAnchorSource, policies: readonly 
       return { certificates: [...certificates, ...extra], unavailable };
     },
   };
-}
-
-/**
- * Lifetime of a new session: the RP's `expires_in` (or the default), at most the shortest policy
- * session TTL; a policy TTL replaces the default when the RP gives none.
- */
-export function sessionTtlSeconds(requested: number | undefined, policies: readonly VerifierPolicy[]): number {
-  const ttls = policies.flatMap((policy) => (policy.sessionTtlSeconds ? [policy.sessionTtlSeconds] : []));
-  if (ttls.length === 0) return requested ?? DEFAULT_SESSION_TTL_SECONDS;
-  const limit = Math.min(...ttls);
-  return requested === undefined ? limit : Math.min(requested, limit);
 }
 
 /** The policies' default verification mode: `run_all` when any asks for it, else `fail_fast` when any sets it. */
