@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_LIST_BITS, STATUS_TYPE } from "@attesto/protocol";
+import { type ArgumentKinds, compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type {
   CredentialRecord,
@@ -61,37 +62,83 @@ function toRecord(row: Selectable<CredentialsTable>): CredentialRecord {
   };
 }
 
+/** A new credential's row, as statement arguments. */
+type CredentialValues = Pick<
+  CredentialsTable,
+  | "id"
+  | "tenant"
+  | "offer_id"
+  | "credential_configuration_id"
+  | "vct"
+  | "issuer_jwt_sha256"
+  | "holder_key_thumbprint"
+  | "holder_did"
+  | "status"
+  | "issued_at"
+  | "expires_at"
+  | "revoked_at"
+  | "ledger_chain"
+  | "ledger_object_id"
+  | "notarization_salt"
+  | "status_list_id"
+  | "status_idx"
+  | "notification_id"
+>;
+const CREDENTIAL_VALUES: ArgumentKinds<CredentialValues> = {
+  id: "string",
+  tenant: "string",
+  offer_id: "string",
+  credential_configuration_id: "string",
+  vct: "string",
+  issuer_jwt_sha256: "string",
+  holder_key_thumbprint: "string",
+  holder_did: "string | null",
+  status: "string",
+  issued_at: "Date",
+  expires_at: "Date",
+  revoked_at: "Date | null",
+  ledger_chain: "string | null",
+  ledger_object_id: "string | null",
+  notarization_salt: "string | null",
+  status_list_id: "string | null",
+  status_idx: "number | null",
+  notification_id: "string | null",
+};
+
+const credentialValues = (record: CredentialRecord): CredentialValues => ({
+  id: record.id,
+  tenant: record.tenant,
+  offer_id: record.offerId,
+  credential_configuration_id: record.credentialConfigurationId,
+  vct: record.vct,
+  issuer_jwt_sha256: record.issuerJwtSha256,
+  holder_key_thumbprint: record.holderKeyThumbprint,
+  holder_did: record.holderDid ?? null,
+  status: record.status,
+  issued_at: record.issuedAt,
+  expires_at: record.expiresAt,
+  revoked_at: record.revokedAt ?? null,
+  ledger_chain: record.notarization?.chain ?? null,
+  ledger_object_id: record.notarization?.objectId ?? null,
+  notarization_salt: record.notarization?.salt ?? null,
+  status_list_id: record.statusEntry?.listId ?? null,
+  status_idx: record.statusEntry?.idx ?? null,
+  notification_id: record.notificationId ?? null,
+});
+
 /** Issued credentials on PostgreSQL: the revocation state of every credential (this service's README). */
 export function createCredentialStore(database: Kysely<unknown>): CredentialRepository {
   const db = database as Kysely<IssuerTables>;
+  // One credential per request is the usual case: its insert is compiled once.
+  const insertOne = compileOnce(db, CREDENTIAL_VALUES, (db, values: CredentialValues) =>
+    db.insertInto("credentials").values([values]),
+  );
   return {
     async insertMany(records) {
-      if (records.length === 0) return;
-      await db
-        .insertInto("credentials")
-        .values(
-          records.map((record) => ({
-            id: record.id,
-            tenant: record.tenant,
-            offer_id: record.offerId,
-            credential_configuration_id: record.credentialConfigurationId,
-            vct: record.vct,
-            issuer_jwt_sha256: record.issuerJwtSha256,
-            holder_key_thumbprint: record.holderKeyThumbprint,
-            holder_did: record.holderDid ?? null,
-            status: record.status,
-            issued_at: record.issuedAt,
-            expires_at: record.expiresAt,
-            revoked_at: record.revokedAt ?? null,
-            ledger_chain: record.notarization?.chain ?? null,
-            ledger_object_id: record.notarization?.objectId ?? null,
-            notarization_salt: record.notarization?.salt ?? null,
-            status_list_id: record.statusEntry?.listId ?? null,
-            status_idx: record.statusEntry?.idx ?? null,
-            notification_id: record.notificationId ?? null,
-          })),
-        )
-        .execute();
+      const [record, ...more] = records;
+      if (!record) return;
+      if (more.length === 0) await insertOne.execute(credentialValues(record));
+      else await db.insertInto("credentials").values(records.map(credentialValues)).execute();
     },
     async findByIssuerJwtSha256(digest) {
       const row = await db

@@ -1,3 +1,4 @@
+import { compileOnce } from "@attesto/store";
 import { type ColumnType, type Kysely, type Selectable, sql } from "kysely";
 import type {
   IssuerConfiguration,
@@ -37,13 +38,13 @@ function toConfiguration(row: Selectable<IssuerConfigurationsTable>): IssuerConf
 /** Issuer configurations on PostgreSQL (`db` is bound to the service's schema); keyed by tenant. */
 export function createIssuerConfigurationStore(database: Kysely<unknown>): IssuerConfigurationRepository {
   const db = database as Kysely<Tables>;
+  // Read on every offer: compiled once.
+  const find = compileOnce(db, { tenant: "string" }, (db, args) =>
+    db.selectFrom("issuer_configurations").selectAll().where("tenant", "=", args.tenant),
+  );
   return {
     async find(tenant) {
-      const row = await db
-        .selectFrom("issuer_configurations")
-        .selectAll()
-        .where("tenant", "=", tenant)
-        .executeTakeFirst();
+      const row = await find.takeFirst({ tenant });
       return row ? toConfiguration(row) : undefined;
     },
 

@@ -14,32 +14,44 @@ export interface IssuerSigningKeysTable {
 
 type Tables = { issuer_signing_keys: IssuerSigningKeysTable };
 
+/** The values `recordSigningKeyQuery` writes: the key's row, its JWK as JSON text. */
+export interface SigningKeyValues {
+  tenant: string;
+  kid: string;
+  did: string;
+  public_jwk: string;
+  alg: SignatureAlgorithm;
+  first_used_at: Date;
+}
+
+export const signingKeyValues = (key: IssuerSigningKey, at: Date): SigningKeyValues => ({
+  tenant: key.tenant,
+  kid: key.kid,
+  did: key.did,
+  public_jwk: JSON.stringify(key.publicJwk),
+  alg: key.alg,
+  first_used_at: at,
+});
+
 /**
  * The upsert that records a verified key: the first use is kept, a `kid` recorded with another key
- * is replaced. Also run as part of the offer's insert (offer.store.ts).
+ * is replaced. Also run as part of the offer's insert (offer.store.ts). The values pass through
+ * untouched, so the statement can be compiled once (`compileOnce`).
  */
-export function recordSigningKeyQuery<DB extends Tables>(creator: QueryCreator<DB>, key: IssuerSigningKey, at: Date) {
+export function recordSigningKeyQuery<DB extends Tables>(creator: QueryCreator<DB>, values: SigningKeyValues) {
   const qc = creator as unknown as QueryCreator<Tables>;
-  const publicJwk = JSON.stringify(key.publicJwk);
   return qc
     .insertInto("issuer_signing_keys")
-    .values({
-      tenant: key.tenant,
-      kid: key.kid,
-      did: key.did,
-      public_jwk: publicJwk,
-      alg: key.alg,
-      first_used_at: at,
-    })
+    .values(values)
     .onConflict((conflict) =>
       conflict
         .columns(["tenant", "kid"])
         .doUpdateSet({
-          did: key.did,
-          public_jwk: publicJwk,
-          alg: key.alg,
+          did: values.did,
+          public_jwk: values.public_jwk,
+          alg: values.alg,
         })
-        .where(sql`issuer_signing_keys.public_jwk`, "<>", sql`${publicJwk}::jsonb`),
+        .where(sql`issuer_signing_keys.public_jwk`, "<>", sql`${values.public_jwk}::jsonb`),
     );
 }
 
@@ -48,7 +60,7 @@ export function createIssuerSigningKeyStore(database: Kysely<unknown>): IssuerSi
   const db = database as Kysely<Tables>;
   return {
     async record(key, at) {
-      await recordSigningKeyQuery(db, key, at).execute();
+      await recordSigningKeyQuery(db, signingKeyValues(key, at)).execute();
     },
     async listByTenant(tenant) {
       const rows = await db

@@ -1,7 +1,8 @@
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type ArgumentKinds, compileOnce } from "@attesto/store";
+import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
 import type { Offer, OfferGrant, OfferSigning } from "../domain/offer.js";
 import type { OfferRepository } from "../domain/repositories.js";
-import { recordSigningKeyQuery } from "./issuer-signing-key.store.js";
+import { recordSigningKeyQuery, type SigningKeyValues, signingKeyValues } from "./issuer-signing-key.store.js";
 import type { IssuerTables, OffersTable } from "./tables.js";
 
 type Row = Selectable<OffersTable>;
@@ -45,7 +46,43 @@ function toOffer(row: Row): Offer {
   };
 }
 
-function toRow(offer: Offer) {
+/** An offer's row as statement arguments; `claims` as JSON text, cast in the statement. */
+type OfferValues = Omit<OffersTable, "claims"> & { claims: string };
+const OFFER_VALUES: ArgumentKinds<OfferValues> = {
+  id: "string",
+  tenant: "string",
+  credential_configuration_id: "string",
+  vct: "string",
+  claims: "string",
+  signing_mode: "string",
+  issuer_did: "string | null",
+  issuer_kid: "string | null",
+  issuer_key_alg: "string | null",
+  issuer_key_sealed: "string | null",
+  flow: "string",
+  pre_authorized_code_hash: "string | null",
+  pre_authorized_code_sealed: "string | null",
+  tx_code_hash: "string | null",
+  issuer_state: "string | null",
+  holder_did: "string | null",
+  status: "string",
+  expires_at: "Date",
+  created_at: "Date",
+  redeemed_at: "Date | null",
+  redemption_id: "string | null",
+};
+/** The signing key recorded with an offer, as arguments of the same statement. */
+type KeyValues = { [C in keyof SigningKeyValues as `key_${C}`]: SigningKeyValues[C] };
+const KEY_VALUES: ArgumentKinds<KeyValues> = {
+  key_tenant: "string",
+  key_kid: "string",
+  key_did: "string",
+  key_public_jwk: "string",
+  key_alg: "string",
+  key_first_used_at: "Date",
+};
+
+function offerValues(offer: Offer): OfferValues {
   const { signing, grant } = offer;
   return {
     id: offer.id,
@@ -53,7 +90,7 @@ function toRow(offer: Offer) {
     credential_configuration_id: offer.credentialConfigurationId,
     vct: offer.vct,
     // Sent as text and cast: pg would otherwise send nested arrays as PostgreSQL arrays.
-    claims: sql<Record<string, unknown>>`${JSON.stringify(offer.claims)}::json`,
+    claims: JSON.stringify(offer.claims),
     signing_mode: signing.mode,
     issuer_did: signing.mode === "did" ? signing.issuerDid : null,
     issuer_kid: signing.mode === "did" ? signing.issuerKid : null,
@@ -70,52 +107,106 @@ function toRow(offer: Offer) {
     created_at: offer.createdAt,
     redeemed_at: offer.redeemedAt ?? null,
     redemption_id: offer.redemptionId ?? null,
-  } as const;
+  };
 }
 
-/** Offers on PostgreSQL (`db` is bound to the service's schema). */
+const keyValues = (values: SigningKeyValues): KeyValues => ({
+  key_tenant: values.tenant,
+  key_kid: values.kid,
+  key_did: values.did,
+  key_public_jwk: values.public_jwk,
+  key_alg: values.alg,
+  key_first_used_at: values.first_used_at,
+});
+
+const insertOfferQuery = (qc: QueryCreator<IssuerTables>, values: OfferValues) =>
+  qc.insertInto("offers").values({
+    ...(Object.fromEntries(
+      Object.keys(OFFER_VALUES).map((column) => [column, values[column as keyof OfferValues]]),
+    ) as OfferValues),
+    claims: sql<Record<string, unknown>>`${values.claims}::json`,
+  });
+
+/** Offers on PostgreSQL (`db` is bound to the service's schema). The hot statements are compiled once. */
 export function createOfferStore(database: Kysely<unknown>): OfferRepository {
   const db = database as Kysely<IssuerTables>;
-  const findBy = async (column: "id" | "pre_authorized_code_hash" | "issuer_state", value: string) => {
-    const row = await db.selectFrom("offers").selectAll().where(column, "=", value).executeTakeFirst();
-    return row ? toOffer(row) : undefined;
+  const insert = compileOnce(db, OFFER_VALUES, insertOfferQuery);
+  // One statement: the offer, and the key its credentials will carry.
+  const insertWithKey = compileOnce(db, { ...OFFER_VALUES, ...KEY_VALUES }, (db, values: OfferValues & KeyValues) =>
+    recordSigningKeyQuery(
+      db.with("offer", (qc) => insertOfferQuery(qc, values)),
+      {
+        tenant: values.key_tenant,
+        kid: values.key_kid,
+        did: values.key_did,
+        public_jwk: values.key_public_jwk,
+        alg: values.key_alg,
+        first_used_at: values.key_first_used_at,
+      },
+    ),
+  );
+  const findBy = (column: "id" | "pre_authorized_code_hash" | "issuer_state") => {
+    const statement = compileOnce(db, { value: "string" }, (db, args) =>
+      db.selectFrom("offers").selectAll().where(column, "=", args.value),
+    );
+    return async (value: string) => {
+      const row = await statement.takeFirst({ value });
+      return row ? toOffer(row) : undefined;
+    };
   };
   /** offered -> redeemed in one conditional UPDATE: concurrent callers cannot both see `offered`. */
-  const redeem = async (
+  const redeemQuery = (
+    db: Kysely<IssuerTables>,
     column: "pre_authorized_code_hash" | "issuer_state",
-    value: string,
-    now: Date,
-    txCodeHash?: string,
-    redemptionId?: string,
-  ) => {
-    let update = db
+    args: { value: string; now: Date; redemptionId: string | null },
+  ) =>
+    db
       .updateTable("offers")
-      .set({ status: "redeemed", redeemed_at: now, redemption_id: redemptionId ?? null })
-      .where(column, "=", value)
+      .set({ status: "redeemed", redeemed_at: args.now, redemption_id: args.redemptionId })
+      .where(column, "=", args.value)
       .where("status", "=", "offered")
-      .where("expires_at", ">", now);
-    if (column === "pre_authorized_code_hash") {
-      update = update.where((eb) => eb.or([eb("tx_code_hash", "is", null), eb("tx_code_hash", "=", txCodeHash ?? "")]));
-    }
-    const row = await update.returningAll().executeTakeFirst();
-    return row ? toOffer(row) : undefined;
-  };
+      .where("expires_at", ">", args.now);
+  const redeemCode = compileOnce(
+    db,
+    { value: "string", now: "Date", redemptionId: "string | null", txCodeHash: "string" },
+    (db, args) =>
+      redeemQuery(db, "pre_authorized_code_hash", args)
+        .where((eb) => eb.or([eb("tx_code_hash", "is", null), eb("tx_code_hash", "=", args.txCodeHash)]))
+        .returningAll(),
+  );
+  const redeemState = compileOnce(db, { value: "string", now: "Date", redemptionId: "string | null" }, (db, args) =>
+    redeemQuery(db, "issuer_state", args).returningAll(),
+  );
+  const findById = findBy("id");
+  const findByCodeHash = findBy("pre_authorized_code_hash");
+  const findByIssuerState = findBy("issuer_state");
   return {
     async insert(offer, signingKey) {
       if (!signingKey) {
-        await db.insertInto("offers").values(toRow(offer)).execute();
+        await insert.execute(offerValues(offer));
         return;
       }
-      // One statement: the offer, and the key its credentials will carry.
-      const withOffer = db.with("offer", (qc) => qc.insertInto("offers").values(toRow(offer)));
-      await recordSigningKeyQuery(withOffer, signingKey.key, signingKey.at).execute();
+      await insertWithKey.execute({
+        ...offerValues(offer),
+        ...keyValues(signingKeyValues(signingKey.key, signingKey.at)),
+      });
     },
-    findById: (id) => findBy("id", id),
-    findByCodeHash: (codeHash) => findBy("pre_authorized_code_hash", codeHash),
-    findByIssuerState: (issuerState) => findBy("issuer_state", issuerState),
-    redeemPreAuthorizedCode: (codeHash, txCodeHash, redemptionId, now) =>
-      redeem("pre_authorized_code_hash", codeHash, now, txCodeHash, redemptionId),
-    redeemIssuerState: (issuerState, now) => redeem("issuer_state", issuerState, now),
+    findById,
+    findByCodeHash,
+    findByIssuerState,
+    async redeemPreAuthorizedCode(codeHash, txCodeHash, redemptionId, now) {
+      const row = await redeemCode.takeFirst({
+        value: codeHash,
+        now,
+        redemptionId: redemptionId ?? null,
+        txCodeHash: txCodeHash ?? "",
+      });
+      return row ? toOffer(row) : undefined;
+    },
+    async redeemIssuerState(issuerState, now) {
+      const row = await redeemState.takeFirst({ value: issuerState, now, redemptionId: null });
+      return row ? toOffer(row) : undefined;
+    },
     async findDidOffersWithUnrecordedKey() {
       const rows = await db
         .selectFrom("offers")

@@ -1,3 +1,4 @@
+import { type CompiledOnce, compileOnce } from "@attesto/store";
 import type { Kysely } from "kysely";
 import type { DidRecord } from "../domain/records.js";
 import type { DidRepository } from "../domain/repositories.js";
@@ -16,10 +17,17 @@ const toDidRecord = (row: LedgerTables["dids"]): DidRecord => ({
   updatedAt: row.updated_at,
 });
 
+const findQuery = (db: Kysely<LedgerTables>, args: { did: string }) =>
+  db.selectFrom("dids").selectAll().where("did", "=", args.did);
+
 export function createDidStore(db: Kysely<LedgerTables>): DidRepository {
+  // Every uncached did:ledger resolution reads its row: compiled once, at the first read (the
+  // store is also made per append transaction, where most never read).
+  let find: CompiledOnce<{ did: string }, ReturnType<typeof findQuery>> | undefined;
   return {
     async find(did) {
-      const row = await db.selectFrom("dids").selectAll().where("did", "=", did).executeTakeFirst();
+      find ??= compileOnce(db, { did: "string" }, findQuery);
+      const row = await find.takeFirst({ did });
       return row && toDidRecord(row);
     },
 

@@ -1,3 +1,11 @@
+export {
+  type ArgumentKind,
+  type ArgumentKinds,
+  type ArgumentsOf,
+  type CompiledOnce,
+  compileOnce,
+  type RowOf,
+} from "./compile-once.js";
 export { type Database, type DatabaseOptions, openDatabase, pingDatabase } from "./database.js";
 export {
   type EmbeddedPostgres,

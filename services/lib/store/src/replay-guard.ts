@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import { compileOnce } from "./compile-once.js";
 
 /**
  * Single-use values (DPoP `jti`, c_nonces, attestation `jti`, ...) recorded in PostgreSQL so replay
@@ -67,10 +68,15 @@ export async function purgeUsedValuesSometimes(db: Kysely<unknown>, at: Date): P
 export function createReplayGuard(db: Kysely<unknown>, options: { now?: () => Date } = {}): ReplayGuard {
   const tables = db as unknown as Kysely<UsedValueTables>;
   const now = options.now ?? (() => new Date());
+  const insertOne = compileOnce(
+    tables,
+    { namespace: "string", value: "string", expiresAt: "Date", at: "Date" },
+    (db, args) => insertUsedValues(db, args.namespace, [args], args.at),
+  );
   return {
     async consume(namespace, value, expiresAt) {
       const at = now();
-      const inserted = await insertUsedValues(tables, namespace, [{ value, expiresAt }], at).executeTakeFirst();
+      const inserted = await insertOne.takeFirst({ namespace, value, expiresAt, at });
       await purgeUsedValuesSometimes(db, at);
       return inserted !== undefined;
     },

@@ -1,3 +1,4 @@
+import { compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { CredentialConfiguration, TenantAccount } from "../domain/tenant.js";
 import { DuplicateTenantError, type TenantRepository } from "../domain/tenant-repository.js";
@@ -50,6 +51,17 @@ async function revokeKeysOf(trx: Kysely<TrustRegistryTables>, accountUuid: strin
  */
 export function createTenantStore(database: Kysely<unknown>, now: () => Date): TenantRepository {
   const db = database as Kysely<TrustRegistryTables>;
+  // Every call with an API key looks it up: compiled once.
+  const apiKeyLookup = compileOnce(db, { keyHash: "string" }, (db, args) =>
+    db
+      .selectFrom("api_keys")
+      .innerJoin("tenants", "tenants.account_uuid", "api_keys.account_uuid")
+      .selectAll("tenants")
+      .select("api_keys.key_hash")
+      .where("api_keys.key_hash", "=", args.keyHash)
+      .where("api_keys.revoked_at", "is", null)
+      .where("tenants.deactivated_at", "is", null),
+  );
 
   const insertConfigurations = async (
     executor: Kysely<TrustRegistryTables>,
@@ -130,15 +142,7 @@ export function createTenantStore(database: Kysely<unknown>, now: () => Date): T
     },
 
     async findByApiKeyHash(keyHash) {
-      const row = await db
-        .selectFrom("api_keys")
-        .innerJoin("tenants", "tenants.account_uuid", "api_keys.account_uuid")
-        .selectAll("tenants")
-        .select("api_keys.key_hash")
-        .where("api_keys.key_hash", "=", keyHash)
-        .where("api_keys.revoked_at", "is", null)
-        .where("tenants.deactivated_at", "is", null)
-        .executeTakeFirst();
+      const row = await apiKeyLookup.takeFirst({ keyHash });
       if (!row) return undefined;
       const { key_hash, ...account } = row;
       return { account: toAccount(account), keyHash: key_hash };

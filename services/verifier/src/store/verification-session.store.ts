@@ -1,14 +1,35 @@
 import type { ResponseEncryptionPublicJwk } from "@attesto/protocol";
+import { type ArgumentKinds, compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
-import type { VerificationSession } from "../domain/verification-session.js";
-import type { VerificationSessionRepository } from "../domain/verification-session-repository.js";
+import type { StoredSessionStatus, VerificationMode, VerificationSession } from "../domain/verification-session.js";
+import type { SessionLifetime, VerificationSessionRepository } from "../domain/verification-session-repository.js";
 import type { VerificationSessionsTable, VerifierPoliciesTable, VerifierTables } from "./tables.js";
 import { toPolicy } from "./verifier-policy.store.js";
 
 /** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */
-const json = (value: unknown) => (value === undefined ? null : sql<never>`${JSON.stringify(value)}::json`);
 const jsonb = (value: unknown) => sql<never>`${JSON.stringify(value)}::jsonb`;
+
+interface StartArgs {
+  id: string;
+  mode: VerificationMode;
+  now: Date;
+}
+
+interface OutcomeValues {
+  id: string;
+  status: StoredSessionStatus;
+  check_results: string;
+  presentation_metadata: string | null;
+  verified_at: Date;
+}
+const OUTCOME_VALUES: ArgumentKinds<OutcomeValues> = {
+  id: "string",
+  status: "string",
+  check_results: "string",
+  presentation_metadata: "string | null",
+  verified_at: "Date",
+};
 
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
@@ -42,60 +63,117 @@ function toSession(row: Selectable<VerificationSessionsTable>): VerificationSess
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The session repository on PostgreSQL (`database` is already bound to the verifier's schema). */
+/** JSON text of a json/jsonb column's value (cast in the statement), NULL for none. */
+const jsonText = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+type JsonColumns =
+  | "dcql_query"
+  | "client_metadata"
+  | "encryption_public_jwk"
+  | "check_results"
+  | "presentation_metadata";
+/**
+ * A session's row as statement arguments, json/jsonb columns as JSON text; `expires_at` is computed
+ * in the statement from the lifetime asked for.
+ */
+type SessionValues = Omit<VerificationSessionsTable, JsonColumns | "expires_at"> & {
+  [C in JsonColumns]: string | null;
+} & { requested_seconds: number | null; default_seconds: number };
+const SESSION_VALUES: ArgumentKinds<SessionValues> = {
+  id: "string",
+  tenant: "string",
+  request_uri_id: "string",
+  state: "string",
+  nonce: "string",
+  client_id: "string",
+  request_kid: "string | null",
+  response_mode: "string",
+  dcql_query: "string | null",
+  client_metadata: "string | null",
+  redirect_uri: "string | null",
+  encryption_kid: "string | null",
+  encryption_public_jwk: "string | null",
+  signing_key_envelope: "string | null",
+  encryption_key_envelope: "string | null",
+  status: "string",
+  verification_mode: "string | null",
+  check_results: "string | null",
+  presentation_metadata: "string | null",
+  created_at: "Date",
+  submitted_at: "Date | null",
+  verified_at: "Date | null",
+  requested_seconds: "number | null",
+  default_seconds: "number",
+};
+
+const sessionValues = (session: Omit<VerificationSession, "expiresAt">, lifetime: SessionLifetime): SessionValues => ({
+  id: session.id,
+  tenant: session.tenant,
+  request_uri_id: session.requestUriId,
+  state: session.state,
+  nonce: session.nonce,
+  client_id: session.clientId,
+  request_kid: session.requestKid ?? null,
+  response_mode: session.responseMode,
+  dcql_query: jsonText(session.dcqlQuery),
+  client_metadata: jsonText(session.clientMetadata),
+  redirect_uri: session.redirectUri ?? null,
+  encryption_kid: session.encryptionKid ?? null,
+  encryption_public_jwk: jsonText(session.encryptionPublicJwk),
+  signing_key_envelope: session.signingKeyEnvelope ?? null,
+  encryption_key_envelope: session.encryptionKeyEnvelope ?? null,
+  status: session.status,
+  verification_mode: session.verificationMode ?? null,
+  check_results: session.checkResults ? JSON.stringify(session.checkResults) : null,
+  presentation_metadata: jsonText(session.presentationMetadata),
+  created_at: session.createdAt,
+  submitted_at: session.submittedAt ?? null,
+  verified_at: session.verifiedAt ?? null,
+  requested_seconds: lifetime.requestedSeconds ?? null,
+  default_seconds: lifetime.defaultSeconds,
+});
+
+/**
+ * The session repository on PostgreSQL (`database` is already bound to the verifier's schema).
+ * The statements of a verification are compiled once (`compileOnce`).
+ */
 export function createVerificationSessionStore(database: Kysely<unknown>): VerificationSessionRepository {
   const db = database as Kysely<VerifierTables>;
-  const findBy = async (column: "id" | "request_uri_id", value: string) => {
-    const row = await db.selectFrom("verification_sessions").selectAll().where(column, "=", value).executeTakeFirst();
-    return row ? toSession(row) : undefined;
+  const insert = compileOnce(db, SESSION_VALUES, (db, values: SessionValues) => {
+    const { requested_seconds, default_seconds, ...row } = values;
+    // The tenant's shortest policy TTL caps the lifetime; LEAST ignores NULL (nothing requested,
+    // or no policy TTL), and with neither the default applies.
+    const shortestPolicyTtl = db
+      .selectFrom("verifier_policies")
+      .select((eb) => eb.fn.min("session_ttl_seconds").as("ttl"))
+      .where("tenant", "=", row.tenant);
+    const seconds = sql<number>`coalesce(least(${requested_seconds}::integer, (${shortestPolicyTtl})), ${default_seconds}::integer)`;
+    return db
+      .insertInto("verification_sessions")
+      .values({
+        ...row,
+        dcql_query: sql<never>`${row.dcql_query}::json`,
+        client_metadata: sql<never>`${row.client_metadata}::json`,
+        encryption_public_jwk: sql<never>`${row.encryption_public_jwk}::json`,
+        check_results: sql<never>`${row.check_results}::jsonb`,
+        presentation_metadata: sql<never>`${row.presentation_metadata}::json`,
+        expires_at: sql<Date>`${row.created_at}::timestamptz + make_interval(secs => ${seconds})`,
+      })
+      .returning("expires_at");
+  });
+  const findBy = (column: "id" | "request_uri_id") => {
+    const statement = compileOnce(db, { value: "string" }, (db, args) =>
+      db.selectFrom("verification_sessions").selectAll().where(column, "=", args.value),
+    );
+    return async (value: string) => {
+      const row = await statement.takeFirst({ value });
+      return row ? toSession(row) : undefined;
+    };
   };
-  return {
-    async insert(session, lifetime) {
-      // The tenant's shortest policy TTL caps the lifetime; LEAST ignores NULL (nothing requested,
-      // or no policy TTL), and with neither the default applies.
-      const shortestPolicyTtl = db
-        .selectFrom("verifier_policies")
-        .select((eb) => eb.fn.min("session_ttl_seconds").as("ttl"))
-        .where("tenant", "=", session.tenant);
-      const seconds = sql<number>`coalesce(least(${lifetime.requestedSeconds ?? null}::integer, (${shortestPolicyTtl})), ${lifetime.defaultSeconds}::integer)`;
-      const row = await db
-        .insertInto("verification_sessions")
-        .values({
-          id: session.id,
-          tenant: session.tenant,
-          request_uri_id: session.requestUriId,
-          state: session.state,
-          nonce: session.nonce,
-          client_id: session.clientId,
-          request_kid: session.requestKid ?? null,
-          response_mode: session.responseMode,
-          dcql_query: json(session.dcqlQuery),
-          client_metadata: json(session.clientMetadata),
-          redirect_uri: session.redirectUri ?? null,
-          encryption_kid: session.encryptionKid ?? null,
-          encryption_public_jwk: json(session.encryptionPublicJwk),
-          signing_key_envelope: session.signingKeyEnvelope ?? null,
-          encryption_key_envelope: session.encryptionKeyEnvelope ?? null,
-          status: session.status,
-          verification_mode: session.verificationMode ?? null,
-          check_results: session.checkResults ? jsonb(session.checkResults) : null,
-          presentation_metadata: json(session.presentationMetadata),
-          created_at: session.createdAt,
-          expires_at: sql<Date>`${session.createdAt}::timestamptz + make_interval(secs => ${seconds})`,
-          submitted_at: session.submittedAt ?? null,
-          verified_at: session.verifiedAt ?? null,
-        })
-        .returning("expires_at")
-        .executeTakeFirstOrThrow();
-      return row.expires_at;
-    },
-    findById: (id) => (UUID.test(id) ? findBy("id", id) : Promise.resolve(undefined)),
-    findByRequestUriId: (requestUriId) => findBy("request_uri_id", requestUriId),
-    async findForPresentation(by) {
-      const [column, value] =
-        "state" in by ? (["state", by.state] as const) : (["encryption_kid", by.encryptionKid] as const);
-      // The policies of the session's own tenant, as a JSON array in the same row (timestamps as text).
-      const row = await db
+  // The policies of the session's own tenant, as a JSON array in the same row (timestamps as text).
+  const forPresentation = (column: "state" | "encryption_kid") =>
+    compileOnce(db, { value: "string" }, (db, args) =>
+      db
         .selectFrom("verification_sessions")
         .selectAll("verification_sessions")
         .select((eb) =>
@@ -107,8 +185,46 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
               .orderBy("verifier_policies.name"),
           ).as("tenant_policies"),
         )
-        .where(column, "=", value)
-        .executeTakeFirst();
+        .where(column, "=", args.value),
+    );
+  const byState = forPresentation("state");
+  const byEncryptionKid = forPresentation("encryption_kid");
+  const start = compileOnce(db, { id: "string", mode: "string", now: "Date" }, (db, args: StartArgs) =>
+    db
+      .updateTable("verification_sessions")
+      .set({ status: "in_progress", verification_mode: args.mode, submitted_at: args.now })
+      .where("id", "=", args.id)
+      .where("status", "=", "pending")
+      .where("expires_at", ">", args.now),
+  );
+  const record = compileOnce(db, OUTCOME_VALUES, (db, args: OutcomeValues) =>
+    db
+      .updateTable("verification_sessions")
+      .set({
+        status: args.status,
+        check_results: sql<never>`${args.check_results}::jsonb`,
+        presentation_metadata: sql<never>`${args.presentation_metadata}::json`,
+        verified_at: args.verified_at,
+        signing_key_envelope: null,
+        encryption_key_envelope: null,
+      })
+      .where("id", "=", args.id)
+      .where("status", "=", "in_progress"),
+  );
+  const findById = findBy("id");
+  return {
+    async insert(session, lifetime) {
+      const row = await insert.takeFirst(sessionValues(session, lifetime));
+      if (!row) throw new Error("the session insert returned no row");
+      return row.expires_at;
+    },
+    findById: (id) => (UUID.test(id) ? findById(id) : Promise.resolve(undefined)),
+    findByRequestUriId: findBy("request_uri_id"),
+    async findForPresentation(by) {
+      const row =
+        "state" in by
+          ? await byState.takeFirst({ value: by.state })
+          : await byEncryptionKid.takeFirst({ value: by.encryptionKid });
       if (!row) return undefined;
       const { tenant_policies: policyRows, ...sessionRow } = row;
       const policies = (
@@ -117,29 +233,17 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
       return { session: toSession(sessionRow), policies };
     },
     async startVerification(id, mode, now) {
-      const result = await db
-        .updateTable("verification_sessions")
-        .set({ status: "in_progress", verification_mode: mode, submitted_at: now })
-        .where("id", "=", id)
-        .where("status", "=", "pending")
-        .where("expires_at", ">", now)
-        .executeTakeFirst();
-      return result.numUpdatedRows === 1n;
+      const result = await start.execute({ id, mode, now });
+      return result.numAffectedRows === 1n;
     },
     async recordOutcome(id, outcome) {
-      await db
-        .updateTable("verification_sessions")
-        .set({
-          status: outcome.status,
-          check_results: jsonb(outcome.checkResults),
-          presentation_metadata: json(outcome.presentationMetadata),
-          verified_at: outcome.verifiedAt,
-          signing_key_envelope: null,
-          encryption_key_envelope: null,
-        })
-        .where("id", "=", id)
-        .where("status", "=", "in_progress")
-        .execute();
+      await record.execute({
+        id,
+        status: outcome.status,
+        check_results: JSON.stringify(outcome.checkResults),
+        presentation_metadata: jsonText(outcome.presentationMetadata),
+        verified_at: outcome.verifiedAt,
+      });
     },
     async failInterrupted(submittedBefore, checkResult, now) {
       const result = await db

@@ -1,3 +1,4 @@
+import { compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { VerifierPolicy } from "../domain/policy/verifier-policy.js";
 import type { VerifierPolicyRepository } from "../domain/policy/verifier-policy-repository.js";
@@ -26,13 +27,12 @@ export function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy
 /** Verifier policies on PostgreSQL (`database` is already bound to the verifier's schema). */
 export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPolicyRepository {
   const db = database as Kysely<VerifierTables>;
+  // Read by every session created: compiled once.
+  const findOne = compileOnce(db, { tenant: "string", name: "string" }, (db, args) =>
+    db.selectFrom("verifier_policies").selectAll().where("tenant", "=", args.tenant).where("name", "=", args.name),
+  );
   const find = async (tenant: string, name: string) => {
-    const row = await db
-      .selectFrom("verifier_policies")
-      .selectAll()
-      .where("tenant", "=", tenant)
-      .where("name", "=", name)
-      .executeTakeFirst();
+    const row = await findOne.takeFirst({ tenant, name });
     return row ? toPolicy(row) : undefined;
   };
   return {
