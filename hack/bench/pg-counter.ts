@@ -19,7 +19,7 @@ const GSS_REQUEST = 80877104;
 
 export class PgCounter {
   readonly counts: QueryCounts = { roundTrips: 0, statements: 0, transactions: 0, connections: 0 };
-  /** How often each statement text was parsed or sent as a simple query since the last reset. */
+  /** How often each statement text ran (unnamed Parse, Bind of a named statement, simple query) since the last reset. */
   readonly texts = new Map<string, number>();
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -67,6 +67,8 @@ export class PgCounter {
     server.pipe(client);
     let pending: Buffer = Buffer.alloc(0);
     let started = false;
+    /** This connection's named statements: name -> text. */
+    const named = new Map<string, string>();
     client.on("data", (chunk: Buffer) => {
       server.write(chunk);
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
@@ -102,8 +104,17 @@ export class PgCounter {
             .toString("utf8")
             .trim()
             .toLowerCase();
-          this.noteText(text);
+          // A named (prepared) statement is parsed once per connection: its runs are its Binds.
+          if (nameEnd > 0) named.set(body.toString("utf8", 0, nameEnd), text);
+          else this.noteText(text);
           if (text.startsWith("begin") || text.startsWith("start transaction")) this.counts.transactions++;
+        }
+        if (type === "B") {
+          // Bind: portal\0statement\0...
+          const body = pending.subarray(5, length + 1);
+          const portalEnd = body.indexOf(0);
+          const text = named.get(body.toString("utf8", portalEnd + 1, body.indexOf(0, portalEnd + 1)));
+          if (text !== undefined) this.noteText(text);
         }
         pending = pending.subarray(length + 1);
       }

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { NamingClient } from "./named-statements.js";
 
 // Timestamps come back as Date; bigint counts as numbers (our counts stay far below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -23,9 +24,12 @@ export interface Database<DB> {
 /**
  * One pg pool and a kysely instance scoped to a schema. Queries are schema-qualified rather than
  * relying on `search_path`, because the embedded PGlite server shares one session between clients.
+ * Every parameterised statement runs as a named (server-side prepared) statement: see
+ * named-statements.ts.
  */
 export function openDatabase<DB>(options: DatabaseOptions): Database<DB> {
   const pool = new pg.Pool({
+    Client: NamingClient,
     connectionString: options.url,
     max: options.poolMax ?? 10,
     application_name: options.applicationName,

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
+import { ResponseScanner, SharedStatements } from "./pglite-shared-statements.js";
 
 /**
  * Serves one PGlite instance over the PostgreSQL wire protocol to many clients.
@@ -9,6 +10,7 @@ import type { PGlite } from "@electric-sql/pglite";
  * Sync). Interleaving individual messages of different clients (as @electric-sql/pglite-socket
  * 0.2 does) lets one client's Bind hit another's unnamed statement ("portal does not exist").
  * While a client is inside a transaction, only that client's turns run, as with row locks.
+ * Named prepared statements are shared between the clients: see pglite-shared-statements.ts.
  */
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
@@ -20,6 +22,8 @@ const TURN_ENDS = new Set(["S", "Q", "H", "X"]);
 interface Turn {
   client: Client;
   bytes: Uint8Array;
+  /** The type of the message that ended the turn, or "startup" for the startup packet. */
+  end: string;
 }
 
 class Client {
@@ -27,6 +31,10 @@ class Client {
   private pending: Buffer[] = [];
   private started = false;
   closed = false;
+  /** The statement names this client was told are parsed (its holds in SharedStatements). */
+  readonly held = new Set<string>();
+  /** A turn ended by Flush failed: the backend skips this client's messages up to its Sync. */
+  inError = false;
 
   constructor(
     readonly socket: Socket,
@@ -50,7 +58,7 @@ class Client {
           return;
         } else if (code === PROTOCOL_3) {
           this.started = true;
-          this.enqueue({ client: this, bytes: new Uint8Array(packet) });
+          this.enqueue({ client: this, bytes: new Uint8Array(packet), end: "startup" });
         } else {
           this.socket.destroy();
           return;
@@ -69,7 +77,7 @@ class Client {
         return;
       }
       if (TURN_ENDS.has(type)) {
-        this.enqueue({ client: this, bytes: new Uint8Array(Buffer.concat(this.pending)) });
+        this.enqueue({ client: this, bytes: new Uint8Array(Buffer.concat(this.pending)), end: type });
         this.pending = [];
       }
     }
@@ -83,6 +91,11 @@ export class PgliteWireServer {
   /** The client whose open transaction holds the backend. */
   private owner: Client | undefined;
   private running = false;
+  private readonly statements = new SharedStatements();
+  /** A hold ended: some prepared statements may have no holder left (deallocated between turns). */
+  private released = false;
+  /** SQL that may have dropped prepared statements ran: re-read pg_prepared_statements. */
+  private stale = false;
 
   constructor(private readonly db: PGlite) {}
 
@@ -117,11 +130,20 @@ export class PgliteWireServer {
   private async disconnect(client: Client): Promise<void> {
     client.closed = true;
     this.clients.delete(client);
+    this.releaseAll(client, [...client.held]);
     for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]?.client === client) this.queue.splice(i, 1);
     if (this.owner === client) {
       this.owner = undefined;
       if (this.db.isInTransaction()) await this.db.exec("ROLLBACK").catch(() => {});
-      void this.drain();
+    }
+    void this.drain();
+  }
+
+  private releaseAll(client: Client, names: string[]): void {
+    for (const name of names) {
+      if (!client.held.delete(name)) continue;
+      this.statements.release(name);
+      this.released = true;
     }
   }
 
@@ -130,23 +152,74 @@ export class PgliteWireServer {
     if (this.running) return;
     this.running = true;
     try {
-      while (this.queue.length > 0) {
+      for (;;) {
+        if (!this.owner) await this.tidyStatements();
+        if (this.queue.length === 0) return;
         const index = this.owner ? this.queue.findIndex((t) => t.client === this.owner) : 0;
         if (index < 0) return; // wait for the transaction's owner to speak
         const [turn] = this.queue.splice(index, 1);
         if (!turn || turn.client.closed) continue;
-        const { socket } = turn.client;
-        await this.db.runExclusive(() =>
-          this.db.execProtocolRawStream(turn.bytes, {
-            onRawData: (data) => {
-              if (socket.writable && data.length > 0) socket.write(Buffer.from(data));
-            },
-          }),
-        );
+        await this.run(turn);
         this.owner = this.db.isInTransaction() ? turn.client : undefined;
       }
     } finally {
       this.running = false;
+    }
+  }
+
+  private async run({ client, bytes, end }: Turn): Promise<void> {
+    const { socket } = client;
+    const write = (data: Uint8Array) => {
+      if (socket.writable && data.length > 0) socket.write(Buffer.from(data));
+    };
+    if (end === "startup") {
+      await this.db.runExclusive(() => this.db.execProtocolRawStream(bytes, { onRawData: write }));
+      return;
+    }
+    const turn = this.statements.rewrite(bytes, client.inError);
+    if (turn.mayDeallocate) this.stale = true;
+    const scanner = new ResponseScanner();
+    if (turn.prefix) write(turn.prefix);
+    await this.db.runExclusive(() =>
+      this.db.execProtocolRawStream(turn.bytes, {
+        onRawData: (data) => {
+          scanner.scan(data);
+          write(data);
+        },
+      }),
+    );
+    // After an error the backend ignores messages up to the next Sync, even in later turns.
+    client.inError = end === "S" ? false : client.inError || (end === "H" && scanner.failed);
+    for (const name of this.statements.learn(turn, scanner.parsed)) {
+      if (client.held.has(name)) continue;
+      client.held.add(name);
+      this.statements.hold(name);
+    }
+    this.releaseAll(client, turn.released);
+  }
+
+  /**
+   * Between turns, outside any transaction: deallocates the statements no client holds, and
+   * re-reads the backend's statements after SQL that may have dropped some.
+   */
+  private async tidyStatements(): Promise<void> {
+    if (this.stale) {
+      this.stale = false;
+      const listed = await this.db
+        .query<{ name: string }>("SELECT name FROM pg_prepared_statements")
+        .catch(() => undefined);
+      if (listed) this.statements.retain(new Set(listed.rows.map((row) => row.name)));
+    }
+    if (this.released) {
+      this.released = false;
+      for (const name of this.statements.orphans()) {
+        // Forgotten only once gone: a name left prepared stays shareable (and held by its next user).
+        const gone = await this.db.exec(`DEALLOCATE "${name.replaceAll('"', '""')}"`).then(
+          () => true,
+          () => false,
+        );
+        if (gone) this.statements.forget(name);
+      }
     }
   }
 }
