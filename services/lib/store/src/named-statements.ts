@@ -13,6 +13,8 @@ import pg from "pg";
  * Bounded: the first `limit` distinct texts of the process get names; any text after that runs
  * unnamed, so statements whose text varies (IN lists of varying length) cannot grow the registry,
  * the pg client's per-connection cache or the backend's prepared statements without bound.
+ * A connection pooler between the services and PostgreSQL must keep protocol-level prepared
+ * statements per client (PgBouncer in transaction mode: 1.21 or later, `max_prepared_statements`).
  */
 export const NAMED_STATEMENT_LIMIT = 1000;
 
