@@ -1,4 +1,4 @@
-import type pg from "pg";
+import { recordStatements } from "@attesto/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import { createOffer, didIssuer, ed25519Key, fetchNonce, keyProof, p256Key, postCredential } from "./support/wallet.js";
@@ -10,31 +10,18 @@ import { createOffer, didIssuer, ed25519Key, fetchNonce, keyProof, p256Key, post
  */
 describe("database statements per issuance step", () => {
   let issuer: TestIssuer;
-  const statements: string[] = [];
-  const counted = new WeakSet<pg.PoolClient>();
+  let statements: ReturnType<typeof recordStatements>;
   beforeAll(async () => {
     issuer = await startTestIssuer();
-    issuer.database.pool.on("acquire", (client) => {
-      if (counted.has(client)) return;
-      counted.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      client.query = ((...args: unknown[]) => {
-        const config = args[0] as string | { text: string };
-        statements.push(typeof config === "string" ? config : config.text);
-        return query(...args);
-      }) as typeof client.query;
-    });
+    statements = recordStatements(issuer.database.pool);
   });
   afterAll(async () => {
     await issuer.close();
   });
 
   const issuerKey = ed25519Key();
-  const countOf = async (step: () => Promise<unknown>) => {
-    statements.length = 0;
-    await step();
-    return statements.map((text) => text.replace(/"[a-z0-9_]+"\./g, "").slice(0, 40));
-  };
+  const countOf = async (step: () => Promise<unknown>) =>
+    (await statements.during(step)).map((text) => text.replace(/"[a-z0-9_]+"\./g, "").slice(0, 40));
 
   const issuance = async () => {
     const steps: Record<string, string[]> = {};

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { WebhookEventStore } from "../domain/stores.js";
+import { insertEventOnce } from "./insert-webhook-events.js";
 import { ago, type Clock, type JobInsertBuilder, type JobSender, type SchedulerDb } from "./job-sender.js";
 
 /**
@@ -22,19 +23,7 @@ export function createWebhookEventStore(
     async insertEvent(event) {
       const jobId = randomUUID();
       const job = await insertJob({ queue: "dispatch-webhook-event", data: { eventId: event.eventId } }, { id: jobId });
-      const newEvent = db
-        .insertInto("webhook_events")
-        .values({
-          event_id: event.eventId,
-          dedupe_key: event.dedupeKey,
-          tenant: event.tenant,
-          type: event.type,
-          body: event.body,
-          job_id: jobId,
-          created_at: event.createdAt,
-        })
-        .onConflict((oc) => oc.column("dedupe_key").doNothing())
-        .returning("event_id");
+      const newEvent = insertEventOnce(db, event, jobId);
       const { rows } = await sql<{ created: string; queued: string }>`
         WITH new_event AS (${newEvent}), job AS (${job.when(sql<boolean>`EXISTS (SELECT 1 FROM new_event)`)})
         SELECT (SELECT count(*) FROM new_event) AS created, (SELECT count(*) FROM job) AS queued`.execute(db);
