@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import type { Jwk } from "@openid4vc/oauth2";
 
 /**
@@ -12,8 +12,17 @@ export interface WalletKey {
 }
 
 export function walletKey(alg: "ES256" | "EdDSA"): WalletKey {
-  const { privateKey, publicKey } =
-    alg === "ES256" ? generateKeyPairSync("ec", { namedCurve: "P-256" }) : generateKeyPairSync("ed25519");
+  // Generated as PKCS#8 bytes and imported: a KeyObject straight from generateKeyPairSync shares
+  // its lock with the generation job, and Node 20 can deadlock when GC destroys the job during a
+  // JWK export of the key (generatePrivateKey in @attesto/protocol says more).
+  const privateKeyEncoding = { format: "der", type: "pkcs8" } as const;
+  const publicKeyEncoding = { format: "der", type: "spki" } as const;
+  const der: Buffer =
+    alg === "ES256"
+      ? generateKeyPairSync("ec", { namedCurve: "P-256", privateKeyEncoding, publicKeyEncoding }).privateKey
+      : generateKeyPairSync("ed25519", { privateKeyEncoding, publicKeyEncoding }).privateKey;
+  const privateKey = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+  const publicKey = createPublicKey(privateKey);
   const { kty, crv, x, y } = publicKey.export({ format: "jwk" });
   return { alg, privateKey, publicJwk: { kty: kty!, crv, x, ...(y ? { y } : {}) } };
 }

@@ -1,7 +1,8 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { authServer } from "@attesto/auth-server";
 import { credentialIssuer } from "@attesto/credential-issuer";
 import { ledger } from "@attesto/ledger";
+import { generateP256Jwk } from "@attesto/protocol";
 import type { BaseConfig } from "@attesto/runtime/config";
 import { launchService, type RunningService, type ServiceModule } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
@@ -142,7 +143,7 @@ function serviceEnv(
 }
 
 export async function startPlatform(): Promise<Platform> {
-  const { kty, crv, x, y, d } = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" });
+  const { kty, crv, x, y, d } = generateP256Jwk();
   const secrets: Record<string, string> = {
     KEY_ENCRYPTION_KEYS: `k1:${secret()}`,
     LOGIN_TOKEN_SECRET: secret(),

@@ -2,6 +2,7 @@ export * from "./did/did-key.js";
 export * from "./did/did-resolution-cache.js";
 export * from "./issuance-exports.js";
 export * from "./keys/ed25519.js";
+export { generatePrivateKey } from "./keys/generate-private-key.js";
 export * from "./keys/jwk-thumbprint.js";
 export { KeyFormatError } from "./keys/key-format-error.js";
 export * from "./keys/p256.js";

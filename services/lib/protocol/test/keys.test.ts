@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createPublicKey, generateKeyPairSync, sign, verify } from "node:crypto";
 import { CompactSign, calculateJwkThumbprint, compactVerify, importJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,6 +7,7 @@ import {
   ed25519PublicJwk,
   ed25519SeedMatches,
   generateEd25519Jwk,
+  generatePrivateKey,
   jwkThumbprint,
   KeyFormatError,
   p256JwkFromPem,
@@ -71,5 +72,20 @@ describe("jwkThumbprint", () => {
   it("refuses keys it cannot thumbprint", () => {
     expect(() => jwkThumbprint({ kty: "EC", crv: "P-256", x: "AAAA" })).toThrow(/incomplete EC key/);
     expect(() => jwkThumbprint({ kty: "RSA" })).toThrow(TypeError);
+  });
+});
+
+describe("generatePrivateKey", () => {
+  it("makes fresh Ed25519 and P-256 keys that export as JWKs and sign", () => {
+    const ed = generatePrivateKey("ed25519");
+    const p256 = generatePrivateKey("p256");
+    expect(ed.asymmetricKeyType).toBe("ed25519");
+    expect(p256.asymmetricKeyDetails?.namedCurve).toBe("prime256v1");
+    expect(ed.export({ format: "jwk" })).toMatchObject({ kty: "OKP", crv: "Ed25519" });
+    expect(p256.export({ format: "jwk" })).toMatchObject({ kty: "EC", crv: "P-256" });
+    expect(generatePrivateKey("ed25519").export({ format: "jwk" }).d).not.toBe(ed.export({ format: "jwk" }).d);
+    const data = Buffer.from("attesto");
+    expect(verify(null, data, createPublicKey(ed), sign(null, data, ed))).toBe(true);
+    expect(verify("sha256", data, createPublicKey(p256), sign("sha256", data, p256))).toBe(true);
   });
 });

@@ -1,8 +1,9 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createPrivateKey, type KeyObject } from "node:crypto";
 import {
   decodeEd25519Seed,
   ed25519JwkFromSeed,
   ed25519PublicJwk,
+  generatePrivateKey as generateKeyObject,
   KeyFormatError,
   p256JwkFromRawD,
   p256PublicJwk,
@@ -19,9 +20,7 @@ export function assertKeyAlgorithm(alg: unknown): KeyAlgorithm {
 
 /** A fresh private key: Ed25519 for EdDSA, P-256 for ES256. */
 export function generatePrivateKey(alg: KeyAlgorithm): KeyObject {
-  return alg === "EdDSA"
-    ? generateKeyPairSync("ed25519").privateKey
-    : generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
+  return generateKeyObject(alg === "EdDSA" ? "ed25519" : "p256");
 }
 
 /** The public JWK of a private key, members kty, crv, x (and y) only. */

@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { generatePrivateKey } from "../keys/generate-private-key.js";
 
 /** Key agreement of `direct_post.jwt` responses (HAIP: ECDH-ES with P-256). */
 export const RESPONSE_ENCRYPTION_ALG = "ECDH-ES";
@@ -25,8 +26,7 @@ export interface ResponseEncryptionKey {
 
 /** A fresh ephemeral P-256 key for one request's encrypted response; its `kid` is random and unique. */
 export function createResponseEncryptionKey(): ResponseEncryptionKey {
-  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  const jwk = privateKey.export({ format: "jwk" }) as { x: string; y: string; d: string };
+  const jwk = generatePrivateKey("p256").export({ format: "jwk" }) as { x: string; y: string; d: string };
   const kid = randomBytes(16).toString("base64url");
   return {
     publicJwk: { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y, kid, use: "enc", alg: RESPONSE_ENCRYPTION_ALG },

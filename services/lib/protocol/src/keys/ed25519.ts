@@ -1,4 +1,5 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey } from "node:crypto";
+import { createPrivateKey, createPublicKey, type JsonWebKey } from "node:crypto";
+import { generatePrivateKey } from "./generate-private-key.js";
 import { KeyFormatError } from "./key-format-error.js";
 import { createSeedPublicKeyCache } from "./seed-public-key-cache.js";
 
@@ -43,8 +44,7 @@ export function ed25519JwkFromSeed(seed: Uint8Array): Ed25519PrivateJwk {
 
 /** A fresh Ed25519 key pair as a private JWK. */
 export function generateEd25519Jwk(): Ed25519PrivateJwk {
-  const { privateKey } = generateKeyPairSync("ed25519");
-  return privateKey.export({ format: "jwk" }) as Ed25519PrivateJwk;
+  return generatePrivateKey("ed25519").export({ format: "jwk" }) as Ed25519PrivateJwk;
 }
 
 /** The base64url seed of an Ed25519 private JWK (the `d` member). */

@@ -1,4 +1,5 @@
-import { createECDH, createPrivateKey, generateKeyPairSync, type JsonWebKey } from "node:crypto";
+import { createECDH, createPrivateKey, type JsonWebKey } from "node:crypto";
+import { generatePrivateKey } from "./generate-private-key.js";
 import { KeyFormatError } from "./key-format-error.js";
 
 export interface P256PrivateJwk extends JsonWebKey {
@@ -51,8 +52,7 @@ export function p256JwkFromRawD(d: string): P256PrivateJwk {
 
 /** A fresh P-256 key pair as a private JWK. */
 export function generateP256Jwk(): P256PrivateJwk {
-  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  return privateKey.export({ format: "jwk" }) as P256PrivateJwk;
+  return generatePrivateKey("p256").export({ format: "jwk" }) as P256PrivateJwk;
 }
 
 /** The public part of a P-256 JWK (kty, crv, x, y only). */
