@@ -1,7 +1,8 @@
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, type EmbeddedPostgres, openDatabase, startEmbeddedPostgres } from "../src/index.js";
+import { type Database, openDatabase } from "../src/index.js";
 import { NAMED_STATEMENT_LIMIT, StatementNames, statementNames } from "../src/named-statements.js";
+import { storeBackends } from "./support/backends.js";
 
 describe("statement names", () => {
   it("are a hash of the text: the same on every call, different for another text", () => {
@@ -23,18 +24,7 @@ describe("statement names", () => {
 });
 
 /** On real PostgreSQL (when DATABASE_URL is set) and on the embedded database's wire server. */
-const backends = [
-  ...(process.env.DATABASE_URL ? [{ name: "PostgreSQL", url: async () => process.env.DATABASE_URL as string }] : []),
-  { name: "embedded PGlite", url: async () => (await embedded()).url },
-];
-let started: EmbeddedPostgres | undefined;
-async function embedded(): Promise<EmbeddedPostgres> {
-  started ??= await startEmbeddedPostgres();
-  return started;
-}
-afterAll(async () => {
-  await started?.close();
-});
+const backends = storeBackends();
 
 interface Tables {
   items: { id: number; label: string };

@@ -4,12 +4,11 @@ import {
   createPostgresRateLimitCounter,
   createReplayGuard,
   createTestDatabase,
-  type EmbeddedPostgres,
   migrateToLatest,
   openDatabase,
-  startEmbeddedPostgres,
   type TestDatabase,
 } from "../src/index.js";
+import { storeBackends } from "./support/backends.js";
 
 interface Tables {
   notes: { id: number; body: string };
@@ -28,18 +27,7 @@ const migrations = {
 };
 
 /** The same suite on both back ends: real PostgreSQL (when DATABASE_URL is set) and embedded PGlite. */
-const backends = [
-  ...(process.env.DATABASE_URL ? [{ name: "PostgreSQL", url: async () => process.env.DATABASE_URL as string }] : []),
-  { name: "embedded PGlite", url: async () => (await embedded()).url },
-];
-let started: EmbeddedPostgres | undefined;
-async function embedded(): Promise<EmbeddedPostgres> {
-  started ??= await startEmbeddedPostgres();
-  return started;
-}
-afterAll(async () => {
-  await started?.close();
-});
+const backends = storeBackends();
 
 describe.each(backends)("store on $name", (backend) => {
   let database: TestDatabase<Tables>;
