@@ -1,6 +1,7 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { generatePrivateKey } from "@attesto/protocol";
 import { ConfigError, envPrefixOf } from "@attesto/runtime/config";
 import { generateServiceIdentityKey, SERVICE_IDENTITIES, serviceIdentityPublicKeys } from "@attesto/runtime/rpc";
 import type { Env } from "./service-env.js";
@@ -33,9 +34,7 @@ const DEVELOPMENT_SECRETS: DevelopmentSecret[] = [
     variable: "ACCESS_TOKEN_SIGNING_KEY",
     service: "auth-server",
     generate: () => {
-      const { kty, crv, x, y, d } = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({
-        format: "jwk",
-      });
+      const { kty, crv, x, y, d } = generatePrivateKey("p256").export({ format: "jwk" });
       return JSON.stringify({ kty, crv, x, y, d });
     },
   },

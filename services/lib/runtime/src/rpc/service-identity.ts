@@ -1,4 +1,5 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import { generatePrivateKey } from "@attesto/protocol";
 import type { JSONWebKeySet, JWK } from "jose";
 
 /**
@@ -81,9 +82,9 @@ export function parseServiceIdentityPublicKeys(text: string): JSONWebKeySet {
   return { keys: checked };
 }
 
-/** A new Ed25519 private key as a `SERVICE_IDENTITY_KEY` value. */
+/** A new Ed25519 private key as a `SERVICE_IDENTITY_KEY` value (generatePrivateKey: see its Node 20 note). */
 export function generateServiceIdentityKey(): string {
-  const { kty, crv, x, d } = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" });
+  const { kty, crv, x, d } = generatePrivateKey("ed25519").export({ format: "jwk" });
   return JSON.stringify({ kty, crv, x, d });
 }
 
