@@ -192,19 +192,50 @@ function listStatements(flowName: string, counters: Map<string, PgCounter>) {
   }
 }
 
-/** --count-queries: database round trips, statements and transactions per flow, per process. */
-async function countQueries(flows: Map<string, Flow>, counters: Map<string, PgCounter>) {
+/** Internal RPCs each service has answered so far, by `callee method`, from its /metrics. */
+async function rpcCallsAnswered(urls: Record<string, { internalUrl: string }>): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const [name, { internalUrl }] of Object.entries(urls)) {
+    const response = await fetch(`${internalUrl}/metrics`).catch(() => undefined);
+    if (!response?.ok) continue;
+    for (const [, labels = "", value] of (await response.text()).matchAll(
+      /^rpc_server_requests_total\{(.*)\} (\S+)$/gm,
+    )) {
+      const label = (label: string) => new RegExp(`${label}="([^"]*)"`).exec(labels)?.[1];
+      const code = label("code");
+      const key = `${name} ${label("method")}${code === "ok" ? "" : `(${code})`}`;
+      calls.set(key, (calls.get(key) ?? 0) + Number(value));
+    }
+  }
+  return calls;
+}
+
+/**
+ * --count-queries: database round trips, statements and transactions per flow, per process; and
+ * the internal calls (RPCs) per flow, per callee and method.
+ */
+async function countQueries(
+  flows: Map<string, Flow>,
+  counters: Map<string, PgCounter>,
+  urls: Record<string, { internalUrl: string }>,
+) {
   const http = new HttpClient(1);
   const untimed = <T>(_name: string, step: () => Promise<T>) => step();
   const rows: Array<Array<string | number>> = [];
+  const rpcRows: Array<Array<string | number>> = [];
   try {
     for (const flow of flows.values()) {
       for (let i = 0; i < 5; i++) await flow.run(http, untimed);
       // Background work (checkpointers, sweeps) keeps running: count it over the same time idle, then subtract.
       for (const counter of counters.values()) counter.reset();
+      const rpcBefore = await rpcCallsAnswered(urls);
       const started = Date.now();
       for (let i = 0; i < COUNTED_FLOWS; i++) await flow.run(http, untimed);
       const elapsedMs = Date.now() - started;
+      for (const [key, count] of await rpcCallsAnswered(urls)) {
+        const calls = count - (rpcBefore.get(key) ?? 0);
+        if (calls > 0) rpcRows.push([flow.name, ...key.split(" "), (calls / COUNTED_FLOWS).toFixed(1)]);
+      }
       const during = new Map([...counters].map(([name, counter]) => [name, { ...counter.counts }]));
       if (LIST_STATEMENTS) listStatements(flow.name, counters);
       for (const counter of counters.values()) counter.reset();
@@ -230,6 +261,8 @@ async function countQueries(flows: Map<string, Flow>, counters: Map<string, PgCo
     `\nDatabase work per flow (${COUNTED_FLOWS} flows at concurrency 1, background activity over the same time subtracted)\n`,
   );
   process.stdout.write(`${table(["flow", "process", "round trips", "statements", "transactions"], rows)}\n`);
+  process.stdout.write(`\nInternal calls per flow (answered by the callee, background calls included)\n`);
+  process.stdout.write(`${table(["flow", "callee", "method", "calls"], rpcRows)}\n`);
 }
 
 async function main() {
@@ -365,7 +398,7 @@ async function main() {
     }
 
     if (COUNT_QUERIES) {
-      await countQueries(flows, platform.counters);
+      await countQueries(flows, platform.counters, platform.urls);
       return;
     }
     /** One measured level of `flow`, with the CPU of `pids` (and of their PostgreSQL backends). */

@@ -20,10 +20,14 @@ import { testCredentialSigner, testCredentialVerifier } from "../src/testing.js"
 
 const logger = pino({ level: "silent" });
 
+/** The handlers' signals, newest last. */
+const handlerSignals: AbortSignal[] = [];
+
 /** Answers who called and over which URL the call arrived (in memory: https://in-memory/...). */
 function schemaRoutes(router: ConnectRouter) {
   router.service(schemaV1.SchemaService, {
     getCredentialType(_req, context) {
+      handlerSignals.push(context.signal);
       return {
         credentialType: { type: context.url, version: "v1", description: context.values.get(callerKey) },
       };
@@ -78,6 +82,41 @@ describe("in-process internal RPC", () => {
       const res = await clientOf("credential-issuer", baseUrl).getCredentialType(getAny);
       expect(res.credentialType?.type).toMatch(/^https:\/\/in-memory\//);
       expect(res.credentialType?.description).toBe("credential-issuer");
+    }
+  });
+
+  it("ends each call's signal with one shared AbortError instead of building one (with its stack) per call", async () => {
+    enableInProcessRpc();
+    const client = clientOf("credential-issuer");
+    await client.getCredentialType(getAny);
+    await client.getCredentialType(getAny);
+    const [first, second] = handlerSignals.slice(-2);
+    expect(first?.aborted && second?.aborted).toBe(true);
+    expect((first?.reason as Error | undefined)?.name).toBe("AbortError");
+    expect(first?.reason).toBe(second?.reason);
+  });
+
+  it("calls routes registered with handler options in memory too (through Connect's router)", async () => {
+    const withOptions = await startInternalServer({
+      service: "schema-registry",
+      version: "test",
+      host: "127.0.0.1",
+      port: 0,
+      routes: (router) =>
+        router.service(
+          schemaV1.SchemaService,
+          { getCredentialType: (_req, context) => ({ credentialType: { type: context.url } }) },
+          { readMaxBytes: 1_000_000 },
+        ),
+      verifier: testCredentialVerifier("schema-registry"),
+      logger,
+    });
+    try {
+      enableInProcessRpc();
+      const res = await clientOf("credential-issuer", withOptions.url).getCredentialType(getAny);
+      expect(res.credentialType?.type).toMatch(/^https:\/\/in-memory\//);
+    } finally {
+      await withOptions.close();
     }
   });
 

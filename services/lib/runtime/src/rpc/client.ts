@@ -100,8 +100,8 @@ export function clientInterceptors(options: Pick<RpcClientOptions, "signer" | "a
  * cleartext HTTP/2 (h2c; every internal server speaks it): one long-lived, multiplexed connection
  * per callee instead of HTTP/1.1 request plumbing per call (about a third less CPU per call,
  * measured with hack/bench). A lost connection is re-established on the next call. When the callee
- * runs in this process and in-process calls are on (the all-in-one), calls take Connect's router
- * transport with the same interceptors on both sides instead (in-process.ts).
+ * runs in this process and in-process calls are on (the all-in-one), calls are made in memory with
+ * the same interceptors on both sides instead (in-process.ts).
  */
 export function createRpcClient<S extends DescService>(service: S, options: RpcClientOptions): Client<S> {
   const interceptors = clientInterceptors(options);

@@ -1,14 +1,14 @@
 import type { ConnectRouter, Interceptor, Transport } from "@connectrpc/connect";
-import { createRouterTransport } from "@connectrpc/connect";
+import { createInProcessTransport } from "./in-process-transport.js";
 
 /**
  * In-process internal calls: when a caller and its callee run in the same process (the all-in-one
  * launcher), a call need not cross a socket. The callee's internal server registers its routes and
  * its server interceptors here; a client whose base URL names that server on a loopback address
- * then calls through Connect's router transport instead: the same Connect protocol, serialization,
+ * then calls it in memory (in-process-transport.ts) instead: the same Connect protocol, serialization,
  * client interceptors (trace context, retries, service credential), deadline, and the same server
  * interceptors (credential verification, caller policy, error mapping, metrics) as over h2c, minus
- * the HTTP/2 framing and the loopback writes. Off unless a launcher turns it on
+ * the HTTP/2 framing, the loopback writes and Connect's HTTP model between client and handler. Off unless a launcher turns it on
  * (`enableInProcessRpc`): separate processes, and tests that start services themselves, always go
  * over the network. A server that closes unregisters, so later calls go to the network (and fail
  * as they would: Unavailable).
@@ -73,9 +73,9 @@ export function localOrNetworkTransport(
     if (built?.server !== server) {
       built = {
         server,
-        transport: createRouterTransport(server.routes, {
-          transport: { interceptors: clientOptions.interceptors, defaultTimeoutMs: clientOptions.defaultTimeoutMs },
-          router: { interceptors: server.interceptors },
+        transport: createInProcessTransport(server.routes, {
+          client: clientOptions,
+          server: { interceptors: server.interceptors },
         }),
       };
     }
