@@ -5,7 +5,6 @@ describe("loadLauncherConfig", () => {
   it("defaults to embedded PGlite in .attesto, the default ports (root README), local interface", () => {
     expect(loadLauncherConfig({})).toEqual({
       ATTESTO_DATA_DIR: ".attesto",
-      EMBEDDED_DATABASE_PORT: 0,
       PORT_OFFSET: 0,
       HOST: "127.0.0.1",
       LOG_LEVEL: "info",

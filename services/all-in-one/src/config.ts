@@ -21,8 +21,11 @@ export const launcherConfigSchema = z.object({
   ATTESTO_CONFIG_DIR: z.string().min(1).optional(),
   /** Folder for local state (embedded database in `<dir>/pgdata`), relative to the working directory. */
   ATTESTO_DATA_DIR: z.string().min(1).default(".attesto"),
-  /** TCP port of the embedded database on 127.0.0.1; 0 picks any free port. Ignored with DATABASE_URL. */
-  EMBEDDED_DATABASE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /**
+   * Serve the embedded database on this TCP port of 127.0.0.1 (0: any free port) instead of its
+   * Unix socket in the data folder. Ignored with DATABASE_URL.
+   */
+  EMBEDDED_DATABASE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Added to every default service port (8081..8088, 9081..9088), e.g. 10000 -> 18081... */
   PORT_OFFSET: z.coerce
     .number()

@@ -32,7 +32,9 @@ function displayPath(path: string, cwd: string): string {
 
 /**
  * The database every service shares: DATABASE_URL when set, else PGlite persisted in
- * `<ATTESTO_DATA_DIR>/pgdata` and served on 127.0.0.1:EMBEDDED_DATABASE_PORT.
+ * `<ATTESTO_DATA_DIR>/pgdata` and served on a Unix socket there (cheaper per statement than
+ * loopback TCP; see startEmbeddedPostgres for where else it may land), or on
+ * 127.0.0.1:EMBEDDED_DATABASE_PORT when that is set.
  */
 export async function openPlatformDatabase(config: LauncherConfig, cwd: string): Promise<PlatformDatabase> {
   if (config.DATABASE_URL) {
@@ -50,8 +52,9 @@ export async function openPlatformDatabase(config: LauncherConfig, cwd: string):
     // On a thread of its own: WASM PostgreSQL would otherwise run on the services' event loop.
     const server = await startEmbeddedPostgresThread({
       dataDir: pgdata,
-      host: "127.0.0.1",
-      port: config.EMBEDDED_DATABASE_PORT,
+      ...(config.EMBEDDED_DATABASE_PORT === undefined
+        ? {}
+        : { host: "127.0.0.1", port: config.EMBEDDED_DATABASE_PORT }),
       // A new data folder copies an empty cluster instead of running initdb (seconds of CPU).
       templateDir: embeddedTemplateDir(),
     });
@@ -70,8 +73,7 @@ export async function openPlatformDatabase(config: LauncherConfig, cwd: string):
   } catch (error) {
     lock.release();
     const port = config.EMBEDDED_DATABASE_PORT;
-    throw new StartupError(`the embedded database (${pgdata}, EMBEDDED_DATABASE_PORT=${port}) did not start`, {
-      cause: error,
-    });
+    const where = port === undefined ? pgdata : `${pgdata}, EMBEDDED_DATABASE_PORT=${port}`;
+    throw new StartupError(`the embedded database (${where}) did not start`, { cause: error });
   }
 }

@@ -3,7 +3,7 @@ import http from "node:http";
 import net from "node:net";
 import { type BaseConfig, baseConfigShape, loadConfig } from "@attesto/runtime/config";
 import { createServiceApp, launchService, type RunningService, type ServiceDefinition } from "@attesto/runtime/service";
-import { openDatabase, testDatabaseUrl } from "@attesto/store";
+import { netAddressOf, openDatabase, testDatabaseUrl } from "@attesto/store";
 import { type Kysely, sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -15,13 +15,13 @@ import { testIdentityEnv } from "../src/testing.js";
  * one that never answers. `/health` must stay 200 throughout: it is liveness only.
  */
 
-/** A TCP relay to PostgreSQL: cutting it is a database that went away. */
+/** A TCP relay to PostgreSQL (over TCP or its Unix socket): cutting it is a database that went away. */
 async function startRelay(target: URL) {
   const sockets = new Set<net.Socket>();
   let open = true;
   const server = net.createServer((client) => {
     if (!open) return client.destroy();
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    const upstream = net.connect(netAddressOf(target.toString()));
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));

@@ -1,7 +1,8 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { removeSocketPlace, removeStaleSocket, type SocketPlace, socketPlace, socketUrl } from "./embedded-socket.js";
 import { PgliteWireServer } from "./pglite-wire-server.js";
 
 /**
@@ -80,12 +81,48 @@ async function copyTemplateCluster(templateDir: string, dataDir: string): Promis
  * PGlite (WASM PostgreSQL) served over the Postgres wire protocol, so services, kysely and pg-boss
  * use the ordinary `pg` driver against it. `dataDir` persists data; omit it for memory only.
  * `templateDir`: where an empty cluster is kept for new data folders (see copyTemplateCluster).
+ *
+ * Where it listens: with `host` or `port`, TCP there (`host` defaults to 127.0.0.1, `port` to any
+ * free port); otherwise a Unix domain socket in `dataDir` (or a private temporary folder), and
+ * TCP on 127.0.0.1 only where no socket can be made (see embedded-socket.ts). `url` names either.
  */
 export interface EmbeddedPostgresOptions {
   dataDir?: string;
   host?: string;
   port?: number;
   templateDir?: string;
+}
+
+interface Listening {
+  url: string;
+  /** The Unix socket's place, when listening on one. */
+  place?: SocketPlace;
+}
+
+/**
+ * TCP when `host` or `port` is asked for; else the Unix socket, falling back to TCP on 127.0.0.1
+ * when none can be made or bound (e.g. a file system without sockets). A socket file that a live
+ * server answers on (EADDRINUSE) fails the start instead: the data folder is in use.
+ */
+async function listen(server: PgliteWireServer, options: EmbeddedPostgresOptions): Promise<Listening> {
+  const tcp = options.host !== undefined || options.port !== undefined;
+  const place = tcp ? undefined : socketPlace(options.dataDir);
+  if (place) {
+    try {
+      await removeStaleSocket(place.path);
+      await server.listenOnSocket(place.path);
+      // Owner only, whatever the umask left: the server trusts every connection (no password).
+      chmodSync(place.path, 0o600);
+      return { url: socketUrl(place.dir), place };
+    } catch (error) {
+      await server.close();
+      removeSocketPlace(place);
+      if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw error;
+    }
+  }
+  const host = options.host ?? "127.0.0.1";
+  const port = await server.listen(host, options.port ?? 0);
+  return { url: `postgres://postgres@${host}:${port}/postgres?sslmode=disable` };
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
@@ -96,19 +133,21 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     }
   }
   const db = await PGlite.create({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), startParams });
-  const host = options.host ?? "127.0.0.1";
   const server = new PgliteWireServer(db);
-  let port: number;
+  let listening: Listening;
   try {
-    port = await server.listen(host, options.port ?? 0);
+    listening = await listen(server, options);
   } catch (error) {
+    await server.close();
     await db.close();
     throw error;
   }
+  const { url, place } = listening;
   return {
-    url: `postgres://postgres@${host}:${port}/postgres?sslmode=disable`,
+    url,
     async close() {
-      await server.close();
+      await server.close(); // also unlinks the socket file
+      if (place) removeSocketPlace(place);
       await db.close();
     },
   };

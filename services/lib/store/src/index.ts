@@ -13,6 +13,7 @@ export {
   embeddedTemplateDir,
   startEmbeddedPostgres,
 } from "./embedded.js";
+export { netAddressOf } from "./embedded-socket.js";
 export { startEmbeddedPostgresThread } from "./embedded-thread.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";

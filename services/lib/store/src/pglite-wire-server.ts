@@ -1,4 +1,4 @@
-import { createServer, type Server, type Socket } from "node:net";
+import { createServer, type ListenOptions, type Server, type Socket } from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
 import { ResponseScanner, SharedStatements } from "./pglite-shared-statements.js";
 
@@ -99,15 +99,26 @@ export class PgliteWireServer {
 
   constructor(private readonly db: PGlite) {}
 
+  /** Listens on TCP `host`:`port` (0: any free port); answers the port. */
   async listen(host: string, port: number): Promise<number> {
-    await this.db.waitReady;
-    this.server = createServer((socket) => this.accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      this.server?.once("error", reject);
-      this.server?.listen(port, host, () => resolve());
-    });
-    const address = this.server.address();
+    const address = await this.open({ host, port });
     return typeof address === "object" && address ? address.port : port;
+  }
+
+  /** Listens on the Unix domain socket `path`. */
+  async listenOnSocket(path: string): Promise<void> {
+    await this.open({ path });
+  }
+
+  private async open(options: ListenOptions): Promise<ReturnType<Server["address"]>> {
+    await this.db.waitReady;
+    const server = createServer((socket) => this.accept(socket));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options, () => resolve());
+    });
+    return server.address();
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { netAddressOf } from "../../src/embedded-socket.js";
 
 /**
  * A minimal PostgreSQL wire-protocol client for tests that need messages pg does not send
@@ -60,8 +61,7 @@ export class RawClient {
   }
 
   static async connect(url: string): Promise<RawClient> {
-    const { hostname, port } = new URL(url);
-    const socket = connect(Number(port), hostname);
+    const socket = connect(netAddressOf(url));
     await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
     const client = new RawClient(socket);
     const params = Buffer.concat([cstr("user"), cstr("postgres"), cstr("database"), cstr("postgres"), cstr("")]);

@@ -1,0 +1,96 @@
+import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/**
+ * Where the embedded database listens when no TCP address is asked for: a Unix domain socket. Its
+ * clients (the services' `pg` pools, in the same process) then skip the loopback TCP stack, which
+ * costs measurably less CPU per statement on both threads (hack/bench/README.md, "Lever: embedded
+ * database over a Unix socket"), and only users allowed into the folder (and by the socket file's
+ * mode) can connect, where a loopback port is open to every local user.
+ *
+ * The socket file is named as PostgreSQL names its own (`<dir>/.s.PGSQL.<port>`), so `psql` and
+ * `pg` find it from the folder and a port number (a name only: nothing listens on that TCP port).
+ */
+export const SOCKET_PORT = 5432;
+
+/** sun_path holds 108 bytes on Linux and 104 on macOS, the terminating NUL included. */
+const MAX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;
+
+export interface SocketPlace {
+  /** The folder holding the socket file. */
+  dir: string;
+  /** The socket file. */
+  path: string;
+  /** `dir` was made for the socket (a private temporary folder): removed on close. */
+  temporary: boolean;
+}
+
+const socketFileIn = (dir: string) => join(dir, `.s.PGSQL.${SOCKET_PORT}`);
+const fits = (path: string) => Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES;
+
+/**
+ * The socket's place: in `dataDir` when given and its path fits sun_path, else in a new private
+ * temporary folder (mkdtemp: mode 0700). Undefined where no Unix socket can serve `pg`: Windows
+ * (Node's pipe paths there are named pipes), or no temporary folder with a short enough path.
+ */
+export function socketPlace(dataDir?: string): SocketPlace | undefined {
+  if (process.platform === "win32") return undefined;
+  // Absolute: a URL's host is a socket folder only when it starts with "/".
+  const dir = dataDir && resolve(dataDir);
+  if (dir && fits(socketFileIn(dir))) return { dir, path: socketFileIn(dir), temporary: false };
+  const parent = tmpdir();
+  // mkdtemp adds six characters to the prefix; check before making a folder that could not serve.
+  if (!fits(socketFileIn(join(parent, "attesto-pg-XXXXXX")))) return undefined;
+  try {
+    const temporary = mkdtempSync(join(parent, "attesto-pg-"));
+    return { dir: temporary, path: socketFileIn(temporary), temporary: true };
+  } catch {
+    return undefined; // e.g. a read-only temporary folder
+  }
+}
+
+/**
+ * Removes a socket file left by a process that ended without closing its server (a crash, a
+ * kill): binding fails with EADDRINUSE while the file exists. A socket something still answers on
+ * is another live server of the same data folder, and is left alone (the bind then fails).
+ */
+export async function removeStaleSocket(path: string): Promise<void> {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat?.isSocket()) return; // nothing there, or not ours to remove (the bind then fails)
+  const answered = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+  if (!answered) rmSync(path, { force: true });
+}
+
+/** Removes a temporary folder made for the socket (a server's close unlinks the socket file itself). */
+export function removeSocketPlace(place: SocketPlace): void {
+  if (place.temporary) rmSync(place.dir, { recursive: true, force: true });
+}
+
+/**
+ * A postgres:// URL naming the socket: the host is the folder, percent-encoded, as libpq (`psql`)
+ * and pg-connection-string (`pg`, pg-boss, kysely's pg pool) both read it; the port names the file.
+ */
+export function socketUrl(dir: string, database = "postgres"): string {
+  return `postgres://postgres@${encodeURIComponent(dir)}:${SOCKET_PORT}/${database}?sslmode=disable`;
+}
+
+/**
+ * Where a postgres:// URL points, as `net.connect` takes it: the socket file for a folder host (a
+ * percent-encoded path, as socketUrl writes it), else the TCP host and port. For tools that speak
+ * the wire protocol themselves (relays, raw test clients).
+ */
+export function netAddressOf(url: string): { path: string } | { host: string; port: number } {
+  const { hostname, port } = new URL(url);
+  const host = decodeURIComponent(hostname);
+  const number = Number(port || SOCKET_PORT);
+  return host.startsWith("/") ? { path: join(host, `.s.PGSQL.${number}`) } : { host, port: number };
+}
