@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
-import { type EmbeddedPostgres, openDatabase, startEmbeddedPostgresThread } from "@attesto/store";
-import { sql } from "kysely";
+import { type EmbeddedPostgres, startEmbeddedPostgresThread } from "@attesto/store";
+import { mainThreadUs, openBenchItems } from "./bench-items.js";
 
 /**
  * CPU per statement of the embedded database on its own thread (as the all-in-one runs it) over
@@ -12,43 +11,13 @@ import { sql } from "kysely";
  *
  *   npx tsx hack/bench/statement-cpu-transport.ts [blocks] [statements per block] [concurrency]
  */
-interface Items {
-  bench_items: { id: number; tenant: string; body: string };
-}
-
 const blocks = Number(process.argv[2] ?? 10);
 const perBlock = Number(process.argv[3] ?? 4000);
 const concurrency = Number(process.argv[4] ?? 1);
 
-/** This (main) thread's CPU time in µs (Linux: the first field of its schedstat, in ns). */
-const mainThreadUs = () =>
-  Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1000;
-
 async function side(name: string, server: EmbeddedPostgres) {
-  const schema = `stmt_cpu_${process.pid}`;
-  const database = openDatabase<Items>({ url: server.url, schema, poolMax: concurrency });
-  const { db } = database;
-  await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db);
-  await sql`CREATE TABLE ${sql.id(schema, "bench_items")} (id int, tenant text, body text, PRIMARY KEY (id, tenant))`.execute(
-    db,
-  );
-  await sql`INSERT INTO ${sql.id(schema, "bench_items")} SELECT i, 't' || (i % 10), md5(i::text) FROM generate_series(1, 10000) i`.execute(
-    db,
-  );
-  const read = (i: number) =>
-    db
-      .selectFrom("bench_items")
-      .selectAll()
-      .where("id", "=", (i % 10_000) + 1)
-      .where("tenant", "=", `t${((i % 10_000) + 1) % 10}`)
-      .execute();
-  const reads = async (n: number) => {
-    let next = 0;
-    const loop = async () => {
-      while (next < n) await read(next++);
-    };
-    await Promise.all(Array.from({ length: concurrency }, loop));
-  };
+  const items = await openBenchItems(server.url, concurrency);
+  const { reads } = items;
   const totals = { processUs: 0, mainUs: 0, ms: 0, statements: 0 };
   return {
     name,
@@ -66,7 +35,7 @@ async function side(name: string, server: EmbeddedPostgres) {
       totals.statements += perBlock;
     },
     async close() {
-      await database.close();
+      await items.close();
       await server.close();
     },
   };

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
-import { openDatabase, startEmbeddedPostgres, startEmbeddedPostgresThread } from "@attesto/store";
+import { startEmbeddedPostgres, startEmbeddedPostgresThread } from "@attesto/store";
 import { sql } from "kysely";
+import { mainThreadUs, openBenchItems } from "./bench-items.js";
 
 /**
  * CPU per statement of one parameterised indexed read through `openDatabase` (kysely), as the
@@ -14,10 +15,6 @@ import { sql } from "kysely";
  *
  *   npx tsx hack/bench/statement-cpu.ts pg|embedded|embedded-thread [statements] [tcp] [concurrency]
  */
-interface Items {
-  bench_items: { id: number; tenant: string; body: string };
-}
-
 const mode = (["embedded", "embedded-thread"] as const).find((m) => m === process.argv[2]) ?? "pg";
 const count = Number(process.argv[3] ?? 20_000);
 const transport = process.argv[4] === "tcp" ? { host: "127.0.0.1" } : {};
@@ -26,47 +23,14 @@ const start = mode === "embedded" ? startEmbeddedPostgres : startEmbeddedPostgre
 const embedded = mode === "pg" ? undefined : await start(transport);
 const url = embedded?.url ?? process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is not set");
-const schema = `stmt_cpu_${process.pid}`;
-const database = openDatabase<Items>({ url, schema, poolMax: concurrency });
-const { db } = database;
-await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db);
-await sql`CREATE TABLE ${sql.id(schema, "bench_items")} (id int, tenant text, body text, PRIMARY KEY (id, tenant))`.execute(
-  db,
-);
-await sql`INSERT INTO ${sql.id(schema, "bench_items")} SELECT i, 't' || (i % 10), md5(i::text) FROM generate_series(1, 10000) i`.execute(
-  db,
-);
+const items = await openBenchItems(url, concurrency);
+const { db, reads } = items;
 const backendPid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]?.pid;
 const ticks = () => {
   if (mode !== "pg") return 0;
   const fields = readFileSync(`/proc/${backendPid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return Number(fields[11]) + Number(fields[12]); // utime + stime, clock ticks (1/100 s)
 };
-const read = (i: number) =>
-  db
-    .selectFrom("bench_items")
-    .selectAll()
-    .where("id", "=", (i % 10_000) + 1)
-    .where("tenant", "=", `t${((i % 10_000) + 1) % 10}`)
-    .execute();
-
-/** This (main) thread's CPU time in µs (Linux: the first field of its schedstat, in ns). */
-const mainThreadUs = () => {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1000;
-  } catch {
-    return Number.NaN;
-  }
-};
-/** `n` reads, `concurrency` at a time. */
-const reads = async (n: number) => {
-  let next = 0;
-  const loop = async () => {
-    while (next < n) await read(next++);
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-};
-
 await reads(1000);
 const backendBefore = ticks();
 const mainBefore = mainThreadUs();
@@ -87,6 +51,5 @@ console.log(
       ? `embedded: this process (PGlite included) ${processUs.toFixed(1)} µs CPU per statement, ${rate} (${setting})`
       : `embedded-thread: process ${processUs.toFixed(1)} µs = main thread ${mainUs.toFixed(1)} + database thread and helpers ${(processUs - mainUs).toFixed(1)} µs CPU per statement, ${rate} (${setting})`,
 );
-await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(db);
-await database.close();
+await items.close();
 await embedded?.close();
