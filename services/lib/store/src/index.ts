@@ -16,6 +16,7 @@ export {
 export { netAddressOf } from "./embedded-socket.js";
 export { startEmbeddedPostgresThread } from "./embedded-thread.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
+export { NamingClient } from "./named-statements.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
 export {
   createReplayGuard,

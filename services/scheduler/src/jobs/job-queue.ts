@@ -1,5 +1,7 @@
+import { NamingClient } from "@attesto/store";
 import { sql } from "kysely";
-import { fromKysely, PgBoss, type QueueOptions } from "pg-boss";
+import type { PoolConfig } from "pg";
+import { type ConstructorOptions, fromKysely, PgBoss, type QueueOptions } from "pg-boss";
 import type { JobRequest, QueueName } from "../domain/model.js";
 import { queueNames } from "../domain/model.js";
 import type { JobLiveness } from "../domain/ports.js";
@@ -50,15 +52,23 @@ export class PgBossJobQueue implements JobLiveness {
   private stopped = false;
 
   constructor(private readonly options: JobQueueOptions) {
-    this.boss = new PgBoss({
+    const bossOptions: ConstructorOptions & Pick<PoolConfig, "Client"> = {
       connectionString: options.url,
       schema: options.schema,
       max: options.poolMax,
       application_name: "scheduler-jobs",
+      // The services' pg client, so pg-boss's parameterised statements (its job insert, complete,
+      // the queue's reads) are prepared once per connection instead of parsed and planned on every
+      // run, like every other statement of the process; on the embedded database that planning
+      // runs in WASM (hack/bench README, "statement cost on the embedded database"). pg-boss 12
+      // hands its options on to pg.Pool; its types do not list `Client`, so
+      // test/job-queue-statements.test.ts checks that it is used.
+      Client: NamingClient,
       superviseIntervalSeconds: options.superviseIntervalSeconds,
       monitorIntervalSeconds: options.superviseIntervalSeconds,
       schedule: false,
-    });
+    };
+    this.boss = new PgBoss(bossOptions);
     this.boss.on("error", (error) => options.onError(error));
   }
 
