@@ -207,12 +207,12 @@ const OFFER_BY_ID = `select * from ${I}."offers" where "id" = $1`;
 const CONFIGURATION = `select * from ${I}."issuer_configurations" where "tenant" = $1`;
 const OFFER_REDEEM = `update ${I}."offers" set "status" = $1, "redeemed_at" = $2, "redemption_id" = $3 where "pre_authorized_code_hash" = $4 and "status" = $5 and "expires_at" > $6 and ("tx_code_hash" is null or "tx_code_hash" = $7) returning *`;
 const USED_VALUE = `insert into "credential_issuer"."used_values" ("namespace", "value", "expires_at") values ($1, $2, $3) on conflict ("namespace", "value") do update set "expires_at" = "excluded"."expires_at" where "credential_issuer"."used_values"."expires_at" <= $4 returning "value"`;
-/** `RESERVATION` sends the free test as the store did before (an anti join the planner may hash). */
+/** The reservation; `PROBE` " offset 0" keeps the free test a per-index probe (tried, no gain: see the README). */
 const reservation = (PROBE: string) =>
   `with "nonces" as (insert into ${I}."used_values" ("namespace", "value", "expires_at") values ($1, $2, $3) on conflict ("namespace", "value") do update set "expires_at" = "excluded"."expires_at" where ${I}."used_values"."expires_at" <= $4 returning "value"), "allowance" as (insert into ${I}."issuance_allowances" ("offer_id", "credential_configuration_id", "issued", "updated_at") select $5::text as "offer_id", $6::text as "credential_configuration_id", $7::integer as "issued", $8::timestamptz as "updated_at" where (SELECT count(*) FROM nonces) = $9 on conflict ("offer_id", "credential_configuration_id") do update set "issued" = issuance_allowances.issued + $10, "updated_at" = $11 where issuance_allowances.issued + $12 <= $13 returning "issued"), "list" as (select "id", "size" from ${I}."status_lists" where "tenant" = $14 and "signer" = $15 and "closed_at" is null order by "created_at", "id" limit $16), "drawn" as (select distinct on (draw.value % list.size) "list"."id" as "list_id", draw.value % list.size as "idx", draw.ord as "ord" from "list", unnest($17::int[]) WITH ORDINALITY as draw(value, ord) where EXISTS (SELECT 1 FROM allowance) order by draw.value % list.size, draw.ord), "claimed" as (insert into ${I}."status_list_entries" ("list_id", "idx") select "drawn"."list_id", "drawn"."idx" from "drawn" where not exists (select "taken"."idx" from ${I}."status_list_entries" as "taken" where "taken"."list_id" = "drawn"."list_id" and "taken"."idx" = "drawn"."idx"${PROBE}) order by "drawn"."ord" limit $18 on conflict do nothing returning "list_id", "idx") select (SELECT count(*) FROM nonces)::integer as "fresh_nonces", (SELECT count(*) FROM allowance)::integer as "reserved", (SELECT coalesce(json_agg(claimed), '[]') FROM claimed) as "entries"`;
-/** The reservation as the store sends it: each drawn index probed (see claimedEntriesOf). */
-const RESERVATION = reservation(" offset 0");
-const RESERVATION_ANTI_JOIN = reservation("");
+/** The reservation as the store sends it. */
+const RESERVATION = reservation("");
+const RESERVATION_PROBED = reservation(" offset 0");
 const draws = () => Array.from({ length: 33 }, () => randomInt(0, 2 ** 31 - 1));
 const reservationValues = (offerId: string): Value[] => {
   const now = iso();
@@ -358,7 +358,7 @@ async function flow(): Promise<Flow> {
   await run(OFFER_INSERT, offerValues(offerId, codeHash));
   await run(OFFER_REDEEM, ["redeemed", iso(), null, codeHash, "offered", iso(), ""]);
   await run(USED_VALUE, ["auth_server:pre_authorized_code", hex(), iso(300_000), iso()]);
-  await run(earlier.length % 2 ? RESERVATION : RESERVATION_ANTI_JOIN, reservationValues(offerId));
+  await run(earlier.length % 2 ? RESERVATION : RESERVATION_PROBED, reservationValues(offerId));
   await run(CREDENTIAL_INSERT, credentialValues(offerId));
   const session = newSession();
   await run(SESSION_INSERT, sessionValues(session));
@@ -415,8 +415,8 @@ const cases: Case[] = [
     values: () => ["auth_server:pre_authorized_code", hex(), iso(300_000), iso()],
   },
   {
-    name: "reservation, before (anti join)",
-    text: RESERVATION_ANTI_JOIN,
+    name: "reservation, OFFSET 0 probe variant",
+    text: RESERVATION_PROBED,
     values: (i) => reservationValues(fresh[i]!.offerId),
   },
   {
@@ -495,7 +495,7 @@ if (explain) {
   const literal = (v: Value) =>
     v === null ? "NULL" : `'${String(Array.isArray(v) ? toText(v) : v).replace(/'/g, "''")}'`;
   for (const [name, text] of [
-    ["reservation, before (anti join)", RESERVATION_ANTI_JOIN],
+    ["reservation, OFFSET 0 probe variant", RESERVATION_PROBED],
     ["reservation", RESERVATION],
   ] as const) {
     await pglite.exec("BEGIN");
