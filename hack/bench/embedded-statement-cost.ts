@@ -29,7 +29,7 @@ import { migrations as verifierMigrations } from "../../services/verifier/src/st
  * PASSES (the cases run again, for pairs), ONLY (cases whose name contains one of these, comma
  * separated), UNNAMED=1 (every run parsed and planned: an unnamed statement), WIRE=1 (through the
  * wire server and the services' pg clients instead), PGBOSS=1 (a pg-boss job's send, fetch and
- * complete with pg-boss's own clients and with NamingClient).
+ * complete with pg-boss's own clients and with NamingClient, in alternating order).
  */
 const args = process.argv.slice(2);
 const runs = Number(args.find((arg) => /^\d+$/.test(arg)) ?? 2000);
@@ -548,7 +548,10 @@ if (process.env.PGBOSS) {
   }
   const jobs = Math.min(runs, 1000);
   for (let pass = 1; pass <= passes; pass++) {
-    for (const [label, b] of Object.entries(bosses)) {
+    // The order alternates between passes (the job table grows as they run).
+    const order = Object.entries(bosses);
+    if (pass % 2 === 0) order.reverse();
+    for (const [label, b] of order) {
       const before = process.cpuUsage();
       for (let i = 0; i < jobs; i++) {
         await b.send(QUEUE, { eventId: randomUUID() });
