@@ -27,7 +27,7 @@ export interface SocketPlace {
   temporary: boolean;
 }
 
-const socketFileIn = (dir: string) => join(dir, `.s.PGSQL.${SOCKET_PORT}`);
+const socketFileIn = (dir: string, port = SOCKET_PORT) => join(dir, `.s.PGSQL.${port}`);
 const fits = (path: string) => Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES;
 
 /**
@@ -92,5 +92,5 @@ export function netAddressOf(url: string): { path: string } | { host: string; po
   const { hostname, port } = new URL(url);
   const host = decodeURIComponent(hostname);
   const number = Number(port || SOCKET_PORT);
-  return host.startsWith("/") ? { path: join(host, `.s.PGSQL.${number}`) } : { host, port: number };
+  return host.startsWith("/") ? { path: socketFileIn(host, number) } : { host, port: number };
 }
