@@ -14,6 +14,7 @@ import { registerGetOfferRoute } from "./routes/get-offer.route.js";
 import { registerIssuerMetadataRoutes } from "./routes/issuer-metadata.route.js";
 import { registerJwtVcIssuerMetadataRoute } from "./routes/jwt-vc-issuer-metadata.route.js";
 import { registerNotificationRoute } from "./routes/notification.route.js";
+import { registerOfferLinkRoutes } from "./routes/offer-link.route.js";
 import { registerStatusListRoute } from "./routes/status-list.route.js";
 import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
 import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
@@ -27,6 +28,7 @@ export async function buildApp(
   const app = await createServiceApp(context);
   registerCreateOfferRoute(app, deps);
   registerGetOfferRoute(app, deps);
+  registerOfferLinkRoutes(app, deps);
   registerCredentialsRoutes(app, deps);
   // Wallet endpoints: an empty JSON body is a valid request here.
   await app.register(async (scope: App) => {

@@ -59,7 +59,14 @@ describe("POST /v1/offers", () => {
       expect(response.statusCode).toBe(201);
       expect(response.headers["cache-control"]).toBe("no-store");
       const body = response.json();
-      expect(Object.keys(body).sort()).toEqual(["credential_offer_uri", "deep_link", "expires_at", "offer_id"]);
+      expect(Object.keys(body).sort()).toEqual([
+        "credential_offer_uri",
+        "deep_link",
+        "expires_at",
+        "offer_id",
+        "page_url",
+        "qr_code_url",
+      ]);
       expect(body.offer_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(body.credential_offer_uri).toBe(`${ISSUER_URL}/v1/offers/${body.offer_id}`);
       expect(body.deep_link).toBe(
@@ -68,6 +75,8 @@ describe("POST /v1/offers", () => {
       expect(body.deep_link).toBe(
         `openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fissuer.example%2Fv1%2Foffers%2F${body.offer_id}`,
       );
+      expect(body.qr_code_url).toBe(`${ISSUER_URL}/v1/offers/${body.offer_id}/qr.svg`);
+      expect(body.page_url).toBe(`${ISSUER_URL}/v1/offers/${body.offer_id}/page`);
       expect(Date.parse(body.expires_at)).toBe(before + 3600_000);
       expect(body.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     });

@@ -8,6 +8,7 @@ import type { VerifierDependencies } from "./domain/dependencies.js";
 import { registerCreateAuthorizationRequestRoute } from "./routes/create-authorization-request.route.js";
 import { registerGetRequestObjectRoute } from "./routes/get-request-object.route.js";
 import { registerGetVerificationResultRoute } from "./routes/get-verification-result.route.js";
+import { registerRequestLinkRoutes } from "./routes/request-link.route.js";
 import { registerSubmitPresentationRoute } from "./routes/submit-presentation.route.js";
 import { VerifierPolicyServiceRpc } from "./rpc/verifier-policy-service.rpc.js";
 
@@ -19,6 +20,7 @@ export async function buildApp(
   const app = await createServiceApp(context);
   registerCreateAuthorizationRequestRoute(app, deps);
   registerGetRequestObjectRoute(app, deps);
+  registerRequestLinkRoutes(app, deps);
   registerSubmitPresentationRoute(app, deps);
   registerGetVerificationResultRoute(app, deps);
   return app;

@@ -62,7 +62,7 @@ describe("POST /v1/verifier/authorization-request", () => {
   });
 
   describe("201", () => {
-    it("answers exactly session_id, request_uri, authorization_request and expires_at (default 300 s)", async () => {
+    it("answers exactly session_id, request_uri, authorization_request, qr_code_url, page_url and expires_at (default 300 s)", async () => {
       const before = Date.now();
       const response = await create(valid());
       expect(response.statusCode).toBe(201);
@@ -72,6 +72,8 @@ describe("POST /v1/verifier/authorization-request", () => {
         session_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
         request_uri: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/v1/verifier/request/[A-Za-z0-9_-]{32}$`)),
         authorization_request: `openid4vp://?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(body.request_uri)}`,
+        qr_code_url: `${body.request_uri}/qr.svg`,
+        page_url: `${body.request_uri}/page`,
         expires_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       });
       const ttl = Date.parse(body.expires_at) - before;

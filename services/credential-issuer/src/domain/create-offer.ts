@@ -43,6 +43,8 @@ export interface CreatedOffer {
   offer: Offer;
   credentialOfferUri: string;
   deepLink: string;
+  qrCodeUrl: string;
+  pageUrl: string;
 }
 
 type SigningRequest = { mode: "did"; issuerDid: string; issuerPrivateKey: string } | { mode: "x509" };
@@ -154,12 +156,17 @@ function createGrant(deps: IssuerDependencies, offerId: string, flow: OfferFlow)
   };
 }
 
-/** The offer's URI and its `openid-credential-offer://` deep link (this service's README). */
-export function offerLinksOf(issuerUrl: string, offerId: string): { credentialOfferUri: string; deepLink: string } {
+/** The offer's URI, its `openid-credential-offer://` deep link, and that link's QR code and public page (this service's README). */
+export function offerLinksOf(
+  issuerUrl: string,
+  offerId: string,
+): { credentialOfferUri: string; deepLink: string; qrCodeUrl: string; pageUrl: string } {
   const credentialOfferUri = `${issuerUrl}/v1/offers/${offerId}`;
   return {
     credentialOfferUri,
     deepLink: `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(credentialOfferUri)}`,
+    qrCodeUrl: `${credentialOfferUri}/qr.svg`,
+    pageUrl: `${credentialOfferUri}/page`,
   };
 }
 

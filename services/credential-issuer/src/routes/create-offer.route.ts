@@ -42,6 +42,8 @@ const zCreateOfferResponse = z.object({
   offer_id: z.string(),
   credential_offer_uri: z.string(),
   deep_link: z.string(),
+  qr_code_url: z.string().describe("SVG QR code of exactly `deep_link` (public)"),
+  page_url: z.string().describe("Public page of the offer: QR code, same-device button, live status (no claim values)"),
   expires_at: z.string(),
 });
 
@@ -72,6 +74,8 @@ export function registerCreateOfferRoute(app: App, deps: IssuerDependencies): vo
         offer_id: created.offer.id,
         credential_offer_uri: created.credentialOfferUri,
         deep_link: created.deepLink,
+        qr_code_url: created.qrCodeUrl,
+        page_url: created.pageUrl,
         expires_at: created.offer.expiresAt.toISOString(),
       };
     },

@@ -9,6 +9,7 @@ import {
   resolveVerifierClientId,
 } from "@attesto/protocol";
 import { badRequest, invalidFields } from "@attesto/runtime/errors";
+import { authorizationRequestLinkOf, requestLinkPagesOf, requestUriOf } from "./authorization-request-link.js";
 import type { VerifierDependencies } from "./dependencies.js";
 import {
   type ClientMetadataInput,
@@ -33,12 +34,12 @@ export interface CreatedAuthorizationRequest {
   session_id: string;
   request_uri: string;
   authorization_request: string;
+  /** SVG QR code of exactly `authorization_request`. */
+  qr_code_url: string;
+  /** Public page: the QR code, a same-device button, the session's live status. */
+  page_url: string;
   expires_at: string;
 }
-
-/** Where a wallet fetches the request object of a session. */
-export const requestUriOf = (verifierUrl: string, requestUriId: string) =>
-  `${verifierUrl}/v1/verifier/request/${requestUriId}`;
 
 /**
  * POST /v1/verifier/authorization-request: validates the DCQL query and the verifier key, opens a
@@ -108,11 +109,13 @@ export async function createAuthorizationRequest(
     requestedSeconds: input.expiresInSeconds,
     defaultSeconds: DEFAULT_SESSION_TTL_SECONDS,
   });
-  const requestUri = requestUriOf(deps.verifierUrl, session.requestUriId);
+  const pages = requestLinkPagesOf(deps.verifierUrl, session.requestUriId);
   return {
     session_id: id,
-    request_uri: requestUri,
-    authorization_request: `openid4vp://?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(requestUri)}`,
+    request_uri: requestUriOf(deps.verifierUrl, session.requestUriId),
+    authorization_request: authorizationRequestLinkOf(deps.verifierUrl, session),
+    qr_code_url: pages.qrCodeUrl,
+    page_url: pages.pageUrl,
     expires_at: expiresAt.toISOString(),
   };
 }

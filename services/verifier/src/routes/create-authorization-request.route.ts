@@ -50,6 +50,10 @@ const zCreated = z.object({
   session_id: z.string(),
   request_uri: z.string(),
   authorization_request: z.string(),
+  qr_code_url: z.string().describe("SVG QR code of exactly `authorization_request` (public)"),
+  page_url: z
+    .string()
+    .describe("Public page of the request: QR code, same-device button, live session status (no claim values)"),
   expires_at: z.string(),
 });
 
