@@ -29,6 +29,7 @@ describe("developmentSecrets", () => {
       "AUTH_SERVER_DPOP_NONCE_SECRET",
       "HOLDER_HOLDER_TOKEN_SECRET",
       "AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY",
+      "HOLDER_WALLET_PROVIDER_KEY",
       ...IDENTITY_KEYS,
     ]);
     expect(IDENTITY_KEYS).toContain("OPERATOR_SERVICE_IDENTITY_KEY");
@@ -57,9 +58,14 @@ describe("developmentSecrets", () => {
       SERVICE_IDENTITY_KEY: "shared",
     };
     const result = developmentSecrets(dir, env);
-    expect(Object.keys(result.values)).toEqual(["AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY", "LEDGER_SERVICE_IDENTITY_KEY"]);
+    expect(Object.keys(result.values)).toEqual([
+      "AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY",
+      "HOLDER_WALLET_PROVIDER_KEY",
+      "LEDGER_SERVICE_IDENTITY_KEY",
+    ]);
     expect(Object.keys(JSON.parse(readFileSync(join(dir, SECRETS_FILE), "utf8")))).toEqual([
       "AUTH_SERVER_ACCESS_TOKEN_SIGNING_KEY",
+      "HOLDER_WALLET_PROVIDER_KEY",
       "LEDGER_SERVICE_IDENTITY_KEY",
     ]);
   });

@@ -18,6 +18,11 @@ interface DevelopmentSecret {
 
 const randomSecret = () => randomBytes(32).toString("base64url");
 
+function p256PrivateJwkText(): string {
+  const { kty, crv, x, y, d } = generatePrivateKey("p256").export({ format: "jwk" });
+  return JSON.stringify({ kty, crv, x, y, d });
+}
+
 /**
  * Secrets services require that a developer should not have to invent for `npm start`. Generated
  * once and kept in the data folder, because what they protect must stay valid after a restart
@@ -30,14 +35,9 @@ const DEVELOPMENT_SECRETS: DevelopmentSecret[] = [
   { variable: "NONCE_SECRET", service: "credential-issuer", generate: randomSecret },
   { variable: "DPOP_NONCE_SECRET", service: "auth-server", generate: randomSecret },
   { variable: "HOLDER_TOKEN_SECRET", service: "holder", generate: randomSecret },
-  {
-    variable: "ACCESS_TOKEN_SIGNING_KEY",
-    service: "auth-server",
-    generate: () => {
-      const { kty, crv, x, y, d } = generatePrivateKey("p256").export({ format: "jwk" });
-      return JSON.stringify({ kty, crv, x, y, d });
-    },
-  },
+  { variable: "ACCESS_TOKEN_SIGNING_KEY", service: "auth-server", generate: p256PrivateJwkText },
+  // The holder as its own wallet provider (authorization code flow); the auth server trusts it (wallet-provider-trust.ts).
+  { variable: "WALLET_PROVIDER_KEY", service: "holder", generate: p256PrivateJwkText },
   // Each identity's own key, the operator's included (the `attesto` CLI and a local operator find it here).
   ...SERVICE_IDENTITIES.map((service) => ({
     variable: "SERVICE_IDENTITY_KEY",

@@ -1,6 +1,7 @@
 import { ConfigError, envPrefixOf, publicUrlOf } from "@attesto/runtime/config";
 import { demoProviderEnv } from "./demo-provider-trust.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
+import { holderWalletProviderEnv } from "./wallet-provider-trust.js";
 
 export type Env = Record<string, string | undefined>;
 
@@ -100,7 +101,7 @@ export function discoveryEnv(addresses: readonly ServiceAddress[]): Record<strin
  * One service's environment, later layers winning: the launcher's environment (without the
  * per-service variables), HOST and LOG_LEVEL, every service's URLs, OUTBOUND_ALLOW_HOSTS with the
  * platform's own loopback public origins added, the auth server's trust in the demo wallet provider
- * while every listener is on loopback, the service's own `<PREFIX>_<VAR>` overrides (its
+ * while every listener is on loopback and in the holder's own wallet provider key, the service's own `<PREFIX>_<VAR>` overrides (its
  * SERVICE_IDENTITY_KEY among them), and finally what the launcher decides: ports, database, the
  * public keys of every identity.
  */
@@ -121,6 +122,7 @@ export function buildServiceEnv(options: {
     ...discoveryEnv(options.addresses),
     OUTBOUND_ALLOW_HOSTS: withOwnAllowance(env.OUTBOUND_ALLOW_HOSTS, ownOutboundAllowance(options.addresses)),
     ...overridesOf(address.prefix, demoProviderEnv(options.addresses, env)),
+    ...overridesOf(address.prefix, holderWalletProviderEnv(env)),
     ...overridesOf(address.prefix, env),
     PORT: String(address.port),
     INTERNAL_PORT: String(address.internalPort),

@@ -2,7 +2,7 @@ import {
   type Certificate,
   createClientAttestationTrust,
   type P256PrivateJwk,
-  p256JwkFromPem,
+  p256PrivateJwkFromText,
   parsePemCertificates,
 } from "@attesto/protocol";
 import { baseConfigShape, booleanFlag, loadConfig } from "@attesto/runtime/config";
@@ -16,28 +16,18 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "");
 /** PEM given on one line with literal `\n` escapes (env files, secret managers) -> real newlines. */
 const unescapePem = (text: string) => (text.includes("\n") ? text : text.replace(/\\n/g, "\n"));
 
-/**
- * A P-256 private key as a JWK (JSON) or PKCS#8/SEC1 PEM. PEM given on one line with literal `\n`
- * escapes (common in .env files and secret managers) is accepted too.
- */
+/** A P-256 private key as a JWK (JSON) or PKCS#8/SEC1 PEM (one-line PEM with literal `\n` escapes too). */
 const p256SigningKey = z
   .string({ error: "ACCESS_TOKEN_SIGNING_KEY is required (a P-256 private JWK as JSON, or PKCS#8 PEM)" })
   .transform((value, ctx): P256PrivateJwk => {
-    const text = value.trim();
     try {
-      if (text.startsWith("{")) {
-        const jwk = JSON.parse(text) as Partial<P256PrivateJwk>;
-        if (jwk.kty !== "EC" || jwk.crv !== "P-256" || !jwk.x || !jwk.y || !jwk.d) {
-          throw new Error("must be a P-256 private JWK (kty EC, crv P-256, x, y, d)");
-        }
-        return { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y, d: jwk.d };
-      }
-      const { kty, crv, x, y, d } = p256JwkFromPem(unescapePem(text));
-      return { kty, crv, x, y, d };
+      return p256PrivateJwkFromText(value);
     } catch (error) {
       // Never echo the value: it is a private key.
-      const reason = error instanceof SyntaxError ? "not valid JSON" : (error as Error).message;
-      ctx.addIssue({ code: "custom", message: `must be a P-256 private key as JWK JSON or PKCS#8 PEM: ${reason}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a P-256 private key as JWK JSON or PKCS#8 PEM: ${(error as Error).message}`,
+      });
       return z.NEVER;
     }
   });

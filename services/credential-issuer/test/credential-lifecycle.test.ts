@@ -36,6 +36,8 @@ describe("issued credentials: admin API and status changes", () => {
     ).status.status_list;
     const digest = createHash("sha256").update(credential.split("~")[0]!).digest("hex");
     const record = await issuer.deps.credentials.findByIssuerJwtSha256(digest);
+    // The credential response names the record and its offer, so a wallet can lead back to them.
+    expect(response.json().credentials[0]).toMatchObject({ credential_id: record!.id, offer_id: offerId });
     return { offerId, credentialId: record!.id, idx, uri };
   }
 

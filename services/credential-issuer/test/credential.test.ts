@@ -485,7 +485,7 @@ describe("POST /credential", () => {
       const json = response.json();
       expect(Object.keys(json)).toEqual(["credentials", "notification_id"]);
       expect(json.credentials).toHaveLength(1);
-      expect(Object.keys(json.credentials[0])).toEqual(["credential"]);
+      expect(Object.keys(json.credentials[0])).toEqual(["credential", "credential_id", "offer_id"]);
       expect(json.credentials[0].credential).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+~([\w-]+~)+$/);
     });
   });
@@ -666,7 +666,7 @@ describe("POST /credential", () => {
       });
       expect(response.statusCode).toBe(200);
       const [item] = response.json().credentials;
-      expect(Object.keys(item)).toEqual(["credential", "reference"]);
+      expect(Object.keys(item)).toEqual(["credential", "reference", "credential_id", "offer_id"]);
       const record = issuer.doubles.notary.enqueued[before]!;
       expect(item.reference).toEqual({ chain: "ledger", object_id: record.objectId });
       const issuerJwt = item.credential.split("~")[0];

@@ -6,6 +6,7 @@ import type { HolderDependencies } from "./domain/dependencies.js";
 import { registerDidRoutes } from "./routes/did.routes.js";
 import { requireHolderToken } from "./routes/holder-auth.js";
 import { registerOid4vciRoutes } from "./routes/oid4vci.routes.js";
+import { registerAuthorizationRoutes, registerCallbackRoute } from "./routes/oid4vci-authorization.routes.js";
 import { registerOid4vpRoutes } from "./routes/oid4vp.routes.js";
 import { registerUserRoutes } from "./routes/user.routes.js";
 import { registerVcRoutes } from "./routes/vc.routes.js";
@@ -17,12 +18,15 @@ export async function buildApp(
 ): Promise<App> {
   const app = await createServiceApp(context);
   registerUserRoutes(app, deps);
+  // The browser's return from an authorization server: public, the flow's state names the holder.
+  registerCallbackRoute(app, deps);
   // Everything else needs the holder's login token and sees only that holder's data.
   await app.register(async (scope: App) => {
     requireHolderToken(scope, deps);
     registerDidRoutes(scope, deps);
     registerVcRoutes(scope, deps);
     registerOid4vciRoutes(scope, deps);
+    registerAuthorizationRoutes(scope, deps);
     registerOid4vpRoutes(scope, deps);
   });
   return app;

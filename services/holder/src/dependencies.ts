@@ -9,7 +9,9 @@ import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import type { HolderConfig } from "./config.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
 import type { HolderDependencies } from "./domain/dependencies.js";
+import { createWalletClient } from "./domain/oid4vci/wallet-attestation.js";
 import type { Ledger } from "./domain/ports.js";
+import { createAuthorizationFlowStore } from "./store/authorization-flow.store.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createDidStore } from "./store/did.store.js";
 import { createLoginAttemptStore } from "./store/login-attempt.store.js";
@@ -58,6 +60,19 @@ export function createDependencies(
       timeoutMs: config.STATUS_LIST_TIMEOUT_MS,
       now: () => now().getTime(),
     }),
+    authorizationFlows: createAuthorizationFlowStore(context.db, sealer),
+    wallet: createWalletClient({
+      clientId: config.WALLET_CLIENT_ID ?? context.publicUrl,
+      providerIssuer: context.publicUrl,
+      providerKey: config.WALLET_PROVIDER_KEY,
+      ttlSeconds: config.WALLET_ATTESTATION_TTL_SECONDS,
+      attestation:
+        config.WALLET_ATTESTATION && config.WALLET_INSTANCE_KEY
+          ? { attestation: config.WALLET_ATTESTATION, instanceKey: config.WALLET_INSTANCE_KEY }
+          : undefined,
+    }),
+    callbackUrl: `${context.publicUrl}/v1/oid4vci/callback`,
+    authorizationFlowTtlSeconds: config.AUTHORIZATION_FLOW_TTL_SECONDS,
     clockSkewSeconds: config.CLOCK_SKEW_SECONDS,
     now,
   };

@@ -35,6 +35,32 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
     ...extra,
   });
 
+  describe("the issuer's ids", () => {
+    it("keeps the credential_id and offer_id the credential response names, and shows them beside the wallet's id", async () => {
+      issuer.behaviour.issuerIds = { credential_id: "0f8e0c1a-issuer-record", offer_id: "4b0d-offer" };
+      const response = await receive(bodyFor(issuer.offer().link, ed25519DidKey()));
+      expect(response.statusCode).toBe(201);
+      const body = response.json();
+      expect(body).toMatchObject({ issuer_credential_id: "0f8e0c1a-issuer-record", issuer_offer_id: "4b0d-offer" });
+      expect(body.credential_id).not.toBe(body.issuer_credential_id);
+      const list = await holder.app.inject({ method: "GET", url: "/v1/vc", headers: account.headers });
+      expect(list.json().credentials.find((c: { id: string }) => c.id === body.credential_id)).toMatchObject({
+        issuer_credential_id: "0f8e0c1a-issuer-record",
+        issuer_offer_id: "4b0d-offer",
+      });
+    });
+
+    it("keeps nothing of ids that are not short printable strings", async () => {
+      issuer.behaviour.issuerIds = { credential_id: 42, offer_id: `x${" ".repeat(3)}y` };
+      const response = await receive(bodyFor(issuer.offer().link, ed25519DidKey()));
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({ issuer_credential_id: null, issuer_offer_id: null });
+      issuer.behaviour.issuerIds = { credential_id: "a".repeat(256), offer_id: "" };
+      const long = await receive(bodyFor(issuer.offer().link, ed25519DidKey()));
+      expect(long.json()).toMatchObject({ issuer_credential_id: null, issuer_offer_id: null });
+    });
+  });
+
   describe("the whole flow", () => {
     it("201 with the stored credential: DPoP nonce dances at the AS and the credential endpoint, did:key holder (Ed25519)", async () => {
       const identity = ed25519DidKey();
@@ -50,6 +76,9 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
         issued_at: expect.stringMatching(ISO),
         expires_at: expect.stringMatching(ISO),
         status: "active",
+        // This issuer names neither its credential id nor its offer id.
+        issuer_credential_id: null,
+        issuer_offer_id: null,
       });
       // Offer -> metadata -> AS metadata -> token (nonce retry) -> nonce -> credential (nonce retry).
       expect(issuer.requests).toEqual([

@@ -37,6 +37,9 @@ export const C_NONCE_NAMESPACE = "c_nonce";
 export interface IssuedCredential {
   credential: string;
   reference?: { chain: string; object_id: string };
+  /** This issuer's id of the credential (its record: GET/PATCH /v1/credentials/:id) and of its offer. */
+  credential_id: string;
+  offer_id: string;
 }
 
 export interface CredentialIssuance {
@@ -310,10 +313,13 @@ export async function issueCredentials(
     throw error;
   }
   const credentials = issued.map((credential, index) => {
-    const notarization = records[index]?.notarization;
+    const record = records[index]!;
+    const notarization = record.notarization;
     return {
       credential: credential.credential,
       ...(notarization ? { reference: { chain: notarization.chain, object_id: notarization.objectId } } : {}),
+      credential_id: record.id,
+      offer_id: record.offerId,
     };
   });
   return { credentials, notificationId, signing: offer.signing.mode };

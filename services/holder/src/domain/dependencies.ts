@@ -1,6 +1,8 @@
 import type { StatusListTokenSource } from "@attesto/protocol";
 import type { HolderTokens } from "./accounts/holder-token.js";
 import type { LoginAttemptRepository } from "./accounts/login-throttle.js";
+import type { AuthorizationFlowRepository } from "./oid4vci/authorization-flow.js";
+import type { WalletClient } from "./oid4vci/wallet-attestation.js";
 import type {
   CredentialRepository,
   DidRepository,
@@ -23,6 +25,13 @@ export interface HolderDependencies {
   http: OutboundHttp;
   /** Issuers' Token Status Lists (through `http`, cached by their ttl), for the status of held credentials. */
   statusLists: StatusListTokenSource;
+  /** Authorization code flows waiting for the browser's return. */
+  authorizationFlows: AuthorizationFlowRepository;
+  /** The holder as an OAuth client (client_id, client attestation) of authorization servers. */
+  wallet: WalletClient;
+  /** The redirect_uri of authorization code flows: `<PUBLIC_URL>/v1/oid4vci/callback`. */
+  callbackUrl: string;
+  authorizationFlowTtlSeconds: number;
   /** Tolerance on time claims of credentials and request objects. */
   clockSkewSeconds: number;
   now: () => Date;

@@ -41,6 +41,10 @@ export interface CredentialSummary {
   issuerDid: string;
   credentialIssuer: string;
   credentialConfigurationId: string;
+  /** The issuer's id of this credential (its admin record, `PATCH /v1/credentials/:id` at Attesto), when it said. */
+  issuerCredentialId: string | null;
+  /** The issuer's id of the offer it came from, when it said. */
+  issuerOfferId: string | null;
   holderDid: string;
   issuedAt: Date | null;
   expiresAt: Date | null;

@@ -5,15 +5,15 @@ import { describeCredentialOffer } from "../domain/oid4vci/describe-credential-o
 import { receiveCredential } from "../domain/oid4vci/receive-credential.js";
 import { userOf } from "./holder-auth.js";
 
-const LINK_MAX_LENGTH = 16_384;
+export const LINK_MAX_LENGTH = 16_384;
 
-const requiredString = (field: string, max = 4096) =>
+export const requiredString = (field: string, max = 4096) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
     .min(1, `${field} is required`)
     .max(max, `${field} must be at most ${max} characters`);
 
-const optionalString = (field: string, max = 4096) =>
+export const optionalString = (field: string, max = 4096) =>
   z
     .string({ error: `${field} must be a string` })
     .max(max, `${field} must be at most ${max} characters`)
@@ -71,6 +71,8 @@ const zReceived = z.object({
   issued_at: z.string().nullable(),
   expires_at: z.string().nullable(),
   status: z.literal("active"),
+  issuer_credential_id: z.string().nullable(),
+  issuer_offer_id: z.string().nullable(),
 });
 
 /** POST /v1/oid4vci/offer-details and /v1/oid4vci/receive (Bearer): the wallet side of OID4VCI. */
@@ -112,6 +114,8 @@ export function registerOid4vciRoutes(scope: App, deps: HolderDependencies): voi
         issued_at: credential.issuedAt?.toISOString() ?? null,
         expires_at: credential.expiresAt?.toISOString() ?? null,
         status: credential.status,
+        issuer_credential_id: credential.issuerCredentialId,
+        issuer_offer_id: credential.issuerOfferId,
       };
     },
   );

@@ -19,6 +19,10 @@ const zSummary = z.object({
   expires_at: z.string().nullable(),
   created_at: z.string(),
   status: z.literal("active"),
+  /** The issuer's id of this credential (Attesto: `PATCH /v1/credentials/:id`), null when it named none. */
+  issuer_credential_id: z.string().nullable(),
+  /** The issuer's id of the offer it came from, null when it named none. */
+  issuer_offer_id: z.string().nullable(),
   /** The credential's current status from its issuer's Token Status List (`status` stays the wallet's own). */
   credential_status: z.enum(["valid", "revoked", "suspended", "status_unknown", "no_status"]),
 });
@@ -44,6 +48,8 @@ function summaryOf(credential: WithStatus<CredentialSummary>): z.infer<typeof zS
     expires_at: credential.expiresAt?.toISOString() ?? null,
     created_at: credential.createdAt.toISOString(),
     status: credential.status,
+    issuer_credential_id: credential.issuerCredentialId,
+    issuer_offer_id: credential.issuerOfferId,
     credential_status: credential.credentialStatus.status,
   };
 }

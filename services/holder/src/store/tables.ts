@@ -36,6 +36,9 @@ export interface CredentialsTable {
   /** The OID4VCI credential issuer identifier the credential came from. */
   credential_issuer: string;
   credential_configuration_id: string;
+  /** The issuer's credential id and offer id from the credential response (null when it named none). */
+  issuer_credential_id: string | null;
+  issuer_offer_id: string | null;
   holder_did: string;
   issued_at: Date | null;
   expires_at: Date | null;
@@ -59,9 +62,29 @@ export interface LoginAttemptsTable {
   blocked_until: Date;
 }
 
+/** An authorization code flow in progress or ended; see migrations/0004-authorization-flows.ts. */
+export interface AuthorizationFlowsTable {
+  id: string;
+  user_uuid: string;
+  /** SHA-256 (hex) of the flow's `state`. */
+  state_hash: string;
+  status: "pending" | "redeeming" | "completed" | "failed";
+  credential_issuer: string;
+  credential_configuration_id: string;
+  credential_id: string | null;
+  error: string | null;
+  error_description: string | null;
+  /** Envelope (AAD `authorization-flow:<id>`) of the flow's secrets; null once it ended. */
+  sealed_content: string | null;
+  created_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+}
+
 export interface HolderTables {
   users: UsersTable;
   holder_dids: HolderDidsTable;
   credentials: CredentialsTable;
   login_attempts: LoginAttemptsTable;
+  authorization_flows: AuthorizationFlowsTable;
 }

@@ -80,6 +80,8 @@ export interface IssuerBehaviour {
    * responses; `failing` answers every notification 500.
    */
   notification?: "ok" | "failing";
+  /** `credential_id` and `offer_id` beside the credential (Attesto's extension members), as given. */
+  issuerIds?: { credential_id: unknown; offer_id: unknown };
 }
 
 /**
@@ -438,7 +440,7 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     }
     if (tamper === "kb") credential = `${credential}eyJhbGciOiJFUzI1NiJ9.e30.c2ln`;
     const reference = body.is_on_chain === true ? { chain: "ledger", object_id: `obj-${randomUUID()}` } : undefined;
-    const item = { credential, ...(reference ? { reference } : {}) };
+    const item = { credential, ...(reference ? { reference } : {}), ...state.behaviour.issuerIds };
     const notification = state.behaviour.notification ? { notification_id: randomUUID() } : {};
     return reply
       .header("cache-control", "no-store")

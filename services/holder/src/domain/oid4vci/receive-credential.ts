@@ -1,30 +1,20 @@
-import { randomUUID } from "node:crypto";
-import { generateEd25519Jwk, generateP256Jwk } from "@attesto/protocol";
-import type { JWK } from "jose";
 import type { HolderDependencies } from "../dependencies.js";
-import { type HolderKey, resolveHolderKey } from "../dids/resolve-holder-key.js";
+import { resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidOffer } from "../errors.js";
 import type { StoredCredential } from "../model.js";
 import type { WarningLog } from "../ports.js";
-import { checkProofAlgorithm, createKeyProof, keyReferenceFor } from "./create-key-proof.js";
-import { notificationHandleOf, notifyIssuer } from "./notify-issuer.js";
 import {
-  type AccessToken,
   authorizationServerOf,
-  dpopAlgorithmFor,
   fetchAuthorizationServerMetadata,
+  newDpopKey,
   requestAccessToken,
 } from "./request-access-token.js";
-import { fetchCNonce, parseCredentialResponse, postCredentialRequest, refusedNonce } from "./request-credential.js";
 import {
   type PreAuthorizedGrant,
   type ResolvedCredentialOffer,
   resolveCredentialOffer,
 } from "./resolve-credential-offer.js";
-import { verifyIssuedCredential } from "./verify-issued-credential.js";
-
-/** The formats the wallet stores and presents. */
-export const SUPPORTED_FORMATS = ["dc+sd-jwt"];
+import { checkIssuable, requestAndStoreCredential } from "./store-issued-credential.js";
 
 export interface ReceiveCredentialInput {
   credentialOfferUri: string;
@@ -36,7 +26,7 @@ export interface ReceiveCredentialInput {
 }
 
 /** Step 4: the configuration to ask for: the one named (it must be offered), else the first offered. */
-function chooseConfiguration(offer: ResolvedCredentialOffer, requested: string | undefined): string {
+export function chooseConfiguration(offer: ResolvedCredentialOffer, requested: string | undefined): string {
   if (requested === undefined) return offer.configurationIds[0]!;
   if (!offer.configurationIds.includes(requested)) {
     throw invalidOffer(`credential_configuration_id '${requested.slice(0, 100)}' is not offered`);
@@ -50,51 +40,13 @@ function preAuthorizedGrantOf(offer: ResolvedCredentialOffer, userPin: string | 
   if (!grant) {
     throw invalidOffer(
       offer.hasAuthorizationCodeGrant
-        ? "the offer uses the authorization code flow; receive supports pre-authorized code offers"
+        ? "the offer uses the authorization code flow: start it with POST /v1/oid4vci/authorize"
         : "the offer has no pre-authorized code grant",
     );
   }
   if (grant.txCodeRequired && userPin === undefined)
     throw invalidOffer("the offer requires a transaction code: send user_pin");
   return grant;
-}
-
-/** Steps 8-9: nonce, key proof, credential request; a refused (pre-1.0 `invalid_nonce`) nonce is renewed once. */
-async function requestCredential(
-  deps: HolderDependencies,
-  input: {
-    offer: ResolvedCredentialOffer;
-    configurationId: string;
-    holder: HolderKey;
-    token: AccessToken;
-    dpopKey: JWK;
-    notarizeOnLedger: boolean;
-  },
-) {
-  const configuration = input.offer.configurations.get(input.configurationId)!;
-  const keyReference = keyReferenceFor(configuration, input.holder);
-  for (let attempt = 0; ; attempt++) {
-    const nonce = await fetchCNonce(deps, input.offer.metadata.nonce_endpoint, input.token);
-    const proof = await createKeyProof({
-      holder: input.holder,
-      keyReference,
-      audience: input.offer.credentialIssuer,
-      nonce,
-      now: deps.now(),
-    });
-    const response = await postCredentialRequest(deps, {
-      endpoint: input.offer.metadata.credential_endpoint,
-      token: input.token,
-      dpopKey: input.dpopKey,
-      body: {
-        credential_configuration_id: input.configurationId,
-        proofs: { jwt: [proof] },
-        ...(input.notarizeOnLedger ? { is_on_chain: true } : {}),
-      },
-    });
-    if (attempt === 0 && refusedNonce(response)) continue;
-    return parseCredentialResponse(response);
-  }
 }
 
 /**
@@ -124,54 +76,22 @@ export async function receiveCredential(
   const offer = await resolveCredentialOffer(deps, input.credentialOfferUri);
   const configurationId = chooseConfiguration(offer, input.credentialConfigurationId);
   const configuration = offer.configurations.get(configurationId)!;
-  if (!SUPPORTED_FORMATS.includes(configuration.format)) {
-    throw invalidOffer(`credential format '${configuration.format.slice(0, 50)}' is not supported (dc+sd-jwt)`);
-  }
   // Refused before the code is redeemed: a burned code cannot be retried with another key.
-  checkProofAlgorithm(configuration, holder);
-  keyReferenceFor(configuration, holder);
+  checkIssuable(configuration, holder);
   const grant = preAuthorizedGrantOf(offer, input.userPin);
   const asMetadata = await fetchAuthorizationServerMetadata(deps, authorizationServerOf(offer, grant));
-  const dpopKey = dpopAlgorithmFor(asMetadata) === "ES256" ? generateP256Jwk() : generateEd25519Jwk();
+  const dpopKey = newDpopKey(asMetadata);
   const token = await requestAccessToken(deps, { metadata: asMetadata, grant, txCode: input.userPin, dpopKey });
-  const issued = await requestCredential(deps, {
-    offer,
-    configurationId,
-    holder,
-    token,
-    dpopKey,
-    notarizeOnLedger: input.notarizeOnLedger,
-  });
-  const verified = await verifyIssuedCredential(deps, issued.credential, {
-    credentialIssuer: offer.credentialIssuer,
-    vct: configuration.vct,
-    holder,
-  });
-  const notification = notificationHandleOf(deps, {
-    endpoint: offer.metadata.notification_endpoint,
-    notificationId: issued.notificationId,
-    token,
-    dpopKey,
-  });
-  const credential: StoredCredential = {
-    id: randomUUID(),
+  return requestAndStoreCredential(
+    deps,
     userUuid,
-    format: configuration.format,
-    vct: verified.vct,
-    issuerDid: verified.issuerDid,
-    credentialIssuer: offer.credentialIssuer,
-    credentialConfigurationId: configurationId,
-    holderDid: holder.did,
-    issuedAt: verified.issuedAt,
-    expiresAt: verified.expiresAt,
-    status: "active",
-    createdAt: new Date(Math.floor(deps.now().getTime() / 1000) * 1000),
-    raw: issued.credential,
-    claims: verified.claims,
-    reference: issued.reference,
-    ...(notification ? { notification } : {}),
-  };
-  await deps.credentials.insert(credential);
-  await notifyIssuer(deps, log, notification, "credential_accepted");
-  return credential;
+    {
+      target: { credentialIssuer: offer.credentialIssuer, metadata: offer.metadata, configurationId, configuration },
+      holder,
+      token,
+      dpopKey,
+      notarizeOnLedger: input.notarizeOnLedger,
+    },
+    log,
+  );
 }

@@ -1,4 +1,4 @@
-import { createDpopProof } from "@attesto/protocol";
+import { createDpopProof, generateEd25519Jwk, generateP256Jwk } from "@attesto/protocol";
 import type { JWK } from "jose";
 import type { HolderDependencies } from "../dependencies.js";
 import { invalidGrant, invalidOffer, issuanceFailed } from "../errors.js";
@@ -23,7 +23,10 @@ export interface AccessToken {
 }
 
 /** The authorization server of the grant: the offer's, else the issuer metadata's first, else the issuer itself. */
-export function authorizationServerOf(offer: ResolvedCredentialOffer, grant: PreAuthorizedGrant): string {
+export function authorizationServerOf(
+  offer: ResolvedCredentialOffer,
+  grant: { authorizationServer?: string | undefined },
+): string {
   return grant.authorizationServer ?? offer.metadata.authorization_servers?.[0] ?? offer.credentialIssuer;
 }
 
@@ -68,9 +71,13 @@ export function dpopAlgorithmFor(metadata: AuthorizationServerMetadata): "ES256"
   return supported.includes("EdDSA") ? "EdDSA" : "ES256";
 }
 
-function refusal(status: number, failure: string, error: string | undefined) {
+/** A fresh per-flow DPoP key of the algorithm the authorization server takes. */
+export const newDpopKey = (metadata: AuthorizationServerMetadata): JWK =>
+  dpopAlgorithmFor(metadata) === "ES256" ? generateP256Jwk() : generateEd25519Jwk();
+
+function refusal(status: number, failure: string, error: string | undefined, grant: string) {
   if (error === "invalid_grant") {
-    return invalidGrant(`the pre-authorized code was refused (expired, already used or unknown): ${failure}`);
+    return invalidGrant(`the ${grant} was refused (expired, already used or unknown): ${failure}`);
   }
   if (status >= 500) return issuanceFailed(`the authorization server failed (${failure})`);
   return issuanceFailed(`the token endpoint refused the request (${failure})`);
@@ -86,10 +93,9 @@ export const supportsDpop = (metadata: AuthorizationServerMetadata): boolean =>
 /**
  * POST token_endpoint with the pre-authorized code grant (and `tx_code`). A DPoP proof is sent
  * when the authorization server advertises DPoP (the token is then DPoP-bound when it says so);
- * the `use_dpop_nonce` answer (400 with a DPoP-Nonce header, RFC 9449 §8) is retried once with
- * that nonce, before the code was redeemed. Without DPoP the token is a Bearer token.
+ * without DPoP the token is a Bearer token.
  */
-export async function requestAccessToken(
+export function requestAccessToken(
   deps: Pick<HolderDependencies, "http" | "now">,
   input: {
     metadata: AuthorizationServerMetadata;
@@ -104,12 +110,40 @@ export async function requestAccessToken(
   }
   const form = new URLSearchParams({ grant_type: PRE_AUTHORIZED_CODE_GRANT, "pre-authorized_code": grant.code });
   if (input.txCode !== undefined) form.set("tx_code", input.txCode);
-  const useDpop = supportsDpop(metadata);
-  let nonce: string | undefined;
+  return postTokenRequest(deps, {
+    metadata,
+    form,
+    dpopKey: input.dpopKey,
+    useDpop: supportsDpop(metadata),
+    grant: "pre-authorized code",
+  });
+}
+
+/**
+ * One token request (RFC 6749 §3.2), with a DPoP proof when `useDpop`: the `use_dpop_nonce`
+ * answer (400 with a DPoP-Nonce header, RFC 9449 §8) is retried once with that nonce, before the
+ * grant was redeemed. `clientAuthentication` gives the client's headers for each attempt (a
+ * client attestation PoP is single use). `grant` names the grant in a refusal.
+ */
+export async function postTokenRequest(
+  deps: Pick<HolderDependencies, "http" | "now">,
+  input: {
+    metadata: AuthorizationServerMetadata;
+    form: URLSearchParams;
+    dpopKey: JWK;
+    useDpop: boolean;
+    grant: string;
+    nonce?: string;
+    clientAuthentication?: () => Promise<Record<string, string>>;
+  },
+): Promise<AccessToken> {
+  const { metadata, useDpop } = input;
+  let nonce = input.nonce;
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = {
       "content-type": "application/x-www-form-urlencoded",
       accept: "application/json",
+      ...(await input.clientAuthentication?.()),
     };
     if (useDpop) {
       headers.dpop = await createDpopProof({
@@ -123,7 +157,7 @@ export async function requestAccessToken(
     const response = await fetchFromThirdParty(deps, metadata.token_endpoint, "token endpoint", issuanceFailed, {
       method: "POST",
       headers,
-      body: form.toString(),
+      body: input.form.toString(),
     });
     const { error } = oauthErrorOf(response);
     const serverNonce = response.headers.get("dpop-nonce");
@@ -131,7 +165,7 @@ export async function requestAccessToken(
       nonce = serverNonce;
       continue;
     }
-    if (response.status !== 200) throw refusal(response.status, describeFailure(response), error);
+    if (response.status !== 200) throw refusal(response.status, describeFailure(response), error, input.grant);
     const body = jsonObjectOf(response);
     const token = stringOf(body?.access_token);
     if (!token) throw issuanceFailed("the token response has no access_token");

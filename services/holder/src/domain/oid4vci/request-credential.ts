@@ -14,7 +14,16 @@ export interface IssuedCredential {
   reference: { chain: string; objectId: string } | undefined;
   /** OID4VCI 1.0 §8.3: names this response's credentials at the issuer's notification endpoint. */
   notificationId: string | undefined;
+  /** The issuer's id of the credential and of its offer (Attesto's `credential_id`, `offer_id` beside `credential`). */
+  issuerCredentialId: string | null;
+  issuerOfferId: string | null;
 }
+
+/** An issuer's id worth keeping: a short printable string, else nothing. */
+const issuerIdOf = (value: unknown): string | null => {
+  const id = stringOf(value);
+  return id !== undefined && /^[\x21-\x7e]{1,255}$/.test(id) ? id : null;
+};
 
 /** The c_nonce for the key proof: from the nonce endpoint (OID4VCI 1.0), else the token response's. */
 export async function fetchCNonce(
@@ -109,5 +118,7 @@ export function parseCredentialResponse(response: OutboundResponse): IssuedCrede
     credential,
     reference: chain && objectId ? { chain, objectId } : undefined,
     notificationId: stringOf(body.notification_id),
+    issuerCredentialId: isJsonObject(first) ? issuerIdOf(first.credential_id) : null,
+    issuerOfferId: isJsonObject(first) ? issuerIdOf(first.offer_id) : null,
   };
 }

@@ -23,6 +23,14 @@ export interface PreAuthorizedGrant {
   authorizationServer?: string;
 }
 
+/** The authorization code grant of an offer (OID4VCI 1.0 §4.1.1). */
+export interface AuthorizationCodeGrant {
+  /** Ties the authorization request to the offer at the issuer. */
+  issuerState: string | undefined;
+  /** The authorization server the offer names for this grant, if any. */
+  authorizationServer?: string;
+}
+
 /** An offer checked against its issuer's metadata. */
 export interface ResolvedCredentialOffer {
   credentialIssuer: string;
@@ -31,6 +39,7 @@ export interface ResolvedCredentialOffer {
   configurations: Map<string, CredentialConfigurationMetadata>;
   preAuthorizedGrant: PreAuthorizedGrant | undefined;
   hasAuthorizationCodeGrant: boolean;
+  authorizationCodeGrant: AuthorizationCodeGrant | undefined;
   expiresAt: Date | undefined;
   metadata: CredentialIssuerMetadata;
 }
@@ -132,6 +141,7 @@ export async function resolveCredentialOffer(
   if (issuerProblem) throw invalidOffer(`credential offer credential_issuer ${issuerProblem}`);
   const metadata = await fetchIssuerMetadata(deps, offer.credential_issuer);
   const grant = offer.grants?.[PRE_AUTHORIZED_CODE_GRANT];
+  const codeGrant = offer.grants?.authorization_code;
   return {
     credentialIssuer: metadata.credential_issuer,
     configurationIds: offer.credential_configuration_ids,
@@ -143,7 +153,13 @@ export async function resolveCredentialOffer(
           ...(grant.authorization_server ? { authorizationServer: grant.authorization_server } : {}),
         }
       : undefined,
-    hasAuthorizationCodeGrant: offer.grants?.authorization_code !== undefined,
+    hasAuthorizationCodeGrant: codeGrant !== undefined,
+    authorizationCodeGrant: codeGrant
+      ? {
+          issuerState: codeGrant.issuer_state,
+          ...(codeGrant.authorization_server ? { authorizationServer: codeGrant.authorization_server } : {}),
+        }
+      : undefined,
     expiresAt: offer.expiresAt,
     metadata,
   };

@@ -91,6 +91,10 @@ export const zAuthorizationServerMetadata = z
   .object({
     issuer: z.string().min(1, "issuer is required"),
     token_endpoint: z.string().min(1, "token_endpoint is required"),
+    authorization_endpoint: z.string().optional(),
+    pushed_authorization_request_endpoint: z.string().optional(),
+    code_challenge_methods_supported: z.array(z.string()).optional(),
+    authorization_response_iss_parameter_supported: z.boolean().optional(),
     dpop_signing_alg_values_supported: z.array(z.string()).optional(),
     grant_types_supported: z.array(z.string()).optional(),
   })

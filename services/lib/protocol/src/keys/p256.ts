@@ -60,3 +60,26 @@ export function p256PublicJwk(jwk: { x?: string; y?: string }): P256PublicJwk {
   if (!jwk.x || !jwk.y) throw new KeyFormatError("JWK has no public key");
   return { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y };
 }
+
+/**
+ * A P-256 private key from configuration text: a private JWK as JSON, or PKCS#8/SEC1 PEM (also on
+ * one line with literal `\n` escapes, as .env files and secret managers give it). Throws
+ * KeyFormatError with a reason that never contains the key.
+ */
+export function p256PrivateJwkFromText(value: string): P256PrivateJwk {
+  const text = value.trim();
+  if (!text.startsWith("{")) {
+    const { kty, crv, x, y, d } = p256JwkFromPem(text.includes("\n") ? text : text.replace(/\\n/g, "\n"));
+    return { kty, crv, x, y, d };
+  }
+  let jwk: Partial<P256PrivateJwk>;
+  try {
+    jwk = JSON.parse(text) as Partial<P256PrivateJwk>;
+  } catch {
+    throw new KeyFormatError("not valid JSON");
+  }
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || !jwk.x || !jwk.y || !jwk.d) {
+    throw new KeyFormatError("must be a P-256 private JWK (kty EC, crv P-256, x, y, d)");
+  }
+  return { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y, d: jwk.d };
+}
