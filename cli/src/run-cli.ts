@@ -5,6 +5,7 @@ import { runApply, runDelete } from "./commands/apply.js";
 import { runDeadLetters } from "./commands/dead-letters.js";
 import { runGet } from "./commands/get.js";
 import { type CommandIo, UsageError } from "./commands/io.js";
+import { runNotarizationVerify } from "./commands/notarization-verify.js";
 import { revealTo } from "./commands/reveal.js";
 import { runTenantsApprove } from "./commands/tenants.js";
 import { runTypesAdd } from "./commands/types.js";
@@ -34,6 +35,8 @@ export const USAGE = `usage: attesto <command> [options]
   types add -f <type.json|dir> [-f ...]              register credential types; every tenant can issue them at once
   dead-letters list [--tenant T]
   dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
+  notarization verify <reference.json|-> --rpc-url URL [--confirmations N]
+                                                     check an EVM anchored reference against the chain alone
 
 global options:
   --data-dir DIR          the platform's data folder (default .attesto, or ATTESTO_DATA_DIR)
@@ -156,6 +159,19 @@ async function dispatch(argv: string[], env: Env, io: CommandIo): Promise<number
       }
       const connection = await connected(values, ["schema-registry", "trust-registry"]);
       return runTypesAdd({ files: values.filename }, { schemas: connection.schemas, tenants: connection.tenants }, io);
+    }
+    case "notarization": {
+      const [verb, ...args] = rest;
+      if (verb !== "verify") throw new UsageError("notarization needs verify");
+      const { values, positionals } = parse(args, {
+        "rpc-url": { type: "string" },
+        confirmations: { type: "string" },
+      });
+      // No platform connection: the chain alone decides.
+      return runNotarizationVerify(
+        { positionals, rpcUrl: values["rpc-url"] ?? env.EVM_RPC_URL, confirmations: values.confirmations },
+        io,
+      );
     }
     case "dead-letters": {
       // Its own argument grammar (repeatable ids); only the global options are taken out here.

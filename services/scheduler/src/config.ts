@@ -18,7 +18,37 @@ export const schedulerConfigSchema = z
     LEDGER_INTERNAL_URL: z.url().default("http://localhost:9088"),
     /** TenantService of the trust registry: tenants' webhook endpoints and signing secrets. */
     TRUST_REGISTRY_INTERNAL_URL: z.url().default("http://localhost:9085"),
-    /** `reference.chain` answered at enqueue time. */
+    /** Where batch roots are anchored: the embedded ledger (LedgerService) or an EVM chain. */
+    LEDGER_BACKEND: z.enum(["embedded", "evm"]).default("embedded"),
+    /** LEDGER_BACKEND=evm: JSON-RPC endpoint of the chain (may carry an API key: never logged). */
+    EVM_RPC_URL: z.url().optional(),
+    EVM_CHAIN_ID: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    /** The signer's secp256k1 private key (0x + 64 hex), from a Secret; never logged. */
+    EVM_SIGNER_KEY: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex characters")
+      .optional(),
+    /** The address anchoring transactions are sent to; the signer's own address when unset. */
+    EVM_ANCHOR_ADDRESS: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex characters")
+      .optional(),
+    /** Blocks, the transaction's own included, before a batch counts as anchored. */
+    EVM_CONFIRMATIONS: int(1, 1_000).default(12),
+    /** Gas limit of an anchoring transaction (a plain transfer with 53 bytes of calldata needs 21 848). */
+    EVM_GAS_LIMIT: int(21_848, 10_000_000).default(60_000),
+    /** Highest max fee per gas (wei) a transaction may offer; unlimited when unset. */
+    EVM_MAX_FEE_PER_GAS_WEI: z
+      .string()
+      .regex(/^[1-9][0-9]{0,30}$/, "must be a positive integer (wei)")
+      .optional(),
+    /** How long one anchoring attempt waits for its transaction to be mined and confirmed. */
+    EVM_CONFIRMATION_WAIT_MS: int(0, 3_600_000).default(60_000),
+    /** Pause between two looks at the chain while an attempt waits. */
+    EVM_POLLING_INTERVAL_MS: int(10, 600_000).default(4_000),
+    /** Deadline of one JSON-RPC request. */
+    EVM_RPC_TIMEOUT_MS: int(100, 120_000).default(10_000),
+    /** `reference.chain` answered at enqueue time (embedded ledger; `eip155:<EVM_CHAIN_ID>` with evm). */
     NOTARY_CHAIN: z.string().min(1).max(64).default("ledger"),
     /** A pending credential waits at most this long before its batch is cut. */
     NOTARY_BATCH_INTERVAL_MS: int(10, 3_600_000).default(5_000),
@@ -72,6 +102,14 @@ export const schedulerConfigSchema = z
   .refine((c) => c.JOB_IDLE_POLLING_INTERVAL_MS >= c.JOB_POLLING_INTERVAL_MS, {
     path: ["JOB_IDLE_POLLING_INTERVAL_MS"],
     message: "must be at least JOB_POLLING_INTERVAL_MS",
+  })
+  .refine((c) => c.LEDGER_BACKEND !== "evm" || (c.EVM_RPC_URL && c.EVM_CHAIN_ID && c.EVM_SIGNER_KEY), {
+    path: ["LEDGER_BACKEND"],
+    message: "evm needs EVM_RPC_URL, EVM_CHAIN_ID and EVM_SIGNER_KEY",
+  })
+  .refine((c) => c.LEDGER_BACKEND !== "evm" || c.EVM_CONFIRMATION_WAIT_MS < c.NOTARY_JOB_TIMEOUT_SECONDS * 1000, {
+    path: ["EVM_CONFIRMATION_WAIT_MS"],
+    message: "must be shorter than NOTARY_JOB_TIMEOUT_SECONDS",
   })
   .refine((c) => c.JOB_QUEUE_SCHEMA !== c.DATABASE_SCHEMA, {
     path: ["JOB_QUEUE_SCHEMA"],

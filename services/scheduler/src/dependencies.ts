@@ -2,9 +2,12 @@ import { ledgerV1, tenantV1 } from "@attesto/proto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
 import { createLogger } from "@attesto/runtime/logging";
 import type { ServiceContext } from "@attesto/runtime/service";
+import { createEvmChain } from "./clients/evm-chain.js";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "./clients/tenant-webhooks.js";
 import type { SchedulerConfig } from "./config.js";
+import { createEvmAnchoring } from "./domain/evm/evm-anchoring.js";
+import type { EvmChain } from "./domain/evm/ports.js";
 import type {
   DeliveryLog,
   LedgerAnchoring,
@@ -15,6 +18,7 @@ import type {
 import { PgBossJobQueue } from "./jobs/job-queue.js";
 import { startWorkers } from "./jobs/start-workers.js";
 import { createSchedulerMetrics } from "./scheduler-metrics.js";
+import { createEvmTransactionStore } from "./store/evm-transaction.store.js";
 import { createNotarizationStore } from "./store/notarization.store.js";
 import { createWebhookDeliveryStore } from "./store/webhook-delivery.store.js";
 import { createWebhookEventStore } from "./store/webhook-event.store.js";
@@ -23,6 +27,8 @@ import { createHttpWebhookSender } from "./webhooks/http-webhook-sender.js";
 /** The edges of the scheduler; tests replace some of them. */
 export interface SchedulerEdges {
   ledger?: LedgerAnchoring;
+  /** LEDGER_BACKEND=evm: the chain (tests wrap the real one to inject faults). */
+  evmChain?: EvmChain;
   webhooks?: WebhookDirectory;
   sender?: WebhookSender;
   now?: () => Date;
@@ -63,11 +69,7 @@ export function createDependencies(
     notarizations,
     events: createWebhookEventStore(context.db, queue.send, queue.insert, now),
     deliveries,
-    ledger:
-      edges.ledger ??
-      createLedgerAnchoring(
-        context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
-      ),
+    ledger: edges.ledger ?? createAnchoring(context, edges.evmChain, now),
     webhooks:
       edges.webhooks ??
       createTenantWebhooks(
@@ -88,7 +90,7 @@ export function createDependencies(
       ),
     metrics: createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }),
     now,
-    chain: config.NOTARY_CHAIN,
+    chain: config.LEDGER_BACKEND === "evm" ? `eip155:${config.EVM_CHAIN_ID}` : config.NOTARY_CHAIN,
     batch: { intervalMs: config.NOTARY_BATCH_INTERVAL_MS, maxSize: config.NOTARY_BATCH_MAX_SIZE },
     anchorRetry: {
       maxAttempts: config.NOTARY_RETRY_MAX_ATTEMPTS,
@@ -105,6 +107,42 @@ export function createDependencies(
   };
   return { deps, queue };
 }
+
+/** `LEDGER_BACKEND`: the embedded ledger over LedgerService, or an EVM chain through viem. */
+function createAnchoring(
+  context: ServiceContext<SchedulerConfig>,
+  evmChain: EvmChain | undefined,
+  now: () => Date,
+): LedgerAnchoring {
+  const { config } = context;
+  if (config.LEDGER_BACKEND === "embedded") {
+    return createLedgerAnchoring(
+      context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
+    );
+  }
+  const chain = evmChain ?? createEvmChainFromConfig(config);
+  return createEvmAnchoring(
+    chain,
+    createEvmTransactionStore(context.db, { chainId: chain.chainId, sender: chain.from }, now),
+    {
+      confirmations: config.EVM_CONFIRMATIONS,
+      waitMs: config.EVM_CONFIRMATION_WAIT_MS,
+      pollingIntervalMs: config.EVM_POLLING_INTERVAL_MS,
+    },
+  );
+}
+
+/** The chain of LEDGER_BACKEND=evm (the configuration's refinement guarantees the three settings). */
+export const createEvmChainFromConfig = (config: SchedulerConfig): EvmChain =>
+  createEvmChain({
+    rpcUrl: config.EVM_RPC_URL as string,
+    chainId: config.EVM_CHAIN_ID as number,
+    signerKey: config.EVM_SIGNER_KEY as `0x${string}`,
+    anchorAddress: config.EVM_ANCHOR_ADDRESS,
+    gasLimit: BigInt(config.EVM_GAS_LIMIT),
+    maxFeePerGas: config.EVM_MAX_FEE_PER_GAS_WEI === undefined ? undefined : BigInt(config.EVM_MAX_FEE_PER_GAS_WEI),
+    timeoutMs: config.EVM_RPC_TIMEOUT_MS,
+  });
 
 /** Starts the queue and the workers; the returned function stops them. */
 export async function startSchedulerRuntime(

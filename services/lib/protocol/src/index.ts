@@ -1,3 +1,4 @@
+export * from "./anchoring/evm-anchor.js";
 export * from "./did/did-key.js";
 export * from "./did/did-resolution-cache.js";
 export * from "./issuance-exports.js";

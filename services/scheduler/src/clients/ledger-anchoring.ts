@@ -2,6 +2,7 @@ import type { ledgerV1 } from "@attesto/proto";
 import { fromRpcError } from "@attesto/runtime/rpc";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
+import { batchIdempotencyKey } from "../domain/anchor-batch.js";
 import type { LedgerAnchor } from "../domain/model.js";
 import type { LedgerAnchoring } from "../domain/ports.js";
 import { rpcFailure } from "./rpc-failure.js";
@@ -13,7 +14,8 @@ import { rpcFailure } from "./rpc-failure.js";
  */
 export function createLedgerAnchoring(client: Client<typeof ledgerV1.LedgerService>): LedgerAnchoring {
   return {
-    async anchor(root, idempotencyKey): Promise<LedgerAnchor> {
+    async anchor({ batchId, root }): Promise<LedgerAnchor> {
+      const idempotencyKey = batchIdempotencyKey(batchId);
       let notarized: ledgerV1.NotarizeResponse;
       let record: ledgerV1.GetRecordResponse;
       try {

@@ -28,7 +28,7 @@ export async function anchorBatch(deps: NotaryDependencies, batchId: string, job
   }
   let anchor: LedgerAnchor;
   try {
-    anchor = await deps.ledger.anchor(batch.root, batchIdempotencyKey(batchId));
+    anchor = await deps.ledger.anchor({ batchId, root: batch.root });
   } catch (error) {
     const message = describeError(error);
     if (!mayRetry(deps.anchorRetry, attempt)) {

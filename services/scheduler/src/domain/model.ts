@@ -45,8 +45,9 @@ export interface LedgerCheckpoint {
   signatureJws: string;
 }
 
-/** The ledger record of a batch root. */
-export interface LedgerAnchor {
+/** The embedded ledger's record of a batch root (stored anchors without `kind` are these). */
+export interface EmbeddedLedgerAnchor {
+  kind?: "embedded";
   objectId: string;
   chain: string;
   sequence: number;
@@ -54,6 +55,28 @@ export interface LedgerAnchor {
   checkpoint: LedgerCheckpoint;
   inclusionProof: string[];
 }
+
+/** The transaction that carries a batch root on an EVM chain, once it has enough confirmations. */
+export interface EvmAnchor {
+  kind: "evm";
+  /** CAIP-2 `eip155:<chain id>`. */
+  chain: string;
+  chainId: number;
+  transactionHash: string;
+  blockNumber: number;
+  blockHash: string;
+  /** The signer's address (checksummed). */
+  from: string;
+  /** The anchor address the transaction was sent to (checksummed). */
+  to: string;
+  /** Confirmations the transaction had when it was recorded (at least the configured depth). */
+  confirmations: number;
+}
+
+/** Where a batch root was anchored. */
+export type LedgerAnchor = EmbeddedLedgerAnchor | EvmAnchor;
+
+export const isEvmAnchor = (anchor: LedgerAnchor): anchor is EvmAnchor => anchor.kind === "evm";
 
 export interface Notarization {
   /** Allocated at enqueue (random UUID): the credential's `reference.object_id`, never changed. */

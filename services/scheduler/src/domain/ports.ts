@@ -2,10 +2,14 @@ import type { RetryPolicy } from "./backoff.js";
 import type { LedgerAnchor } from "./model.js";
 import type { NotarizationStore, WebhookDeliveryStore, WebhookEventStore } from "./stores.js";
 
-/** The ledger as the notary uses it. Failures are thrown (unreachable, refused). */
+/**
+ * Where batch roots are anchored (`LEDGER_BACKEND`: the embedded ledger or an EVM chain), as the
+ * notary uses it. Failures are thrown (unreachable, refused, not confirmed yet): the attempt is
+ * retried. Anchoring the same batch again never makes a second anchor.
+ */
 export interface LedgerAnchoring {
-  /** Notarizes `root` under `idempotencyKey` (same key: same record) and returns the record with its proof. */
-  anchor(root: string, idempotencyKey: string): Promise<LedgerAnchor>;
+  /** Anchors the batch's `root` once per batch id and returns where, with the proof. */
+  anchor(batch: { batchId: string; root: string }): Promise<LedgerAnchor>;
   /** Throws when the ledger cannot be reached. */
   probe(): Promise<void>;
 }

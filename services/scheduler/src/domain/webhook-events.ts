@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { EventType, LedgerAnchor, NewWebhookEvent, Notarization } from "./model.js";
+import { type EventType, isEvmAnchor, type LedgerAnchor, type NewWebhookEvent, type Notarization } from "./model.js";
 
 /**
  * Event bodies (README "Events"). Field names are snake_case JSON and stable: receivers parse them.
@@ -35,6 +35,42 @@ function createEvent(type: EventType, dedupeKey: string, notarization: Notarizat
   });
 }
 
+/**
+ * Where the batch root is: `evm` (the transaction on an EVM chain) or `ledger` (the embedded
+ * ledger's record, checkpoint and proof).
+ */
+function anchorData(anchor: LedgerAnchor): object {
+  if (isEvmAnchor(anchor)) {
+    return {
+      evm: {
+        chain: anchor.chain,
+        chain_id: anchor.chainId,
+        transaction_hash: anchor.transactionHash,
+        block_number: anchor.blockNumber,
+        block_hash: anchor.blockHash,
+        from: anchor.from,
+        to: anchor.to,
+        confirmations: anchor.confirmations,
+      },
+    };
+  }
+  return {
+    ledger: {
+      object_id: anchor.objectId,
+      chain: anchor.chain,
+      sequence: anchor.sequence,
+      recorded_at: anchor.recordedAt,
+      checkpoint: {
+        tree_size: anchor.checkpoint.treeSize,
+        root_hash: anchor.checkpoint.rootHash,
+        created_at: anchor.checkpoint.createdAt ?? null,
+        signature_jws: anchor.checkpoint.signatureJws,
+      },
+      inclusion_proof: anchor.inclusionProof,
+    },
+  };
+}
+
 /** `credential.notarized`: everything needed to verify the anchor without asking the scheduler. */
 export function notarizedEvent(notarization: Notarization, anchor: LedgerAnchor, now: Date): NewWebhookEvent {
   const batch = notarization.batch;
@@ -44,6 +80,18 @@ export function notarizedEvent(notarization: Notarization, anchor: LedgerAnchor,
     `credential.notarized:${notarization.objectId}`,
     notarization,
     {
+      ...(isEvmAnchor(anchor)
+        ? {
+            // On a chain, the reference itself names where: chain id, transaction and block.
+            reference: {
+              chain: notarization.chain,
+              object_id: notarization.objectId,
+              chain_id: anchor.chainId,
+              transaction_hash: anchor.transactionHash,
+              block_number: anchor.blockNumber,
+            },
+          }
+        : {}),
       digest: notarization.digest,
       salt: notarization.salt,
       salted_digest: notarization.saltedDigest,
@@ -54,19 +102,7 @@ export function notarizedEvent(notarization: Notarization, anchor: LedgerAnchor,
         tree_size: batch.treeSize,
         path: batch.inclusionProof,
       },
-      ledger: {
-        object_id: anchor.objectId,
-        chain: anchor.chain,
-        sequence: anchor.sequence,
-        recorded_at: anchor.recordedAt,
-        checkpoint: {
-          tree_size: anchor.checkpoint.treeSize,
-          root_hash: anchor.checkpoint.rootHash,
-          created_at: anchor.checkpoint.createdAt ?? null,
-          signature_jws: anchor.checkpoint.signatureJws,
-        },
-        inclusion_proof: anchor.inclusionProof,
-      },
+      ...anchorData(anchor),
       anchored_at: now.toISOString(),
     },
     now,

@@ -3,7 +3,14 @@ import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { enqueueNotarization } from "../domain/enqueue-notarization.js";
-import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "../domain/model.js";
+import {
+  type DeliveryState,
+  isEvmAnchor,
+  type LedgerAnchor,
+  type Notarization,
+  type NotarizationState,
+  type WebhookDelivery,
+} from "../domain/model.js";
 import type { NotaryDependencies } from "../domain/ports.js";
 import { publishCredentialEvent } from "../domain/publish-credential-event.js";
 import { publishVerificationEvent } from "../domain/publish-verification-event.js";
@@ -58,22 +65,46 @@ export function toNotarizationMessage(n: Notarization): MessageInitShape<typeof 
       treeSize: BigInt(n.batch.treeSize),
       inclusionProof: n.batch.inclusionProof,
     },
-    anchor: n.anchor && {
-      objectId: n.anchor.objectId,
-      chain: n.anchor.chain,
-      sequence: BigInt(n.anchor.sequence),
-      recordedAt: timestamp(n.anchor.recordedAt),
-      checkpoint: {
-        treeSize: BigInt(n.anchor.checkpoint.treeSize),
-        rootHash: n.anchor.checkpoint.rootHash,
-        createdAt: timestamp(n.anchor.checkpoint.createdAt),
-        signatureJws: n.anchor.checkpoint.signatureJws,
-      },
-      inclusionProof: n.anchor.inclusionProof,
-    },
+    ...anchorFields(n.anchor),
     attempts: n.attempts,
     lastError: n.state === "anchored" ? "" : (n.lastError ?? ""),
     nextAttemptAt: n.state === "failed" ? timestamp(n.nextAttemptAt) : undefined,
+  };
+}
+
+type NotarizationInit = MessageInitShape<typeof notaryV1.NotarizationSchema>;
+
+/** `anchor` (embedded ledger) or `evm_anchor` (EVM chain), by where the batch was anchored. */
+function anchorFields(anchor: LedgerAnchor | undefined): Pick<NotarizationInit, "anchor" | "evmAnchor"> {
+  if (!anchor) return {};
+  if (isEvmAnchor(anchor)) {
+    return {
+      evmAnchor: {
+        chain: anchor.chain,
+        chainId: BigInt(anchor.chainId),
+        transactionHash: anchor.transactionHash,
+        blockNumber: BigInt(anchor.blockNumber),
+        blockHash: anchor.blockHash,
+        from: anchor.from,
+        to: anchor.to,
+        confirmations: anchor.confirmations,
+      },
+    };
+  }
+  return {
+    anchor: {
+      objectId: anchor.objectId,
+      chain: anchor.chain,
+      sequence: BigInt(anchor.sequence),
+      recordedAt: timestamp(anchor.recordedAt),
+      checkpoint: {
+        treeSize: BigInt(anchor.checkpoint.treeSize),
+        rootHash: anchor.checkpoint.rootHash,
+        createdAt: timestamp(anchor.checkpoint.createdAt),
+        signatureJws: anchor.checkpoint.signatureJws,
+      },
+      inclusionProof: anchor.inclusionProof,
+    },
   };
 }
 

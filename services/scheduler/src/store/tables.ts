@@ -84,7 +84,28 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** A signed anchoring transaction (LEDGER_BACKEND=evm), written before it is broadcast. */
+export interface EvmTransactionsTable {
+  hash: string;
+  batch_id: string;
+  chain_id: ColumnType<string, number | string, number | string>;
+  sender: string;
+  nonce: ColumnType<string, number | string, number | string>;
+  /** The signed transaction (0x hex), broadcast again when the node has lost it. */
+  raw: string;
+  created_at: Timestamp;
+}
+
+/** The next nonce to give a new anchoring transaction of a signer. */
+export interface EvmNoncesTable {
+  chain_id: ColumnType<string, number | string, number | string>;
+  sender: string;
+  next_nonce: ColumnType<string, number | string, number | string>;
+}
+
 export interface SchedulerTables {
+  evm_transactions: EvmTransactionsTable;
+  evm_nonces: EvmNoncesTable;
   notarizations: NotarizationsTable;
   batches: BatchesTable;
   webhook_events: WebhookEventsTable;

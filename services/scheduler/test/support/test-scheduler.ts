@@ -20,7 +20,12 @@ import pino from "pino";
 import { createLedgerAnchoring } from "../../src/clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "../../src/clients/tenant-webhooks.js";
 import { loadSchedulerConfig, type SchedulerConfig } from "../../src/config.js";
-import { createDependencies, type SchedulerRuntime, startSchedulerRuntime } from "../../src/dependencies.js";
+import {
+  createDependencies,
+  type SchedulerEdges,
+  type SchedulerRuntime,
+  startSchedulerRuntime,
+} from "../../src/dependencies.js";
 import { NotaryServiceRpc } from "../../src/rpc/notary-service.rpc.js";
 import { scheduler } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -169,7 +174,10 @@ export const FAST_ENV: Record<string, string> = {
   RPC_TIMEOUT_MS: "2000",
 };
 
-export async function startTestScheduler(env: Record<string, string> = {}): Promise<TestScheduler> {
+export async function startTestScheduler(
+  env: Record<string, string> = {},
+  edges: Pick<SchedulerEdges, "evmChain"> = {},
+): Promise<TestScheduler> {
   const database = await createTestDatabase<SchedulerTables>({ prefix: "scheduler", migrations });
   const serviceDatabase: Database<unknown> = openDatabase<unknown>({
     url: database.url,
@@ -193,7 +201,7 @@ export async function startTestScheduler(env: Record<string, string> = {}): Prom
   const runtime = createDependencies(
     context,
     {
-      ledger: createLedgerAnchoring(testLedger.client),
+      ...(config.LEDGER_BACKEND === "evm" ? edges : { ledger: createLedgerAnchoring(testLedger.client) }),
       webhooks: createTenantWebhooks(
         inMemoryClient(tenantV1.TenantService, tenants.routes, { caller: "scheduler", callee: "trust-registry" }),
         { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },

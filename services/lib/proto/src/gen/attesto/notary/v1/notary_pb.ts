@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_notary_v1_notary: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch5hdHRlc3RvL25vdGFyeS92MS9ub3RhcnkucHJvdG8SEWF0dGVzdG8ubm90YXJ5LnYxIowBCh1QdWJsaXNoQ3JlZGVudGlhbEV2ZW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSDAoEdHlwZRgCIAEoCRIVCg1jcmVkZW50aWFsX2lkGAMgASgJEhAKCG9mZmVyX2lkGAQgASgJEhEKCWV2ZW50X2tleRgFIAEoCRIRCglkYXRhX2pzb24YBiABKAkiMQoeUHVibGlzaENyZWRlbnRpYWxFdmVudFJlc3BvbnNlEg8KB2NyZWF0ZWQYASABKAgibAofUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBITCgtyZXN1bHRfanNvbhgEIAEoCSIzCiBQdWJsaXNoVmVyaWZpY2F0aW9uRXZlbnRSZXNwb25zZRIPCgdjcmVhdGVkGAEgASgIInAKDkJhdGNoSW5jbHVzaW9uEhAKCGJhdGNoX2lkGAEgASgJEgwKBHJvb3QYAiABKAkSEgoKbGVhZl9pbmRleBgDIAEoAxIRCgl0cmVlX3NpemUYBCABKAMSFwoPaW5jbHVzaW9uX3Byb29mGAUgAygJIr8BCgxMZWRnZXJBbmNob3ISEQoJb2JqZWN0X2lkGAEgASgJEg0KBWNoYWluGAIgASgJEhAKCHNlcXVlbmNlGAMgASgDEi8KC3JlY29yZGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCgpjaGVja3BvaW50GAUgASgLMh0uYXR0ZXN0by5sZWRnZXIudjEuQ2hlY2twb2ludBIXCg9pbmNsdXNpb25fcHJvb2YYBiADKAki4AMKDE5vdGFyaXphdGlvbhIRCglvYmplY3RfaWQYASABKAkSDQoFY2hhaW4YAiABKAkSMwoFc3RhdGUYAyABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZRIOCgZ0ZW5hbnQYBCABKAkSFQoNY3JlZGVudGlhbF9pZBgFIAEoCRIOCgZkaWdlc3QYBiABKAkSDAoEc2FsdBgHIAEoCRIVCg1zYWx0ZWRfZGlnZXN0GAggASgJEi4KCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2FuY2hvcmVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgViYXRjaBgLIAEoCzIhLmF0dGVzdG8ubm90YXJ5LnYxLkJhdGNoSW5jbHVzaW9uEi8KBmFuY2hvchgMIAEoCzIfLmF0dGVzdG8ubm90YXJ5LnYxLkxlZGdlckFuY2hvchIQCghhdHRlbXB0cxgNIAEoBRISCgpsYXN0X2Vycm9yGA4gASgJEjMKD25leHRfYXR0ZW1wdF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAihwEKGkVucXVldWVOb3Rhcml6YXRpb25SZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIVCg1jcmVkZW50aWFsX2lkGAIgASgJEg4KBmRpZ2VzdBgDIAEoCRIgChhyZXF1aXJlX2xlZGdlcl9yZWFjaGFibGUYBCABKAgSEAoIb2ZmZXJfaWQYBSABKAkidAobRW5xdWV1ZU5vdGFyaXphdGlvblJlc3BvbnNlEhEKCW9iamVjdF9pZBgBIAEoCRINCgVjaGFpbhgCIAEoCRIzCgVzdGF0ZRgDIAEoDjIkLmF0dGVzdG8ubm90YXJ5LnYxLk5vdGFyaXphdGlvblN0YXRlIisKFkdldE5vdGFyaXphdGlvblJlcXVlc3QSEQoJb2JqZWN0X2lkGAEgASgJIlAKF0dldE5vdGFyaXphdGlvblJlc3BvbnNlEjUKDG5vdGFyaXphdGlvbhgBIAEoCzIfLmF0dGVzdG8ubm90YXJ5LnYxLk5vdGFyaXphdGlvbiI8ChNHZXRSZWZlcmVuY2VSZXF1ZXN0EhUKDWNyZWRlbnRpYWxfaWQYASABKAkSDgoGdGVuYW50GAIgASgJIm0KFEdldFJlZmVyZW5jZVJlc3BvbnNlEg0KBWNoYWluGAEgASgJEhEKCW9iamVjdF9pZBgCIAEoCRIzCgVzdGF0ZRgDIAEoDjIkLmF0dGVzdG8ubm90YXJ5LnYxLk5vdGFyaXphdGlvblN0YXRlIm4KGExpc3ROb3Rhcml6YXRpb25zUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSMwoFc3RhdGUYAiABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZRINCgVsaW1pdBgDIAEoBSJTChlMaXN0Tm90YXJpemF0aW9uc1Jlc3BvbnNlEjYKDW5vdGFyaXphdGlvbnMYASADKAsyHy5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb24iUAoUUmV0cnlEZWFkSm9ic1JlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCm9iamVjdF9pZHMYAiADKAkSFAoMZGVsaXZlcnlfaWRzGAMgAygJIlsKFVJldHJ5RGVhZEpvYnNSZXNwb25zZRIPCgdiYXRjaGVzGAEgASgFEhUKDW5vdGFyaXphdGlvbnMYAiABKAUSGgoSd2ViaG9va19kZWxpdmVyaWVzGAMgASgFIqYBCg5XZWJob29rQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEi4KCnN0YXJ0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzdGF0dXNfY29kZRgEIAEoBRINCgVlcnJvchgFIAEoCSKpAwoPV2ViaG9va0RlbGl2ZXJ5EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEhIKCmV2ZW50X3R5cGUYAyABKAkSDgoGdGVuYW50GAQgASgJEgsKA3VybBgFIAEoCRIvCgVzdGF0ZRgGIAEoDjIgLmF0dGVzdG8ubm90YXJ5LnYxLkRlbGl2ZXJ5U3RhdGUSEAoIYXR0ZW1wdHMYByABKAUSGAoQbGFzdF9zdGF0dXNfY29kZRgIIAEoBRISCgpsYXN0X2Vycm9yGAkgASgJEjMKD25leHRfYXR0ZW1wdF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMZGVsaXZlcmVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2CgthdHRlbXB0X2xvZxgNIAMoCzIhLmF0dGVzdG8ubm90YXJ5LnYxLldlYmhvb2tBdHRlbXB0IoABChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIvCgVzdGF0ZRgDIAEoDjIgLmF0dGVzdG8ubm90YXJ5LnYxLkRlbGl2ZXJ5U3RhdGUSDQoFbGltaXQYBCABKAUiVwodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USNgoKZGVsaXZlcmllcxgBIAMoCzIiLmF0dGVzdG8ubm90YXJ5LnYxLldlYmhvb2tEZWxpdmVyeSq0AQoRTm90YXJpemF0aW9uU3RhdGUSIgoeTk9UQVJJWkFUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaTk9UQVJJWkFUSU9OX1NUQVRFX1BFTkRJTkcQARIfChtOT1RBUklaQVRJT05fU1RBVEVfQU5DSE9SRUQQAhIdChlOT1RBUklaQVRJT05fU1RBVEVfRkFJTEVEEAMSGwoXTk9UQVJJWkFUSU9OX1NUQVRFX0RFQUQQBCqdAQoNRGVsaXZlcnlTdGF0ZRIeChpERUxJVkVSWV9TVEFURV9VTlNQRUNJRklFRBAAEhoKFkRFTElWRVJZX1NUQVRFX1BFTkRJTkcQARIcChhERUxJVkVSWV9TVEFURV9ERUxJVkVSRUQQAhIZChVERUxJVkVSWV9TVEFURV9GQUlMRUQQAxIXChNERUxJVkVSWV9TVEFURV9ERUFEEAQyyQcKDU5vdGFyeVNlcnZpY2USeQoTRW5xdWV1ZU5vdGFyaXphdGlvbhItLmF0dGVzdG8ubm90YXJ5LnYxLkVucXVldWVOb3Rhcml6YXRpb25SZXF1ZXN0Gi4uYXR0ZXN0by5ub3RhcnkudjEuRW5xdWV1ZU5vdGFyaXphdGlvblJlc3BvbnNlIgOQAgISbQoPR2V0Tm90YXJpemF0aW9uEikuYXR0ZXN0by5ub3RhcnkudjEuR2V0Tm90YXJpemF0aW9uUmVxdWVzdBoqLmF0dGVzdG8ubm90YXJ5LnYxLkdldE5vdGFyaXphdGlvblJlc3BvbnNlIgOQAgESZAoMR2V0UmVmZXJlbmNlEiYuYXR0ZXN0by5ub3RhcnkudjEuR2V0UmVmZXJlbmNlUmVxdWVzdBonLmF0dGVzdG8ubm90YXJ5LnYxLkdldFJlZmVyZW5jZVJlc3BvbnNlIgOQAgEScwoRTGlzdE5vdGFyaXphdGlvbnMSKy5hdHRlc3RvLm5vdGFyeS52MS5MaXN0Tm90YXJpemF0aW9uc1JlcXVlc3QaLC5hdHRlc3RvLm5vdGFyeS52MS5MaXN0Tm90YXJpemF0aW9uc1Jlc3BvbnNlIgOQAgESYgoNUmV0cnlEZWFkSm9icxInLmF0dGVzdG8ubm90YXJ5LnYxLlJldHJ5RGVhZEpvYnNSZXF1ZXN0GiguYXR0ZXN0by5ub3RhcnkudjEuUmV0cnlEZWFkSm9ic1Jlc3BvbnNlEn8KFUxpc3RXZWJob29rRGVsaXZlcmllcxIvLmF0dGVzdG8ubm90YXJ5LnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaMC5hdHRlc3RvLm5vdGFyeS52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZSIDkAIBEogBChhQdWJsaXNoVmVyaWZpY2F0aW9uRXZlbnQSMi5hdHRlc3RvLm5vdGFyeS52MS5QdWJsaXNoVmVyaWZpY2F0aW9uRXZlbnRSZXF1ZXN0GjMuYXR0ZXN0by5ub3RhcnkudjEuUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVzcG9uc2UiA5ACAhKCAQoWUHVibGlzaENyZWRlbnRpYWxFdmVudBIwLmF0dGVzdG8ubm90YXJ5LnYxLlB1Ymxpc2hDcmVkZW50aWFsRXZlbnRSZXF1ZXN0GjEuYXR0ZXN0by5ub3RhcnkudjEuUHVibGlzaENyZWRlbnRpYWxFdmVudFJlc3BvbnNlIgOQAgJiBnByb3RvMw",
+    "Ch5hdHRlc3RvL25vdGFyeS92MS9ub3RhcnkucHJvdG8SEWF0dGVzdG8ubm90YXJ5LnYxIowBCh1QdWJsaXNoQ3JlZGVudGlhbEV2ZW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSDAoEdHlwZRgCIAEoCRIVCg1jcmVkZW50aWFsX2lkGAMgASgJEhAKCG9mZmVyX2lkGAQgASgJEhEKCWV2ZW50X2tleRgFIAEoCRIRCglkYXRhX2pzb24YBiABKAkiMQoeUHVibGlzaENyZWRlbnRpYWxFdmVudFJlc3BvbnNlEg8KB2NyZWF0ZWQYASABKAgibAofUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBITCgtyZXN1bHRfanNvbhgEIAEoCSIzCiBQdWJsaXNoVmVyaWZpY2F0aW9uRXZlbnRSZXNwb25zZRIPCgdjcmVhdGVkGAEgASgIInAKDkJhdGNoSW5jbHVzaW9uEhAKCGJhdGNoX2lkGAEgASgJEgwKBHJvb3QYAiABKAkSEgoKbGVhZl9pbmRleBgDIAEoAxIRCgl0cmVlX3NpemUYBCABKAMSFwoPaW5jbHVzaW9uX3Byb29mGAUgAygJIr8BCgxMZWRnZXJBbmNob3ISEQoJb2JqZWN0X2lkGAEgASgJEg0KBWNoYWluGAIgASgJEhAKCHNlcXVlbmNlGAMgASgDEi8KC3JlY29yZGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCgpjaGVja3BvaW50GAUgASgLMh0uYXR0ZXN0by5sZWRnZXIudjEuQ2hlY2twb2ludBIXCg9pbmNsdXNpb25fcHJvb2YYBiADKAkioQEKCUV2bUFuY2hvchINCgVjaGFpbhgBIAEoCRIQCghjaGFpbl9pZBgCIAEoBBIYChB0cmFuc2FjdGlvbl9oYXNoGAMgASgJEhQKDGJsb2NrX251bWJlchgEIAEoBBISCgpibG9ja19oYXNoGAUgASgJEgwKBGZyb20YBiABKAkSCgoCdG8YByABKAkSFQoNY29uZmlybWF0aW9ucxgIIAEoDSKSBAoMTm90YXJpemF0aW9uEhEKCW9iamVjdF9pZBgBIAEoCRINCgVjaGFpbhgCIAEoCRIzCgVzdGF0ZRgDIAEoDjIkLmF0dGVzdG8ubm90YXJ5LnYxLk5vdGFyaXphdGlvblN0YXRlEg4KBnRlbmFudBgEIAEoCRIVCg1jcmVkZW50aWFsX2lkGAUgASgJEg4KBmRpZ2VzdBgGIAEoCRIMCgRzYWx0GAcgASgJEhUKDXNhbHRlZF9kaWdlc3QYCCABKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLYW5jaG9yZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKBWJhdGNoGAsgASgLMiEuYXR0ZXN0by5ub3RhcnkudjEuQmF0Y2hJbmNsdXNpb24SLwoGYW5jaG9yGAwgASgLMh8uYXR0ZXN0by5ub3RhcnkudjEuTGVkZ2VyQW5jaG9yEjAKCmV2bV9hbmNob3IYECABKAsyHC5hdHRlc3RvLm5vdGFyeS52MS5Fdm1BbmNob3ISEAoIYXR0ZW1wdHMYDSABKAUSEgoKbGFzdF9lcnJvchgOIAEoCRIzCg9uZXh0X2F0dGVtcHRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIocBChpFbnF1ZXVlTm90YXJpemF0aW9uUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSFQoNY3JlZGVudGlhbF9pZBgCIAEoCRIOCgZkaWdlc3QYAyABKAkSIAoYcmVxdWlyZV9sZWRnZXJfcmVhY2hhYmxlGAQgASgIEhAKCG9mZmVyX2lkGAUgASgJInQKG0VucXVldWVOb3Rhcml6YXRpb25SZXNwb25zZRIRCglvYmplY3RfaWQYASABKAkSDQoFY2hhaW4YAiABKAkSMwoFc3RhdGUYAyABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZSIrChZHZXROb3Rhcml6YXRpb25SZXF1ZXN0EhEKCW9iamVjdF9pZBgBIAEoCSJQChdHZXROb3Rhcml6YXRpb25SZXNwb25zZRI1Cgxub3Rhcml6YXRpb24YASABKAsyHy5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb24iPAoTR2V0UmVmZXJlbmNlUmVxdWVzdBIVCg1jcmVkZW50aWFsX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCSJtChRHZXRSZWZlcmVuY2VSZXNwb25zZRINCgVjaGFpbhgBIAEoCRIRCglvYmplY3RfaWQYAiABKAkSMwoFc3RhdGUYAyABKA4yJC5hdHRlc3RvLm5vdGFyeS52MS5Ob3Rhcml6YXRpb25TdGF0ZSJuChhMaXN0Tm90YXJpemF0aW9uc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJEjMKBXN0YXRlGAIgASgOMiQuYXR0ZXN0by5ub3RhcnkudjEuTm90YXJpemF0aW9uU3RhdGUSDQoFbGltaXQYAyABKAUiUwoZTGlzdE5vdGFyaXphdGlvbnNSZXNwb25zZRI2Cg1ub3Rhcml6YXRpb25zGAEgAygLMh8uYXR0ZXN0by5ub3RhcnkudjEuTm90YXJpemF0aW9uIlAKFFJldHJ5RGVhZEpvYnNSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRISCgpvYmplY3RfaWRzGAIgAygJEhQKDGRlbGl2ZXJ5X2lkcxgDIAMoCSJbChVSZXRyeURlYWRKb2JzUmVzcG9uc2USDwoHYmF0Y2hlcxgBIAEoBRIVCg1ub3Rhcml6YXRpb25zGAIgASgFEhoKEndlYmhvb2tfZGVsaXZlcmllcxgDIAEoBSKmAQoOV2ViaG9va0F0dGVtcHQSDwoHYXR0ZW1wdBgBIAEoBRIuCgpzdGFydGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RhdHVzX2NvZGUYBCABKAUSDQoFZXJyb3IYBSABKAkiqQMKD1dlYmhvb2tEZWxpdmVyeRITCgtkZWxpdmVyeV9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEg4KBnRlbmFudBgEIAEoCRILCgN1cmwYBSABKAkSLwoFc3RhdGUYBiABKA4yIC5hdHRlc3RvLm5vdGFyeS52MS5EZWxpdmVyeVN0YXRlEhAKCGF0dGVtcHRzGAcgASgFEhgKEGxhc3Rfc3RhdHVzX2NvZGUYCCABKAUSEgoKbGFzdF9lcnJvchgJIAEoCRIzCg9uZXh0X2F0dGVtcHRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGRlbGl2ZXJlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoLYXR0ZW1wdF9sb2cYDSADKAsyIS5hdHRlc3RvLm5vdGFyeS52MS5XZWJob29rQXR0ZW1wdCKAAQocTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEAoIZXZlbnRfaWQYAiABKAkSLwoFc3RhdGUYAyABKA4yIC5hdHRlc3RvLm5vdGFyeS52MS5EZWxpdmVyeVN0YXRlEg0KBWxpbWl0GAQgASgFIlcKHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEjYKCmRlbGl2ZXJpZXMYASADKAsyIi5hdHRlc3RvLm5vdGFyeS52MS5XZWJob29rRGVsaXZlcnkqtAEKEU5vdGFyaXphdGlvblN0YXRlEiIKHk5PVEFSSVpBVElPTl9TVEFURV9VTlNQRUNJRklFRBAAEh4KGk5PVEFSSVpBVElPTl9TVEFURV9QRU5ESU5HEAESHwobTk9UQVJJWkFUSU9OX1NUQVRFX0FOQ0hPUkVEEAISHQoZTk9UQVJJWkFUSU9OX1NUQVRFX0ZBSUxFRBADEhsKF05PVEFSSVpBVElPTl9TVEFURV9ERUFEEAQqnQEKDURlbGl2ZXJ5U3RhdGUSHgoaREVMSVZFUllfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZERUxJVkVSWV9TVEFURV9QRU5ESU5HEAESHAoYREVMSVZFUllfU1RBVEVfREVMSVZFUkVEEAISGQoVREVMSVZFUllfU1RBVEVfRkFJTEVEEAMSFwoTREVMSVZFUllfU1RBVEVfREVBRBAEMskHCg1Ob3RhcnlTZXJ2aWNlEnkKE0VucXVldWVOb3Rhcml6YXRpb24SLS5hdHRlc3RvLm5vdGFyeS52MS5FbnF1ZXVlTm90YXJpemF0aW9uUmVxdWVzdBouLmF0dGVzdG8ubm90YXJ5LnYxLkVucXVldWVOb3Rhcml6YXRpb25SZXNwb25zZSIDkAICEm0KD0dldE5vdGFyaXphdGlvbhIpLmF0dGVzdG8ubm90YXJ5LnYxLkdldE5vdGFyaXphdGlvblJlcXVlc3QaKi5hdHRlc3RvLm5vdGFyeS52MS5HZXROb3Rhcml6YXRpb25SZXNwb25zZSIDkAIBEmQKDEdldFJlZmVyZW5jZRImLmF0dGVzdG8ubm90YXJ5LnYxLkdldFJlZmVyZW5jZVJlcXVlc3QaJy5hdHRlc3RvLm5vdGFyeS52MS5HZXRSZWZlcmVuY2VSZXNwb25zZSIDkAIBEnMKEUxpc3ROb3Rhcml6YXRpb25zEisuYXR0ZXN0by5ub3RhcnkudjEuTGlzdE5vdGFyaXphdGlvbnNSZXF1ZXN0GiwuYXR0ZXN0by5ub3RhcnkudjEuTGlzdE5vdGFyaXphdGlvbnNSZXNwb25zZSIDkAIBEmIKDVJldHJ5RGVhZEpvYnMSJy5hdHRlc3RvLm5vdGFyeS52MS5SZXRyeURlYWRKb2JzUmVxdWVzdBooLmF0dGVzdG8ubm90YXJ5LnYxLlJldHJ5RGVhZEpvYnNSZXNwb25zZRJ/ChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSLy5hdHRlc3RvLm5vdGFyeS52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GjAuYXR0ZXN0by5ub3RhcnkudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2UiA5ACARKIAQoYUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50EjIuYXR0ZXN0by5ub3RhcnkudjEuUHVibGlzaFZlcmlmaWNhdGlvbkV2ZW50UmVxdWVzdBozLmF0dGVzdG8ubm90YXJ5LnYxLlB1Ymxpc2hWZXJpZmljYXRpb25FdmVudFJlc3BvbnNlIgOQAgISggEKFlB1Ymxpc2hDcmVkZW50aWFsRXZlbnQSMC5hdHRlc3RvLm5vdGFyeS52MS5QdWJsaXNoQ3JlZGVudGlhbEV2ZW50UmVxdWVzdBoxLmF0dGVzdG8ubm90YXJ5LnYxLlB1Ymxpc2hDcmVkZW50aWFsRXZlbnRSZXNwb25zZSIDkAICYgZwcm90bzM",
     [file_attesto_ledger_v1_ledger, file_google_protobuf_timestamp],
   );
 
@@ -246,6 +246,67 @@ export type LedgerAnchor = Message<"attesto.notary.v1.LedgerAnchor"> & {
 export const LedgerAnchorSchema: GenMessage<LedgerAnchor> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 5);
 
 /**
+ * The transaction that carries a batch root on an EVM chain (LEDGER_BACKEND=evm), once confirmed.
+ *
+ * @generated from message attesto.notary.v1.EvmAnchor
+ */
+export type EvmAnchor = Message<"attesto.notary.v1.EvmAnchor"> & {
+  /**
+   * CAIP-2 "eip155:<chain_id>".
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * @generated from field: uint64 chain_id = 2;
+   */
+  chainId: bigint;
+
+  /**
+   * 0x-prefixed hex.
+   *
+   * @generated from field: string transaction_hash = 3;
+   */
+  transactionHash: string;
+
+  /**
+   * @generated from field: uint64 block_number = 4;
+   */
+  blockNumber: bigint;
+
+  /**
+   * @generated from field: string block_hash = 5;
+   */
+  blockHash: string;
+
+  /**
+   * The signer's address and the anchor address the transaction was sent to (checksummed).
+   *
+   * @generated from field: string from = 6;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 7;
+   */
+  to: string;
+
+  /**
+   * Confirmations when the anchor was recorded (at least the configured depth).
+   *
+   * @generated from field: uint32 confirmations = 8;
+   */
+  confirmations: number;
+};
+
+/**
+ * Describes the message attesto.notary.v1.EvmAnchor.
+ * Use `create(EvmAnchorSchema)` to create a new message.
+ */
+export const EvmAnchorSchema: GenMessage<EvmAnchor> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 6);
+
+/**
  * One credential's notarization.
  *
  * @generated from message attesto.notary.v1.Notarization
@@ -321,11 +382,18 @@ export type Notarization = Message<"attesto.notary.v1.Notarization"> & {
   batch?: BatchInclusion | undefined;
 
   /**
-   * Set once anchored.
+   * Set once anchored on the embedded ledger (LEDGER_BACKEND=embedded).
    *
    * @generated from field: attesto.notary.v1.LedgerAnchor anchor = 12;
    */
   anchor?: LedgerAnchor | undefined;
+
+  /**
+   * Set once anchored on an EVM chain (LEDGER_BACKEND=evm).
+   *
+   * @generated from field: attesto.notary.v1.EvmAnchor evm_anchor = 16;
+   */
+  evmAnchor?: EvmAnchor | undefined;
 
   /**
    * Anchoring attempts of the batch so far (this round), the last error, and when the next runs.
@@ -349,7 +417,7 @@ export type Notarization = Message<"attesto.notary.v1.Notarization"> & {
  * Describes the message attesto.notary.v1.Notarization.
  * Use `create(NotarizationSchema)` to create a new message.
  */
-export const NotarizationSchema: GenMessage<Notarization> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 6);
+export const NotarizationSchema: GenMessage<Notarization> = /*@__PURE__*/ messageDesc(file_attesto_notary_v1_notary, 7);
 
 /**
  * @generated from message attesto.notary.v1.EnqueueNotarizationRequest
@@ -397,7 +465,7 @@ export type EnqueueNotarizationRequest = Message<"attesto.notary.v1.EnqueueNotar
  */
 export const EnqueueNotarizationRequestSchema: GenMessage<EnqueueNotarizationRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 7);
+  messageDesc(file_attesto_notary_v1_notary, 8);
 
 /**
  * @generated from message attesto.notary.v1.EnqueueNotarizationResponse
@@ -425,7 +493,7 @@ export type EnqueueNotarizationResponse = Message<"attesto.notary.v1.EnqueueNota
  */
 export const EnqueueNotarizationResponseSchema: GenMessage<EnqueueNotarizationResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 8);
+  messageDesc(file_attesto_notary_v1_notary, 9);
 
 /**
  * @generated from message attesto.notary.v1.GetNotarizationRequest
@@ -443,7 +511,7 @@ export type GetNotarizationRequest = Message<"attesto.notary.v1.GetNotarizationR
  */
 export const GetNotarizationRequestSchema: GenMessage<GetNotarizationRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 9);
+  messageDesc(file_attesto_notary_v1_notary, 10);
 
 /**
  * @generated from message attesto.notary.v1.GetNotarizationResponse
@@ -461,7 +529,7 @@ export type GetNotarizationResponse = Message<"attesto.notary.v1.GetNotarization
  */
 export const GetNotarizationResponseSchema: GenMessage<GetNotarizationResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 10);
+  messageDesc(file_attesto_notary_v1_notary, 11);
 
 /**
  * @generated from message attesto.notary.v1.GetReferenceRequest
@@ -486,7 +554,7 @@ export type GetReferenceRequest = Message<"attesto.notary.v1.GetReferenceRequest
  */
 export const GetReferenceRequestSchema: GenMessage<GetReferenceRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 11);
+  messageDesc(file_attesto_notary_v1_notary, 12);
 
 /**
  * @generated from message attesto.notary.v1.GetReferenceResponse
@@ -514,7 +582,7 @@ export type GetReferenceResponse = Message<"attesto.notary.v1.GetReferenceRespon
  */
 export const GetReferenceResponseSchema: GenMessage<GetReferenceResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 12);
+  messageDesc(file_attesto_notary_v1_notary, 13);
 
 /**
  * @generated from message attesto.notary.v1.ListNotarizationsRequest
@@ -546,7 +614,7 @@ export type ListNotarizationsRequest = Message<"attesto.notary.v1.ListNotarizati
  */
 export const ListNotarizationsRequestSchema: GenMessage<ListNotarizationsRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 13);
+  messageDesc(file_attesto_notary_v1_notary, 14);
 
 /**
  * @generated from message attesto.notary.v1.ListNotarizationsResponse
@@ -564,7 +632,7 @@ export type ListNotarizationsResponse = Message<"attesto.notary.v1.ListNotarizat
  */
 export const ListNotarizationsResponseSchema: GenMessage<ListNotarizationsResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 14);
+  messageDesc(file_attesto_notary_v1_notary, 15);
 
 /**
  * @generated from message attesto.notary.v1.RetryDeadJobsRequest
@@ -598,7 +666,7 @@ export type RetryDeadJobsRequest = Message<"attesto.notary.v1.RetryDeadJobsReque
  */
 export const RetryDeadJobsRequestSchema: GenMessage<RetryDeadJobsRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 15);
+  messageDesc(file_attesto_notary_v1_notary, 16);
 
 /**
  * @generated from message attesto.notary.v1.RetryDeadJobsResponse
@@ -628,7 +696,7 @@ export type RetryDeadJobsResponse = Message<"attesto.notary.v1.RetryDeadJobsResp
  */
 export const RetryDeadJobsResponseSchema: GenMessage<RetryDeadJobsResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 16);
+  messageDesc(file_attesto_notary_v1_notary, 17);
 
 /**
  * @generated from message attesto.notary.v1.WebhookAttempt
@@ -670,7 +738,7 @@ export type WebhookAttempt = Message<"attesto.notary.v1.WebhookAttempt"> & {
  */
 export const WebhookAttemptSchema: GenMessage<WebhookAttempt> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 17);
+  messageDesc(file_attesto_notary_v1_notary, 18);
 
 /**
  * @generated from message attesto.notary.v1.WebhookDelivery
@@ -748,7 +816,7 @@ export type WebhookDelivery = Message<"attesto.notary.v1.WebhookDelivery"> & {
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 18);
+  messageDesc(file_attesto_notary_v1_notary, 19);
 
 /**
  * @generated from message attesto.notary.v1.ListWebhookDeliveriesRequest
@@ -785,7 +853,7 @@ export type ListWebhookDeliveriesRequest = Message<"attesto.notary.v1.ListWebhoo
  */
 export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 19);
+  messageDesc(file_attesto_notary_v1_notary, 20);
 
 /**
  * @generated from message attesto.notary.v1.ListWebhookDeliveriesResponse
@@ -803,7 +871,7 @@ export type ListWebhookDeliveriesResponse = Message<"attesto.notary.v1.ListWebho
  */
 export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_notary_v1_notary, 20);
+  messageDesc(file_attesto_notary_v1_notary, 21);
 
 /**
  * Where a notarization is in its life.
