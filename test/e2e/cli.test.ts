@@ -234,7 +234,7 @@ describe("attesto CLI against npm start", { timeout: 120_000 }, () => {
     // The issuer now holds the tenant's configurations (cached), without library-card.
     const before = await offerLibraryCard();
     expect(before.status).toBe(400);
-    expect(await before.text()).toContain("'library-card' is not a credential configuration of tenant");
+    expect(await before.text()).toContain("credential.config_id is not a credential configuration of this tenant");
 
     const typeFile = join(root, "library-card.v1.json");
     writeFileSync(typeFile, JSON.stringify(LIBRARY_CARD, null, 2));

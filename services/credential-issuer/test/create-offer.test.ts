@@ -186,7 +186,7 @@ describe("POST /v1/offers", () => {
       await expectError(
         await createOffer(issuer, { credential: { config_id: "driving-licence", claims: {} } }),
         400,
-        "credential.config_id 'driving-licence' is not a credential configuration of tenant 'acme'",
+        "credential.config_id is not a credential configuration of this tenant",
       );
     });
 
@@ -218,7 +218,7 @@ describe("POST /v1/offers", () => {
       await expectError(
         await withClaims({ ...diplomaClaims, nickname: "Eri" }),
         400,
-        "credential.claims.nickname is not a claim of this credential type",
+        "credential.claims has a claim that is not a claim of this credential type",
       );
       await expectError(
         await withClaims({ ...diplomaClaims, vct: "x" }),
@@ -296,7 +296,7 @@ describe("POST /v1/offers", () => {
       await expectError(
         await createOffer(issuer, { issuer_did: LEDGER_DID, issuer_private_key: "abc" }),
         400,
-        "issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key: Ed25519 private key must be 32 bytes, got 2",
+        "issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key",
       );
       const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
         format: "pem",
@@ -304,7 +304,7 @@ describe("POST /v1/offers", () => {
       });
       const response = await createOffer(issuer, { issuer_did: LEDGER_DID, issuer_private_key: rsa });
       expect(response.json().message).toBe(
-        "issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key: private key is not a P-256 key",
+        "issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key",
       );
     });
 
@@ -323,7 +323,7 @@ describe("POST /v1/offers", () => {
       await expectError(
         await createOffer(issuer, { issuer_did: "did:key:z6MkBad", issuer_private_key: seedOf(other) }),
         400,
-        "issuer_did is not a valid did:key: did:key uses an unsupported key type (Ed25519 and P-256 are supported)",
+        "issuer_did is not a valid did:key",
       );
     });
 
@@ -331,14 +331,14 @@ describe("POST /v1/offers", () => {
       await expectError(
         await createOffer(issuer, { issuer_did: "did:ledger:unknown", issuer_private_key: seedOf(issuerKey) }),
         400,
-        "issuer_did 'did:ledger:unknown' does not resolve on the ledger",
+        "issuer_did does not resolve on the ledger",
       );
       const deactivated = "did:ledger:Deactivated1";
       issuer.doubles.ledger.addDid(deactivated, issuerKey.publicJwk, true);
       await expectError(
         await createOffer(issuer, { issuer_did: deactivated, issuer_private_key: seedOf(issuerKey) }),
         400,
-        "issuer_did 'did:ledger:Deactivated1' is deactivated",
+        "issuer_did is deactivated",
       );
     });
 

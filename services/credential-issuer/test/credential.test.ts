@@ -340,7 +340,7 @@ describe("POST /credential", () => {
         oauthError(
           400,
           "unknown_credential_configuration",
-          "credential configuration 'employee-badge' is not covered by the access token",
+          "the credential configuration is not covered by the access token",
         ),
       );
     });
@@ -350,7 +350,7 @@ describe("POST /credential", () => {
         fieldError("invalid_proof", "proofs is required: credentials are bound to the holder's key"),
       );
       expect(await send({ credential_configuration_id: "university-diploma", proofs: { di_vp: ["x"] } })).toEqual(
-        fieldError("invalid_proof", "proofs.di_vp is not a supported proof type; use jwt"),
+        fieldError("invalid_proof", "proofs names a proof type that is not supported; use jwt"),
       );
       expect(await send({ credential_configuration_id: "university-diploma", proofs: { jwt: [] } })).toEqual(
         fieldError("invalid_proof", "proofs.jwt must be a non-empty array of JWT strings"),

@@ -121,7 +121,7 @@ describe("JWT VC Issuer Metadata (GET /.well-known/jwt-vc-issuer/:tenant)", () =
   it("answers 404 for an unknown or malformed tenant", async () => {
     const unknown = await fetchMetadata("nobody");
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ error: "not_found", message: "Tenant 'nobody' not found" });
+    expect(unknown.json()).toEqual({ error: "not_found", message: "Tenant not found" });
     expect((await fetchMetadata("bad%20tenant")).statusCode).toBe(404);
   });
 

@@ -243,7 +243,7 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       [
         "an unsupported response_mode",
         { tamper: "response_mode" },
-        "response_mode 'fragment' is not supported (direct_post, direct_post.jwt)",
+        "the response_mode is not supported (direct_post, direct_post.jwt)",
       ],
       [
         "no dcql_query",
@@ -439,21 +439,24 @@ describe("OID4VP: request-details and presentation against a verifier that is no
       const cases: Array<[unknown[], string]> = [
         [
           [{ credential_id: badgeId, query_id: "diploma" }],
-          `credential ${badgeId} does not answer credential query 'diploma'`,
+          "selected_credentials[0]: the credential does not answer its credential query",
         ],
-        [[{ credential_id: diplomaId, query_id: "pid" }], "credential query 'pid' is not in the request"],
-        [[{ credential_id: foreign, query_id: "diploma" }], `credential ${foreign} not found`],
-        [[{ credential_id: unknown, query_id: "diploma" }], `credential ${unknown} not found`],
+        [
+          [{ credential_id: diplomaId, query_id: "pid" }],
+          "selected_credentials[0]: its credential query is not in the request",
+        ],
+        [[{ credential_id: foreign, query_id: "diploma" }], "selected_credentials[0]: credential not found"],
+        [[{ credential_id: unknown, query_id: "diploma" }], "selected_credentials[0]: credential not found"],
         [
           [{ credential_id: diplomaId, query_id: "diploma", disclosed_claims: ["nickname"] }],
-          `disclosed claim 'nickname' is not a claim of credential ${diplomaId}`,
+          "selected_credentials[0]: a disclosed claim is not a claim of the credential",
         ],
         [
           [
             { credential_id: diplomaId, query_id: "diploma" },
             { credential_id: diplomaId, query_id: "diploma" },
           ],
-          `credential ${diplomaId} is selected twice`,
+          "selected_credentials[1]: the credential is selected twice",
         ],
       ];
       for (const [selected, message] of cases) {

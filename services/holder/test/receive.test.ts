@@ -161,7 +161,7 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
       expect(notOffered.statusCode).toBe(400);
       expect(notOffered.json()).toEqual({
         error: "invalid_offer",
-        message: "credential_configuration_id 'badge' is not offered",
+        message: "credential_configuration_id is not offered",
       });
     });
 

@@ -296,7 +296,7 @@ describe("GET /schemas/:type/:version", () => {
     const response = await get("/schemas/no-such-type/v1");
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 404,
-      body: { error: "not_found", message: "Credential type 'no-such-type' not found" },
+      body: { error: "not_found", message: "Credential type not found" },
     });
   });
 
@@ -304,7 +304,7 @@ describe("GET /schemas/:type/:version", () => {
     const response = await get("/schemas/university-diploma/v9");
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 404,
-      body: { error: "not_found", message: "Credential type 'university-diploma' has no version 'v9'" },
+      body: { error: "not_found", message: "Credential type version not found" },
     });
   });
 

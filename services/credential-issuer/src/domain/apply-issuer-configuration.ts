@@ -146,7 +146,7 @@ async function validate(deps: Dependencies, input: IssuerConfigurationInput): Pr
   let tenant = await deps.tenants.find(declared.tenant);
   // A credential type added since the tenant was cached (`attesto types add`) is offered at once.
   if (!tenant || unknownOf(tenant).length > 0) tenant = await deps.tenants.find(declared.tenant, { fresh: true });
-  if (!tenant) throw notFound(`Tenant '${declared.tenant}' not found`);
+  if (!tenant) throw notFound("Tenant not found");
   const unknown = unknownOf(tenant);
   if (unknown.length > 0) {
     throw badRequest(
@@ -200,6 +200,6 @@ export async function deleteIssuerConfiguration(deps: Dependencies, tenant: stri
 /** IssuerService.GetIssuerConfiguration: 404 when the tenant has none. */
 export async function getIssuerConfiguration(deps: Dependencies, tenant: string): Promise<IssuerConfiguration> {
   const found = await deps.issuerConfigurations.find(checkTenant(tenant));
-  if (!found) throw notFound(`tenant '${tenant}' has no issuer configuration`);
+  if (!found) throw notFound("the tenant has no issuer configuration");
   return found;
 }

@@ -30,8 +30,8 @@ function describe(error: ErrorObject, prefix: string): string {
   const at = `${prefix}${claimPath(error.instancePath)}`;
   if (error.keyword === "required") return `${at}.${String(error.params.missingProperty)} is required`;
   if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties") {
-    const name = String(error.params.additionalProperty ?? error.params.unevaluatedProperty);
-    return `${at}.${name} is not a claim of this credential type`;
+    // The claim's name is the client's input: never echoed.
+    return `${at} has a claim that is not a claim of this credential type`;
   }
   return `${at} ${error.message ?? "is invalid"}`;
 }

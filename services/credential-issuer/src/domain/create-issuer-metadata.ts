@@ -130,7 +130,7 @@ async function configurationMetadata(
 /** A tenant that may be addressed by URL, or 404. */
 export async function findIssuerTenant(deps: IssuerDependencies, tenant: string): Promise<IssuerTenant> {
   const found = isTenantId(tenant) ? await deps.tenants.find(tenant) : undefined;
-  if (!found) throw notFound(`Tenant '${tenant}' not found`);
+  if (!found) throw notFound("Tenant not found");
   return found;
 }
 

@@ -101,13 +101,11 @@ async function findConfiguration(
     configurationOf(await deps.tenants.find(tenant)) ??
     configurationOf(await deps.tenants.find(tenant, { fresh: true }));
   if (!configuration) {
-    throw badRequest(
-      `credential.config_id '${configurationId}' is not a credential configuration of tenant '${tenant}'`,
-    );
+    throw badRequest("credential.config_id is not a credential configuration of this tenant");
   }
   if (configured && !configured.credentialConfigurations.some((offered) => offered.id === configurationId)) {
     throw badRequest(
-      `credential.config_id '${configurationId}' is not offered by the issuer of tenant '${tenant}' (its issuer configuration offers: ${configured.credentialConfigurations.map((c) => c.id).join(", ")})`,
+      `credential.config_id is not offered by this tenant's issuer (its issuer configuration offers: ${configured.credentialConfigurations.map((c) => c.id).join(", ")})`,
     );
   }
   return configuration;

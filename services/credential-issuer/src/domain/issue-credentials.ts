@@ -53,9 +53,7 @@ export interface CredentialIssuance {
 /** The configuration asked for must be one the access token covers. */
 function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest): void {
   if (!token.credentialConfigurationIds.includes(request.credentialConfigurationId)) {
-    throw new UnknownCredentialConfiguration(
-      `credential configuration '${request.credentialConfigurationId}' is not covered by the access token`,
-    );
+    throw new UnknownCredentialConfiguration("the credential configuration is not covered by the access token");
   }
 }
 

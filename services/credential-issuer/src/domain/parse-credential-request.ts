@@ -50,8 +50,10 @@ function proofsProblem(body: Record<string, unknown>): Problem | undefined {
   }
   if (proofs === undefined) return proofProblem("proofs", "is required: credentials are bound to the holder's key");
   if (!isObject(proofs)) return proofProblem("proofs", "must be a JSON object");
-  const unsupported = Object.keys(proofs).find((type) => type !== "jwt");
-  if (unsupported !== undefined) return proofProblem(`proofs.${unsupported}`, "is not a supported proof type; use jwt");
+  // The unsupported type's name is the client's input: never echoed.
+  if (Object.keys(proofs).some((type) => type !== "jwt")) {
+    return proofProblem("proofs", "names a proof type that is not supported; use jwt");
+  }
   const jwts = proofs.jwt;
   if (!Array.isArray(jwts) || jwts.length === 0 || jwts.some((jwt) => typeof jwt !== "string" || jwt === "")) {
     return proofProblem("proofs.jwt", "must be a non-empty array of JWT strings");

@@ -34,9 +34,7 @@ function parseIssuerPrivateKey(value: string): Record<string, string> {
     return ed25519JwkFromSeed(decodeEd25519Seed(trimmed)) as unknown as Record<string, string>;
   } catch (error) {
     if (!(error instanceof KeyFormatError)) throw error;
-    throw badRequest(
-      `issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key: ${error.message}`,
-    );
+    throw badRequest("issuer_private_key must be a base64url Ed25519 private key (32 bytes) or a P-256 PKCS#8 PEM key");
   }
 }
 
@@ -46,15 +44,15 @@ function didKeyMethod(did: string): { id: string; publicJwk: PublicJwk } {
     return { id: `${did}#${did.slice("did:key:".length)}`, publicJwk: publicJwkFromDidKey(did) };
   } catch (error) {
     if (!(error instanceof KeyFormatError)) throw error;
-    throw badRequest(`issuer_did is not a valid did:key: ${error.message}`);
+    throw badRequest("issuer_did is not a valid did:key");
   }
 }
 
 /** did:ledger: the assertion keys of its DID document on the ledger (503 when the ledger is down). */
 async function ledgerMethods(ledger: Ledger, did: string) {
   const resolved = await ledger.resolveDid(did);
-  if (!resolved) throw badRequest(`issuer_did '${did}' does not resolve on the ledger`);
-  if (resolved.deactivated) throw badRequest(`issuer_did '${did}' is deactivated`);
+  if (!resolved) throw badRequest("issuer_did does not resolve on the ledger");
+  if (resolved.deactivated) throw badRequest("issuer_did is deactivated");
   return verificationMethodsOf(resolved.document, did, "assertionMethod");
 }
 

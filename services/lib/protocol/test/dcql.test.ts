@@ -38,8 +38,8 @@ describe("parseDcqlQuery", () => {
       [{}, /credentials is required/],
       [{ credentials: [] }, /credentials must not be empty/],
       [{ credentials: [{ ...pid, id: "bad id" }] }, /credentials\[0\]\.id must match/],
-      [{ credentials: [pid, pid] }, /ids must be unique: 'pid'/],
-      [{ credentials: [{ ...pid, format: "mso_mdoc" }] }, /format 'mso_mdoc' is not supported/],
+      [{ credentials: [pid, pid] }, /ids must be unique: an id is repeated/],
+      [{ credentials: [{ ...pid, format: "mso_mdoc" }] }, /format is not supported/],
       [{ credentials: [{ ...pid, format: undefined }] }, /format is required/],
       [{ credentials: [{ ...pid, meta: undefined }] }, /meta is required/],
       [{ credentials: [{ ...pid, meta: { vct_values: [1] } }] }, /vct_values must be a non-empty array of strings/],
@@ -51,7 +51,10 @@ describe("parseDcqlQuery", () => {
       [{ credentials: [{ ...pid, trusted_authorities: [{ values: ["x"] }] }] }, /trusted_authorities\[0\]\.type/],
       [{ credentials: [{ ...pid, trusted_authorities: {} }] }, /trusted_authorities must be a non-empty array/],
       [{ credentials: [{ ...pid, multiple: "yes" }] }, /multiple must be a boolean/],
-      [{ credentials: [pid], credential_sets: [{ options: [["other"]] }] }, /credential query 'other'/],
+      [
+        { credentials: [pid], credential_sets: [{ options: [["other"]] }] },
+        /names a credential query that does not exist/,
+      ],
     ];
     for (const [input, message] of cases) expect(problem(input)).toMatch(message);
   });

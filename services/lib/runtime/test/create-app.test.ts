@@ -236,7 +236,7 @@ describe("createApp", () => {
     expect(big.json().error).toBe("payload_too_large");
     const missing = await app.inject({ method: "GET", url: "/nowhere?x=1" });
     expect(missing.statusCode).toBe(404);
-    expect(missing.json()).toEqual({ error: "not_found", message: "Route GET /nowhere not found" });
+    expect(missing.json()).toEqual({ error: "not_found", message: "Route not found" });
     const badUrl = await app.inject({ method: "GET", url: "/search/%E0%A4%A" });
     expect(badUrl.statusCode).toBe(400);
     expect(badUrl.json().error).toBe("invalid_request");

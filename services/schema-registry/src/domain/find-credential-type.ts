@@ -11,7 +11,7 @@ export async function findCredentialType(
   const found = await repository.find(type, version);
   if (found) return found;
   if (await repository.hasType(type)) {
-    throw notFound(`Credential type '${type}' has no version '${version}'`);
+    throw notFound("Credential type version not found");
   }
-  throw notFound(`Credential type '${type}' not found`);
+  throw notFound("Credential type not found");
 }

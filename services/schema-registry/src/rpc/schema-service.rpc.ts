@@ -54,7 +54,7 @@ export class SchemaServiceRpc implements ServiceImpl<Service> {
       }
       case "vct": {
         const typeVersion = parseVctUrl(this.dependencies.registryUrl, selector.value);
-        if (!typeVersion) throw notFound(`vct '${selector.value}' is not a credential type of this registry`);
+        if (!typeVersion) throw notFound("the vct is not a credential type of this registry");
         return typeVersion;
       }
       default:

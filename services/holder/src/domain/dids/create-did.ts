@@ -20,7 +20,7 @@ export async function createHolderDid(
   method: string,
 ): Promise<CreatedHolderDid> {
   if (method.toUpperCase() !== LEDGER_DID_METHOD) {
-    throw badRequest(`DID method '${method.slice(0, 32)}' is not supported (supported: ${LEDGER_DID_METHOD})`);
+    throw badRequest(`DID method is not supported (supported: ${LEDGER_DID_METHOD})`);
   }
   const privateJwk = generateEd25519Jwk();
   const publicJwk = ed25519PublicJwk(privateJwk);

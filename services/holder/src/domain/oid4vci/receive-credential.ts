@@ -29,7 +29,7 @@ export interface ReceiveCredentialInput {
 export function chooseConfiguration(offer: ResolvedCredentialOffer, requested: string | undefined): string {
   if (requested === undefined) return offer.configurationIds[0]!;
   if (!offer.configurationIds.includes(requested)) {
-    throw invalidOffer(`credential_configuration_id '${requested.slice(0, 100)}' is not offered`);
+    throw invalidOffer("credential_configuration_id is not offered");
   }
   return requested;
 }

@@ -114,11 +114,11 @@ function configurationsOf(
   for (const id of ids) {
     const entry = metadata.credential_configurations_supported[id];
     if (!isJsonObject(entry)) {
-      throw invalidOffer(`offered credential configuration '${id.slice(0, 100)}' is not in the issuer metadata`);
+      throw invalidOffer("an offered credential configuration is not in the issuer metadata");
     }
     const parsed = zCredentialConfiguration.safeParse(entry);
     if (!parsed.success) {
-      throw invalidOffer(`credential configuration '${id.slice(0, 100)}' is malformed: ${firstIssue(parsed.error)}`);
+      throw invalidOffer(`an offered credential configuration is malformed: ${firstIssue(parsed.error)}`);
     }
     configurations.set(id, parsed.data);
   }

@@ -93,31 +93,28 @@ async function buildVpToken(
   );
   const vpToken: Record<string, string[]> = {};
   const seen = new Set<string>();
-  for (const selection of input.selected) {
+  // Errors name a selection by its index, never by the ids the client sent (no input is echoed).
+  for (const [index, selection] of input.selected.entries()) {
+    const at = `selected_credentials[${index}]`;
     const query = queries.get(selection.queryId);
-    if (!query)
-      throw noMatchingCredentials(`credential query '${selection.queryId.slice(0, 64)}' is not in the request`);
+    if (!query) throw noMatchingCredentials(`${at}: its credential query is not in the request`);
     const match = matches.get(selection.queryId)?.find((m) => m.credential.id === selection.credentialId);
     if (!match) {
       const owned = credentials.some((credential) => credential.id === selection.credentialId);
       throw noMatchingCredentials(
-        owned
-          ? `credential ${selection.credentialId} does not answer credential query '${selection.queryId}'`
-          : `credential ${selection.credentialId} not found`,
+        owned ? `${at}: the credential does not answer its credential query` : `${at}: credential not found`,
       );
     }
     const key = `${selection.queryId}|${selection.credentialId}`;
-    if (seen.has(key)) throw noMatchingCredentials(`credential ${selection.credentialId} is selected twice`);
+    if (seen.has(key)) throw noMatchingCredentials(`${at}: the credential is selected twice`);
     seen.add(key);
     if (match.credential.holderDid !== holder.did) {
-      throw invalidHolderKey(`credential ${selection.credentialId} is bound to another DID than holder_did`);
+      throw invalidHolderKey(`${at}: the credential is bound to another DID than holder_did`);
     }
     const paths = selection.disclosedClaims?.map((claim) => {
       const path = claimPathOf(claim);
       if (!path || selectClaims(match.credential.claims, path).length === 0) {
-        throw noMatchingCredentials(
-          `disclosed claim '${claim.slice(0, 100)}' is not a claim of credential ${selection.credentialId}`,
-        );
+        throw noMatchingCredentials(`${at}: a disclosed claim is not a claim of the credential`);
       }
       return path;
     });

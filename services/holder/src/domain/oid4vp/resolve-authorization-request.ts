@@ -108,9 +108,8 @@ function clientIdentityOf(deps: Pick<HolderDependencies, "http">, clientId: stri
     if (problem) throw invalidAuthorizationRequest(`the URL client_id ${problem}`);
     return { kind: "url", origin: new URL(clientId).origin };
   }
-  const prefix = clientId.includes(":") && !/^https?:/.test(clientId) ? clientId.split(":")[0] : "pre-registered";
   throw invalidAuthorizationRequest(
-    `client_id prefix '${prefix?.slice(0, 40)}' is not supported (decentralized_identifier, x509_san_dns, x509_hash, or an http(s) URL)`,
+    "the client_id prefix is not supported (decentralized_identifier, x509_san_dns, x509_hash, or an http(s) URL)",
   );
 }
 
@@ -207,9 +206,7 @@ function checkClaims(
     throw invalidAuthorizationRequest("the request object is issued in the future (iat)");
   }
   if (!(RESPONSE_MODES as readonly string[]).includes(claims.response_mode)) {
-    throw invalidAuthorizationRequest(
-      `response_mode '${claims.response_mode.slice(0, 40)}' is not supported (${RESPONSE_MODES.join(", ")})`,
-    );
+    throw invalidAuthorizationRequest(`the response_mode is not supported (${RESPONSE_MODES.join(", ")})`);
   }
   const problem = deps.http.checkUrl(claims.response_uri);
   if (problem) throw invalidAuthorizationRequest(`response_uri ${problem}`);

@@ -74,8 +74,6 @@ const isNonEmptyArray = (value: unknown): value is unknown[] => Array.isArray(va
 const isNonEmptyString = (value: unknown): value is string => typeof value === "string" && value.length > 0;
 
 /** An input value quoted for a message, cut short: messages name the problem, they do not echo payloads. */
-const quoted = (value: string) => `'${value.length > 64 ? `${value.slice(0, 64)}...` : value}'`;
-
 function optionalBoolean(value: unknown, where: string, fallback: boolean): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== "boolean") fail(`${where} must be a boolean`);
@@ -138,7 +136,7 @@ function parseClaimSets(value: unknown, claims: DcqlClaimsQuery[] | undefined, w
       return fail(`${where}[${index}] must be a non-empty array of claim ids`);
     }
     const unknown = set.find((id) => !ids.has(id));
-    if (unknown !== undefined) fail(`${where}[${index}] names claim id ${quoted(unknown)}, which no claim has`);
+    if (unknown !== undefined) fail(`${where}[${index}] names a claim id that no claim has`);
     return set;
   });
 }
@@ -175,12 +173,12 @@ function parseCredentialQuery(value: unknown, index: number, ids: Set<string>): 
   if (id === undefined) fail(`${where}.id is required`);
   if (typeof id !== "string" || !DCQL_ID_PATTERN.test(id))
     return fail(`${where}.id must match ${DCQL_ID_PATTERN.source}`);
-  if (ids.has(id)) fail(`dcql_query.credentials ids must be unique: '${id}' is repeated`);
+  if (ids.has(id)) fail("dcql_query.credentials ids must be unique: an id is repeated");
   ids.add(id);
   if (format === undefined) fail(`${where}.format is required`);
   if (typeof format !== "string") return fail(`${where}.format must be a string`);
   if (!(SUPPORTED_CREDENTIAL_FORMATS as readonly string[]).includes(format)) {
-    fail(`${where}.format ${quoted(format)} is not supported (supported: ${SUPPORTED_CREDENTIAL_FORMATS.join(", ")})`);
+    fail(`${where}.format is not supported (supported: ${SUPPORTED_CREDENTIAL_FORMATS.join(", ")})`);
   }
   const claims = parseClaims(value.claims, `${where}.claims`);
   const query: DcqlCredentialQuery = {
@@ -216,7 +214,7 @@ function parseCredentialSets(value: unknown, ids: Set<string>): DcqlCredentialSe
         fail(`${at}.options must hold non-empty arrays of credential query ids`);
       }
       const unknown = (option as string[]).find((id) => !ids.has(id));
-      if (unknown !== undefined) fail(`${at}.options names credential query ${quoted(unknown)}, which does not exist`);
+      if (unknown !== undefined) fail(`${at}.options names a credential query that does not exist`);
     }
     return { options: options as string[][], required: optionalBoolean(set.required, `${at}.required`, true) };
   });

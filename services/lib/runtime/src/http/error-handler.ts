@@ -26,6 +26,35 @@ const CODE_BY_STATUS: Record<number, string> = {
   503: "unavailable",
 };
 
+/**
+ * Fixed texts for the framework's own 4xx errors: their messages name parts of the request (the
+ * path, the content type, a fragment of a malformed body) and are never sent as they are.
+ */
+const FIXED_TEXT_BY_FASTIFY_CODE: Record<string, string> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: "Body cannot be empty when content-type is set to 'application/json'",
+  FST_ERR_CTP_INVALID_JSON_BODY: "Body is not valid JSON",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "Unsupported Media Type",
+  FST_ERR_CTP_BODY_TOO_LARGE: "Request body is too large",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "Request body size did not match Content-Length",
+  FST_ERR_BAD_URL: "The URL is not valid",
+  FST_ERR_MAX_PARAM_LENGTH: "A path parameter is too long",
+};
+
+const FIXED_TEXT_BY_STATUS: Record<number, string> = {
+  400: "The request is not valid",
+  404: "Not found",
+  405: "Method not allowed",
+  413: "Request body is too large",
+  414: "URI too long",
+  415: "Unsupported Media Type",
+};
+
+/** The text of a framework 4xx error: fixed, whatever the request said. */
+const fixedTextOf = (error: FastifyError, status: number) =>
+  (error.code ? FIXED_TEXT_BY_FASTIFY_CODE[error.code] : undefined) ??
+  FIXED_TEXT_BY_STATUS[status] ??
+  "The request was refused";
+
 /** Turns a Fastify schema validation failure into a 400 that lists every failing field. */
 export function validationError(error: FastifyError): AppError {
   const issues = error.validation ?? [];
@@ -39,7 +68,9 @@ function toAppError(error: unknown): AppError {
   if (fastifyError?.validation) return validationError(fastifyError);
   const status = fastifyError?.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {
-    return new AppError(status, CODE_BY_STATUS[status] ?? "invalid_request", fastifyError.message, { cause: error });
+    return new AppError(status, CODE_BY_STATUS[status] ?? "invalid_request", fixedTextOf(fastifyError, status), {
+      cause: error,
+    });
   }
   return new AppError(500, "server_error", "Internal server error", { cause: error });
 }
@@ -66,7 +97,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     sendError(
       request,
       reply,
-      new AppError(404, "not_found", `Route ${request.method} ${request.url.split("?")[0]} not found`),
+      // A fixed text: the path is the client's input, never echoed.
+      new AppError(404, "not_found", "Route not found"),
     ),
   );
 }

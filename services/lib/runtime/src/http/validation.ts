@@ -65,7 +65,8 @@ export function fieldMessage(issue: Issue): string | undefined {
         ? `must be ${JSON.stringify(issue.values[0])}`
         : `must be one of ${listed(issue.values)}`;
     case "unrecognized_keys":
-      return `has unknown fields: ${listed(issue.keys)}`;
+      // The names are the client's input: never echoed (root README, "Errors").
+      return "has unknown fields";
     case "invalid_union":
       return "is invalid";
     case "not_multiple_of":
