@@ -12,6 +12,7 @@ import { createRegisteredIssuers } from "./clients/registered-issuers.js";
 import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
 import { createVerificationEvents } from "./clients/verification-events.js";
+import { createVerifierKeys } from "./clients/verifier-keys.js";
 import type { VerifierConfig } from "./config.js";
 import type { VerificationRecorder, VerifierDependencies } from "./domain/dependencies.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
@@ -62,6 +63,7 @@ export function createDependencies(context: ServiceContext<VerifierConfig>): Ver
     trustAnchors: createTrustAnchorSource(keys, configuredRoots, {
       cacheMs: config.TRUST_ANCHORS_CACHE_SECONDS * 1000,
     }),
+    verifierKeys: createVerifierKeys(keys),
     issuerDocuments: createIssuerDocumentFetcher(outbound, {
       cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
       maxEntries: ISSUER_DOCUMENT_CACHE_ENTRIES,

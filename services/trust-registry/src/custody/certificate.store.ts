@@ -3,6 +3,14 @@ import type { CustodyDb } from "./key.store.js";
 import type { KeyAlgorithm, PublicJwk } from "./key-custody.js";
 import type { CustodyCertificatesTable } from "./tables.js";
 
+/**
+ * Which table of platform-issued certificates: the issuer's signing certificates or the verifier's.
+ * Both have the same columns (CustodyCertificatesTable); statements name the table as the first,
+ * which is sound because the shapes are identical.
+ */
+export type CertificateTable = "custody_certificates" | "custody_verifier_certificates";
+const asTable = (table: CertificateTable) => table as "custody_certificates";
+
 /** A tenant's certificate row joined with its key's public part. */
 export interface CertificateRow {
   tenant: string;
@@ -19,9 +27,13 @@ type NewCertificateRow = Omit<Insertable<CustodyCertificatesTable>, "x5c" | "cre
   created_at: Date;
 };
 
-export async function findCertificate(db: CustodyDb, tenant: string): Promise<CertificateRow | undefined> {
+export async function findCertificate(
+  db: CustodyDb,
+  tenant: string,
+  table: CertificateTable = "custody_certificates",
+): Promise<CertificateRow | undefined> {
   const row = await db
-    .selectFrom("custody_certificates as c")
+    .selectFrom(`${asTable(table)} as c`)
     .innerJoin("custody_keys as k", "k.key_id", "c.key_id")
     .select(["c.tenant", "c.key_id", "c.x5c", "c.not_after", "k.alg", "k.public_jwk", "k.created_at"])
     .where("c.tenant", "=", tenant)
@@ -51,9 +63,13 @@ export async function findX5cOfKey(db: CustodyDb, tenant: string, keyId: string)
 }
 
 /** Stores a tenant's first certificate unless one exists; whether this call stored it. */
-export async function insertCertificateOnce(db: CustodyDb, row: NewCertificateRow): Promise<boolean> {
+export async function insertCertificateOnce(
+  db: CustodyDb,
+  row: NewCertificateRow,
+  table: CertificateTable = "custody_certificates",
+): Promise<boolean> {
   const inserted = await db
-    .insertInto("custody_certificates")
+    .insertInto(asTable(table))
     .values({ ...row, x5c: JSON.stringify(row.x5c) })
     .onConflict((conflict) => conflict.column("tenant").doNothing())
     .returning("tenant")
@@ -66,9 +82,10 @@ export async function replaceCertificate(
   db: CustodyDb,
   row: NewCertificateRow,
   previousKeyId: string,
+  table: CertificateTable = "custody_certificates",
 ): Promise<boolean> {
   const result = await db
-    .updateTable("custody_certificates")
+    .updateTable(asTable(table))
     .set({ key_id: row.key_id, x5c: JSON.stringify(row.x5c), not_after: row.not_after, created_at: row.created_at })
     .where("tenant", "=", row.tenant)
     .where("key_id", "=", previousKeyId)

@@ -1,11 +1,12 @@
 import { createEnvelopeSealer, type KeyEncryptionKey } from "@attesto/runtime/crypto";
+import { gone } from "@attesto/runtime/errors";
 import type { Kysely } from "kysely";
 import { findX5cOfKey } from "./certificate.store.js";
 import { configuredIssuingCa } from "./configured-issuing-ca.js";
 import { generatedIssuingCa } from "./generated-issuing-ca.js";
 import { findImportedX5cOfKey, listImportedTrustAnchors } from "./imported-certificate.store.js";
 import { createImportedCertificates } from "./imported-certificates.js";
-import { issuerNamesOf } from "./issuer-names.js";
+import { issuerLeafNames, issuerNamesOf } from "./issuer-names.js";
 import type { CustodyDb } from "./key.store.js";
 import type { KeyCustody } from "./key-custody.js";
 import { assertKeyAlgorithm, generatePrivateKey, importPrivateJwk } from "./key-material.js";
@@ -13,6 +14,7 @@ import { createKeyVault } from "./key-vault.js";
 import { signWithKey } from "./sign-with-key.js";
 import { assertCallerTenant } from "./tenant.js";
 import { createTenantCertificates } from "./tenant-certificates.js";
+import { parseVerifierHost, verifierLeafNames } from "./verifier-names.js";
 
 /** Decrypted private keys kept in memory by default. */
 export const DEFAULT_KEY_CACHE_SIZE = 1000;
@@ -52,10 +54,24 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
     vault,
     issuingCa,
     validityDays: options.signingCertValidityDays,
-    namesOf,
+    table: "custody_certificates",
     now,
   });
-  const imported = createImportedCertificates({ db, vault, namesOf, now });
+  const imported = createImportedCertificates({ db, vault, table: "custody_imported_certificates", namesOf, now });
+  const verifierCertificates = createTenantCertificates({
+    db,
+    vault,
+    issuingCa,
+    validityDays: options.signingCertValidityDays,
+    table: "custody_verifier_certificates",
+    now,
+  });
+  const importedVerifier = createImportedCertificates({
+    db,
+    vault,
+    table: "custody_imported_verifier_certificates",
+    now,
+  });
 
   return {
     async generateKey(tenant, alg) {
@@ -85,7 +101,7 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
 
     async signingCertificate(tenant) {
       assertCallerTenant(tenant);
-      return (await imported.find(tenant)) ?? certificates.get(tenant);
+      return (await imported.find(tenant)) ?? certificates.get(tenant, issuerLeafNames(namesOf(tenant)));
     },
 
     async importSigningCertificate(tenant, chainDer, privateKeyPem) {
@@ -96,6 +112,26 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
     async clearSigningCertificate(tenant) {
       assertCallerTenant(tenant);
       return imported.clear(tenant);
+    },
+
+    async verifierCertificate(tenant, source, host) {
+      assertCallerTenant(tenant);
+      if (source === "imported") {
+        const held = await importedVerifier.find(tenant);
+        if (!held) throw gone("the tenant has no imported verifier certificate: import one or use the platform's");
+        return { ...held, source };
+      }
+      return { ...(await verifierCertificates.get(tenant, verifierLeafNames(parseVerifierHost(host)))), source };
+    },
+
+    async importVerifierCertificate(tenant, chainDer, privateKeyPem) {
+      assertCallerTenant(tenant);
+      return importedVerifier.import(tenant, chainDer, privateKeyPem);
+    },
+
+    async clearVerifierCertificate(tenant) {
+      assertCallerTenant(tenant);
+      return importedVerifier.clear(tenant);
     },
 
     async trustAnchors() {

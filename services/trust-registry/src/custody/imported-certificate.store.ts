@@ -1,6 +1,13 @@
 import type { CustodyDb } from "./key.store.js";
 import type { KeyAlgorithm, PublicJwk } from "./key-custody.js";
 
+/**
+ * Which table of imported chains: the issuer's signing certificates or the verifier's (identical
+ * columns, CustodyImportedCertificatesTable; statements name the table as the first).
+ */
+export type ImportedCertificateTable = "custody_imported_certificates" | "custody_imported_verifier_certificates";
+const asTable = (table: ImportedCertificateTable) => table as "custody_imported_certificates";
+
 export interface NewImportedCertificate {
   tenant: string;
   keyId: string;
@@ -21,9 +28,10 @@ export interface ImportedCertificateRow extends NewImportedCertificate {
 export async function findImportedCertificate(
   db: CustodyDb,
   tenant: string,
+  table: ImportedCertificateTable = "custody_imported_certificates",
 ): Promise<ImportedCertificateRow | undefined> {
   const row = await db
-    .selectFrom("custody_imported_certificates as c")
+    .selectFrom(`${asTable(table)} as c`)
     .innerJoin("custody_keys as k", "k.key_id", "c.key_id")
     .select([
       "c.tenant",
@@ -56,7 +64,11 @@ export async function findImportedCertificate(
 }
 
 /** Stores (or replaces) the tenant's imported certificate. */
-export async function upsertImportedCertificate(db: CustodyDb, row: NewImportedCertificate): Promise<void> {
+export async function upsertImportedCertificate(
+  db: CustodyDb,
+  row: NewImportedCertificate,
+  table: ImportedCertificateTable = "custody_imported_certificates",
+): Promise<void> {
   const values = {
     key_id: row.keyId,
     chain: JSON.stringify(row.chain),
@@ -66,15 +78,19 @@ export async function upsertImportedCertificate(db: CustodyDb, row: NewImportedC
     not_after: row.notAfter,
   };
   await db
-    .insertInto("custody_imported_certificates")
+    .insertInto(asTable(table))
     .values({ tenant: row.tenant, ...values })
     .onConflict((conflict) => conflict.column("tenant").doUpdateSet(values))
     .execute();
 }
 
 /** Drops the tenant's imported certificate; whether there was one. */
-export async function deleteImportedCertificate(db: CustodyDb, tenant: string): Promise<boolean> {
-  const result = await db.deleteFrom("custody_imported_certificates").where("tenant", "=", tenant).executeTakeFirst();
+export async function deleteImportedCertificate(
+  db: CustodyDb,
+  tenant: string,
+  table: ImportedCertificateTable = "custody_imported_certificates",
+): Promise<boolean> {
+  const result = await db.deleteFrom(asTable(table)).where("tenant", "=", tenant).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 

@@ -5,6 +5,7 @@ import {
   deleteImportedCertificate,
   findImportedCertificate,
   type ImportedCertificateRow,
+  type ImportedCertificateTable,
   upsertImportedCertificate,
 } from "./imported-certificate.store.js";
 import { assertLeafNamesIssuer, checkImportedChain } from "./imported-chain.js";
@@ -54,17 +55,19 @@ const describe = (row: ImportedCertificateRow, changed: boolean): ImportedSignin
 export function createImportedCertificates(options: {
   db: CustodyDb;
   vault: KeyVault;
-  namesOf: (tenant: string) => IssuerNames;
+  table: ImportedCertificateTable;
+  /** The tenant's `iss` the leaf must name (issuer chains); absent for verifier chains, which name no issuer. */
+  namesOf?: (tenant: string) => IssuerNames;
   now: () => Date;
 }): ImportedCertificates {
-  const { db, vault, namesOf, now } = options;
+  const { db, vault, table, namesOf, now } = options;
 
   return {
     async import(tenant, chainDer, privateKeyPem) {
-      const checked = checkImportedChain(chainDer, privateKeyPem, now(), namesOf(tenant));
+      const checked = checkImportedChain(chainDer, privateKeyPem, now(), namesOf?.(tenant));
       return db.transaction().execute(async (trx) => {
         await sql`SELECT pg_advisory_xact_lock(hashtext(${`custody-import:${tenant}`}))`.execute(trx);
-        const current = await findImportedCertificate(trx, tenant);
+        const current = await findImportedCertificate(trx, tenant, table);
         if (current && sameChain(current.chain, checked.chain)) return describe(current, false);
         const held = await vault.hold(trx, tenant, "ES256", checked.privateKey);
         const row = {
@@ -76,22 +79,24 @@ export function createImportedCertificates(options: {
           fingerprint: checked.fingerprint,
           notAfter: checked.notAfter,
         };
-        await upsertImportedCertificate(trx, row);
+        await upsertImportedCertificate(trx, row, table);
         return describe({ ...row, alg: held.alg, publicJwk: held.publicJwk, keyCreatedAt: held.createdAt }, true);
       });
     },
 
-    clear: (tenant) => deleteImportedCertificate(db, tenant),
+    clear: (tenant) => deleteImportedCertificate(db, tenant, table),
 
     async find(tenant) {
-      const row = await findImportedCertificate(db, tenant);
+      const row = await findImportedCertificate(db, tenant, table);
       if (!row) return undefined;
       if (row.notAfter.getTime() <= now().getTime()) {
         throw gone(
           `the tenant's imported signing certificate expired at ${row.notAfter.toISOString()}: import a new one or clear it`,
         );
       }
-      assertLeafNamesIssuer(new x509.X509Certificate(Buffer.from(row.x5c[0] ?? "", "base64")), namesOf(tenant), 410);
+      if (namesOf) {
+        assertLeafNamesIssuer(new x509.X509Certificate(Buffer.from(row.x5c[0] ?? "", "base64")), namesOf(tenant), 410);
+      }
       return toSigningCertificate(row);
     },
   };

@@ -71,14 +71,15 @@ export function assertLeafNamesIssuer(leaf: x509.X509Certificate, names: IssuerN
 /**
  * Checks a tenant's chain and key: at most MAX_IMPORTED_CHAIN_LENGTH certificates, leaf first, each
  * issued and signed by the next (which must be a CA), all valid at `now`; the leaf holds a P-256
- * key, allows digitalSignature when it has a keyUsage, names the tenant's `iss` as a URI SAN, and
- * is the public half of the private key. Every message names the fault and never echoes key material.
+ * key, allows digitalSignature when it has a keyUsage, names the tenant's `iss` as a URI SAN (when
+ * `names` is given: an issuer's chain; a verifier's names no issuer), and is the public half of the
+ * private key. Every message names the fault and never echoes key material.
  */
 export function checkImportedChain(
   chainDer: readonly Uint8Array[],
   privateKeyPem: string,
   now: Date,
-  names: IssuerNames,
+  names: IssuerNames | undefined,
 ): ImportedChain {
   if (chainDer.length === 0) throw badRequest("chain is required (DER certificates, leaf first)");
   if (chainDer.length > MAX_IMPORTED_CHAIN_LENGTH) {
@@ -108,7 +109,7 @@ export function checkImportedChain(
   if (!spkiOf(privateKey).equals(spkiOf(leaf.publicKey))) {
     throw badRequest("private_key_pem does not match the leaf certificate's public key");
   }
-  assertLeafNamesIssuer(parsedLeaf, names, 400);
+  if (names) assertLeafNamesIssuer(parsedLeaf, names, 400);
 
   const chain = chainDer.map((der) => Buffer.from(der).toString("base64"));
   const last = certificates.at(-1) as X509Certificate;

@@ -7,6 +7,8 @@ export type {
   KeyCustody,
   PublicJwk,
   SigningCertificate,
+  VerifierCertificate,
+  VerifierCertificateSource,
 } from "./key-custody.js";
 export { KeyCustodyServiceRpc, registerKeyCustodyRpc } from "./key-custody.rpc.js";
 export { custodyMigrations } from "./migrations.js";

@@ -8,19 +8,20 @@ import {
   randomSerialNumber,
   spkiOf,
 } from "./certificate-tools.js";
-import { type IssuerNames, issuerSubjectAltName } from "./issuer-names.js";
+import type { LeafNames } from "./issuer-names.js";
 import type { IssuingCa } from "./issuing-ca.js";
 import { x509 } from "./x509.js";
 
 /**
- * A tenant's signing certificate: subject CN=<tenant>, O=Attesto; subjectAltName = the tenant's
- * `iss` (URI) and its host (dNSName); digitalSignature only; not a CA; random serial; valid
+ * A tenant's signing or verifier certificate: subject CN=<tenant>, O=Attesto; subjectAltName = the
+ * given names (an issuer's `iss` as URI and its host as dNSName; a verifier's host as dNSName);
+ * digitalSignature only; not a CA; random serial; valid
  * `validityDays` but never beyond the issuing CA.
  */
 export async function issueLeafCertificate(options: {
   issuer: IssuingCa;
   tenant: string;
-  names: IssuerNames;
+  names: LeafNames;
   publicKey: KeyObject;
   now: Date;
   validityDays: number;
@@ -43,7 +44,7 @@ export async function issueLeafCertificate(options: {
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       await x509.SubjectKeyIdentifierExtension.create(publicKey),
       await authorityKeyIdentifierFor(issuer.certificate),
-      issuerSubjectAltName(options.names),
+      options.names.subjectAltName(),
     ],
   });
 }

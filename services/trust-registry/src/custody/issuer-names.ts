@@ -29,6 +29,23 @@ export function issuerSubjectAltName(names: IssuerNames): x509.SubjectAlternativ
   ]);
 }
 
+/**
+ * What a platform-issued leaf must name, and how to tell a stored leaf still does: the issuer's
+ * (`issuerLeafNames`) or the verifier's (`verifierLeafNames`, verifier-names.ts).
+ */
+export interface LeafNames {
+  /** The names as one string: requests for the same tenant and names are coalesced. */
+  key: string;
+  subjectAltName(): x509.SubjectAlternativeNameExtension;
+  carriedBy(certificate: x509.X509Certificate): boolean;
+}
+
+export const issuerLeafNames = (names: IssuerNames): LeafNames => ({
+  key: `${names.uri} ${names.host}`,
+  subjectAltName: () => issuerSubjectAltName(names),
+  carriedBy: (certificate) => carriesIssuerNames(certificate, names),
+});
+
 /** The subjectAltName entries of a certificate (none when it has no such extension). */
 export function subjectAltNamesOf(certificate: x509.X509Certificate): Array<{ type: string; value: string }> {
   const extension = certificate.getExtension(x509.SubjectAlternativeNameExtension);

@@ -3,7 +3,7 @@ import { badRequest } from "@attesto/runtime/errors";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
-import type { KeyAlgorithm, KeyCustody } from "./key-custody.js";
+import type { ImportedSigningCertificate, KeyAlgorithm, KeyCustody, VerifierCertificateSource } from "./key-custody.js";
 
 type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
 
@@ -17,6 +17,12 @@ function algorithmFromWire(alg: keysV1.KeyAlgorithm): KeyAlgorithm {
       throw badRequest("alg is required: KEY_ALGORITHM_EDDSA or KEY_ALGORITHM_ES256");
   }
 }
+
+const sourceFromWire = (source: keysV1.VerifierCertificateSource): VerifierCertificateSource =>
+  source === keysV1.VerifierCertificateSource.IMPORTED ? "imported" : "platform";
+
+const sourceToWire = (source: VerifierCertificateSource): keysV1.VerifierCertificateSource =>
+  source === "imported" ? keysV1.VerifierCertificateSource.IMPORTED : keysV1.VerifierCertificateSource.PLATFORM;
 
 const algorithmToWire = (alg: KeyAlgorithm): keysV1.KeyAlgorithm =>
   alg === "EdDSA" ? keysV1.KeyAlgorithm.EDDSA : keysV1.KeyAlgorithm.ES256;
@@ -33,6 +39,16 @@ function parsePrivateJwk(json: string): Record<string, unknown> {
   }
   return value as Record<string, unknown>;
 }
+
+const importedToWire = (
+  imported: ImportedSigningCertificate,
+): MessageInitShape<typeof keysV1.ImportSigningCertificateResponseSchema> => ({
+  keyId: imported.keyId,
+  x5c: imported.x5c,
+  fingerprint: imported.fingerprint,
+  notAfter: timestampFromDate(imported.notAfter),
+  changed: imported.changed,
+});
 
 /**
  * attesto.keys.v1.KeyCustodyService over a KeyCustody: wire enums and JSON strings in and out.
@@ -80,17 +96,43 @@ export class KeyCustodyServiceRpc implements ServiceImpl<typeof keysV1.KeyCustod
     };
   }
 
+  async getVerifierCertificate(
+    request: keysV1.GetVerifierCertificateRequest,
+  ): Reply<typeof keysV1.GetVerifierCertificateResponseSchema> {
+    const certificate = await this.custody.verifierCertificate(
+      request.tenant,
+      sourceFromWire(request.source),
+      request.host,
+    );
+    return {
+      keyId: certificate.keyId,
+      publicJwkJson: JSON.stringify(certificate.publicJwk),
+      x5c: certificate.x5c,
+      trustAnchor: certificate.trustAnchor,
+      source: sourceToWire(certificate.source),
+    };
+  }
+
   async importSigningCertificate(
     request: keysV1.ImportSigningCertificateRequest,
   ): Reply<typeof keysV1.ImportSigningCertificateResponseSchema> {
-    const imported = await this.custody.importSigningCertificate(request.tenant, request.chain, request.privateKeyPem);
-    return {
-      keyId: imported.keyId,
-      x5c: imported.x5c,
-      fingerprint: imported.fingerprint,
-      notAfter: timestampFromDate(imported.notAfter),
-      changed: imported.changed,
-    };
+    return importedToWire(
+      await this.custody.importSigningCertificate(request.tenant, request.chain, request.privateKeyPem),
+    );
+  }
+
+  async importVerifierCertificate(
+    request: keysV1.ImportSigningCertificateRequest,
+  ): Reply<typeof keysV1.ImportSigningCertificateResponseSchema> {
+    return importedToWire(
+      await this.custody.importVerifierCertificate(request.tenant, request.chain, request.privateKeyPem),
+    );
+  }
+
+  async clearVerifierCertificate(
+    request: keysV1.ClearSigningCertificateRequest,
+  ): Reply<typeof keysV1.ClearSigningCertificateResponseSchema> {
+    return { cleared: await this.custody.clearVerifierCertificate(request.tenant) };
   }
 
   async clearSigningCertificate(

@@ -44,6 +44,13 @@ export interface ImportedSigningCertificate extends SigningCertificate {
   changed: boolean;
 }
 
+/** Which verifier certificate: issued by the platform CA for the verifier's host, or imported by the operator. */
+export type VerifierCertificateSource = "platform" | "imported";
+
+export interface VerifierCertificate extends SigningCertificate {
+  source: VerifierCertificateSource;
+}
+
 export interface KeyCustody {
   generateKey(tenant: string, alg: KeyAlgorithm): Promise<HeldKey>;
   /** Takes custody of a private JWK (Ed25519 `OKP` or P-256 `EC` with `d`). */
@@ -64,6 +71,21 @@ export interface KeyCustody {
   ): Promise<ImportedSigningCertificate>;
   /** Drops the tenant's imported certificate (back to the platform's); whether there was one. */
   clearSigningCertificate(tenant: string): Promise<boolean>;
+  /**
+   * The tenant's verifier identity (P-256 key and chain for a request object's `x5c`): `platform`
+   * issued by the platform CA with a dNSName (or iPAddress) SAN = `host`, reissued near expiry, when
+   * the CA changed or when `host` changes; `imported` the chain the operator imported (refused,
+   * 410, when there is none or it has expired).
+   */
+  verifierCertificate(tenant: string, source: VerifierCertificateSource, host: string): Promise<VerifierCertificate>;
+  /** Takes custody of the tenant's own verifier chain (DER, leaf first) and P-256 key; no issuer name is required. */
+  importVerifierCertificate(
+    tenant: string,
+    chainDer: readonly Uint8Array[],
+    privateKeyPem: string,
+  ): Promise<ImportedSigningCertificate>;
+  /** Drops the tenant's imported verifier certificate; whether there was one. */
+  clearVerifierCertificate(tenant: string): Promise<boolean>;
   /** The trust anchors (root CA certificates, standard base64 DER) of tenant signing certificates. */
   trustAnchors(): Promise<string[]>;
   /** The self-signed roots (standard base64 DER) of the chains tenants imported, by tenant (read-only). */

@@ -94,4 +94,31 @@ export const custodyMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  /**
+   * Verifier identities: a tenant's platform-issued verifier certificate (dNSName = the verifier's
+   * public host) and its own imported verifier chain, the same columns as the issuer's tables.
+   */
+  "0105_custody_verifier_certificates": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("custody_verifier_certificates")
+        .addColumn("tenant", "text", (c) => c.primaryKey())
+        .addColumn("key_id", "text", (c) => c.notNull().references("custody_keys.key_id"))
+        .addColumn("x5c", "jsonb", (c) => c.notNull())
+        .addColumn("not_after", "timestamptz", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createTable("custody_imported_verifier_certificates")
+        .addColumn("tenant", "text", (c) => c.primaryKey())
+        .addColumn("key_id", "text", (c) => c.notNull().references("custody_keys.key_id"))
+        .addColumn("chain", "jsonb", (c) => c.notNull())
+        .addColumn("x5c", "jsonb", (c) => c.notNull())
+        .addColumn("trust_anchor", "text", (c) => c.notNull())
+        .addColumn("fingerprint", "text", (c) => c.notNull())
+        .addColumn("not_after", "timestamptz", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+    },
+  },
 };

@@ -70,6 +70,10 @@ export interface CustodyCaTable {
 export interface CustodyTables {
   custody_keys: CustodyKeysTable;
   custody_certificates: CustodyCertificatesTable;
+  /** Migration 0105: a tenant's current verifier certificate (platform-issued, dNSName = the verifier's host). */
+  custody_verifier_certificates: CustodyCertificatesTable;
+  /** Migration 0105: a tenant's own verifier certificate (ImportVerifierCertificate). */
+  custody_imported_verifier_certificates: CustodyImportedCertificatesTable;
   custody_ca: CustodyCaTable;
   custody_imported_certificates: CustodyImportedCertificatesTable;
 }

@@ -1,13 +1,14 @@
 import { createPublicKey } from "node:crypto";
 import {
   type CertificateRow,
+  type CertificateTable,
   findCertificate,
   insertCertificateOnce,
   replaceCertificate,
 } from "./certificate.store.js";
 import { base64Der, MILLISECONDS_PER_DAY, sameChain } from "./certificate-tools.js";
 import { issueLeafCertificate } from "./issue-leaf-certificate.js";
-import { carriesIssuerNames, type IssuerNames } from "./issuer-names.js";
+import type { LeafNames } from "./issuer-names.js";
 import type { IssuingCa, IssuingCaSource } from "./issuing-ca.js";
 import type { CustodyDb } from "./key.store.js";
 import type { SigningCertificate } from "./key-custody.js";
@@ -22,8 +23,8 @@ export const RENEW_BEFORE_EXPIRY_DAYS = 7;
 class CertificateAlreadyStored extends Error {}
 
 export interface TenantCertificates {
-  /** The tenant's signing certificate, issued (or renewed) on demand. */
-  get(tenant: string): Promise<SigningCertificate>;
+  /** The tenant's certificate for `names`, issued (or renewed) on demand. */
+  get(tenant: string, names: LeafNames): Promise<SigningCertificate>;
 }
 
 const toSigningCertificate = (row: CertificateRow, issuer: IssuingCa): SigningCertificate => ({
@@ -37,10 +38,11 @@ const toSigningCertificate = (row: CertificateRow, issuer: IssuingCa): SigningCe
 });
 
 /**
- * Per-tenant X.509 signing certificates (P-256) from the issuing CA. A certificate is reissued,
+ * Per-tenant X.509 certificates (P-256) from the issuing CA, one per tenant in `table`: the
+ * issuer's signing certificates or the verifier's. A certificate is reissued,
  * with a fresh key, when it is within RENEW_BEFORE_EXPIRY_DAYS of expiry, no longer chains to the
- * current issuing CA (the CA was replaced), or does not carry the tenant's `iss` in its
- * subjectAltName (issued before SANs were added, or the credential issuer's URL changed). Calls for one tenant are coalesced in process; across
+ * current issuing CA (the CA was replaced), or does not carry the names asked for in its
+ * subjectAltName (issued before SANs were added, or the issuer's URL or verifier's host changed). Calls for one tenant are coalesced in process; across
  * replicas the row's primary key (first issue) or its key id (renewal) decides which one is kept.
  */
 export function createTenantCertificates(options: {
@@ -48,21 +50,21 @@ export function createTenantCertificates(options: {
   vault: KeyVault;
   issuingCa: IssuingCaSource;
   validityDays: number;
-  /** The tenant's `iss` and host, for the leaf's subjectAltName. */
-  namesOf: (tenant: string) => IssuerNames;
+  table: CertificateTable;
   now: () => Date;
 }): TenantCertificates {
-  const { db, vault, issuingCa, validityDays, namesOf, now } = options;
+  const { db, vault, issuingCa, validityDays, table, now } = options;
   const inFlight = new Map<string, Promise<SigningCertificate>>();
 
-  const isCurrent = (row: CertificateRow, issuer: IssuingCa) =>
+  const isCurrent = (row: CertificateRow, issuer: IssuingCa, names: LeafNames) =>
     row.notAfter.getTime() - now().getTime() > RENEW_BEFORE_EXPIRY_DAYS * MILLISECONDS_PER_DAY &&
     sameChain(row.x5c.slice(1), issuer.chain) &&
-    carriesIssuerNames(new x509.X509Certificate(Buffer.from(row.x5c[0] ?? "", "base64")), namesOf(row.tenant));
+    names.carriedBy(new x509.X509Certificate(Buffer.from(row.x5c[0] ?? "", "base64")));
 
   /** Issues and stores a certificate; undefined when another caller stored one first. */
   async function issue(
     tenant: string,
+    names: LeafNames,
     issuer: IssuingCa,
     previous: CertificateRow | undefined,
   ): Promise<SigningCertificate | undefined> {
@@ -70,7 +72,7 @@ export function createTenantCertificates(options: {
     const leaf = await issueLeafCertificate({
       issuer,
       tenant,
-      names: namesOf(tenant),
+      names,
       publicKey: createPublicKey(privateKey),
       now: now(),
       validityDays,
@@ -81,8 +83,8 @@ export function createTenantCertificates(options: {
         const held = await vault.hold(trx, tenant, "ES256", privateKey);
         const row = { tenant, key_id: held.keyId, x5c, not_after: leaf.notAfter, created_at: now() };
         const stored = previous
-          ? await replaceCertificate(trx, row, previous.keyId)
-          : await insertCertificateOnce(trx, row);
+          ? await replaceCertificate(trx, row, previous.keyId, table)
+          : await insertCertificateOnce(trx, row, table);
         if (!stored) throw new CertificateAlreadyStored();
         return { ...held, x5c, trustAnchor: issuer.trustAnchor };
       });
@@ -92,23 +94,24 @@ export function createTenantCertificates(options: {
     }
   }
 
-  async function obtain(tenant: string): Promise<SigningCertificate> {
+  async function obtain(tenant: string, names: LeafNames): Promise<SigningCertificate> {
     const issuer = await issuingCa.get();
-    const current = await findCertificate(db, tenant);
-    if (current && isCurrent(current, issuer)) return toSigningCertificate(current, issuer);
-    const issued = await issue(tenant, issuer, current);
+    const current = await findCertificate(db, tenant, table);
+    if (current && isCurrent(current, issuer, names)) return toSigningCertificate(current, issuer);
+    const issued = await issue(tenant, names, issuer, current);
     if (issued) return issued;
-    const stored = await findCertificate(db, tenant);
+    const stored = await findCertificate(db, tenant, table);
     if (!stored) throw new Error("the tenant's signing certificate was not stored");
     return toSigningCertificate(stored, issuer);
   }
 
   return {
-    get(tenant) {
-      let pending = inFlight.get(tenant);
+    get(tenant, names) {
+      const key = `${tenant}\n${names.key}`;
+      let pending = inFlight.get(key);
       if (!pending) {
-        pending = obtain(tenant).finally(() => inFlight.delete(tenant));
-        inFlight.set(tenant, pending);
+        pending = obtain(tenant, names).finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
       }
       return pending;
     },

@@ -11,6 +11,7 @@ import {
 import { badRequest, invalidFields } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf, requestLinkPagesOf, requestUriOf } from "./authorization-request-link.js";
 import type { VerifierDependencies } from "./dependencies.js";
+import { verifierCertificateOf } from "./policy/active-policy.js";
 import {
   type ClientMetadataInput,
   DEFAULT_SESSION_TTL_SECONDS,
@@ -18,12 +19,16 @@ import {
   sessionKeyContext,
   type VerificationSession,
 } from "./verification-session.js";
+import { type ClientIdPrefix, x509ClientIdOf } from "./x509/client-id-prefix.js";
 
 export interface AuthorizationRequestInput {
   dcqlQuery: unknown;
-  /** base64url Ed25519 private key (32-byte seed); signs this session's request object only. */
-  verifierPrivateKey: string;
-  verifierClientId: string;
+  /** base64url Ed25519 private key (32-byte seed); signs this session's request object only. Never with clientIdPrefix. */
+  verifierPrivateKey: string | undefined;
+  /** The verifier's DID or URL (with verifierPrivateKey). Never with clientIdPrefix. */
+  verifierClientId: string | undefined;
+  /** x509_hash | x509_san_dns: the tenant's verifier certificate signs instead of a caller key. */
+  clientIdPrefix: ClientIdPrefix | undefined;
   responseMode: ResponseMode | undefined;
   clientMetadata: ClientMetadataInput | undefined;
   redirectUri: string | undefined;
@@ -32,6 +37,8 @@ export interface AuthorizationRequestInput {
 
 export interface CreatedAuthorizationRequest {
   session_id: string;
+  /** With client_id_prefix: the session's client_id (as in the link, the request object and the KB-JWT audience). */
+  client_id?: string;
   request_uri: string;
   authorization_request: string;
   /** SVG QR code of exactly `authorization_request`. */
@@ -39,6 +46,81 @@ export interface CreatedAuthorizationRequest {
   /** Public page: the QR code, a same-device button, the session's live status. */
   page_url: string;
   expires_at: string;
+}
+
+/** Who signs a session's request objects and the client_id that names it. */
+interface SessionSigner {
+  clientId: string;
+  /** Caller key: the DID URL of a DID verifier. */
+  kid?: string;
+  /** Caller key: the Ed25519 seed, sealed with the session. */
+  seed?: Uint8Array;
+  /** Tenant verifier certificate: the custody key and its chain. */
+  keyId?: string;
+  x5c?: string[];
+}
+
+const callerKeyFieldErrors = (input: AuthorizationRequestInput) => [
+  ...(input.verifierPrivateKey === undefined
+    ? [{ field: "verifier_private_key", message: "is required (base64url Ed25519 private key, 32 bytes)" }]
+    : []),
+  ...(input.verifierClientId === undefined
+    ? [{ field: "verifier_client_id", message: "is required (the verifier's DID or URL)" }]
+    : []),
+];
+
+/** With client_id_prefix the tenant's key signs: a caller key or client id as well is a 400 naming both fields. */
+function assertNoCallerKey(input: AuthorizationRequestInput): void {
+  const mixed = [
+    ["verifier_private_key", input.verifierPrivateKey],
+    ["verifier_client_id", input.verifierClientId],
+  ].filter(([, value]) => value !== undefined);
+  if (mixed.length === 0) return;
+  throw invalidFields(
+    mixed.map(([field]) => ({
+      field: field as string,
+      message: `must not be sent with client_id_prefix (the tenant's verifier certificate signs): send either client_id_prefix or ${field}`,
+    })),
+  );
+}
+
+/** Today's mode: the caller's Ed25519 key under its DID or URL client_id. */
+function callerKeySigner(input: AuthorizationRequestInput): SessionSigner {
+  const missing = callerKeyFieldErrors(input);
+  if (missing.length > 0) throw invalidFields(missing);
+  let seed: Uint8Array;
+  try {
+    // Padding is tolerated: a 32-byte key is 43 base64url characters, 44 with one '='.
+    seed = decodeEd25519Seed((input.verifierPrivateKey as string).replace(/=$/, ""));
+  } catch (error) {
+    if (error instanceof KeyFormatError) {
+      throw invalidFields([
+        {
+          field: "verifier_private_key",
+          message: `must be a base64url Ed25519 private key of 32 bytes (${error.message})`,
+        },
+      ]);
+    }
+    throw error;
+  }
+  const { clientId, kid } = resolveVerifierClientId(input.verifierClientId as string);
+  return { clientId, kid, seed };
+}
+
+/**
+ * `client_id_prefix`: the tenant's verifier certificate (the one its verifier policies name, else
+ * the platform's) signs in key custody; the caller sends no key and no client id (400 naming both
+ * fields when it does).
+ */
+async function tenantVerifierSigner(
+  deps: VerifierDependencies,
+  tenant: string,
+  prefix: ClientIdPrefix,
+): Promise<SessionSigner> {
+  const verifierHost = new URL(deps.verifierUrl).hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const source = verifierCertificateOf(await deps.policies.listByTenant(tenant));
+  const { keyId, x5c } = await deps.verifierKeys.certificate(tenant, source, verifierHost);
+  return { clientId: x509ClientIdOf(prefix, x5c, verifierHost), keyId, x5c };
 }
 
 /**
@@ -57,22 +139,11 @@ export async function createAuthorizationRequest(
     if (error instanceof DcqlQueryError) throw badRequest(error.message, { fieldErrors: [error.fieldError] });
     throw error;
   }
-  let seed: Uint8Array;
-  try {
-    // Padding is tolerated: a 32-byte key is 43 base64url characters, 44 with one '='.
-    seed = decodeEd25519Seed(input.verifierPrivateKey.replace(/=$/, ""));
-  } catch (error) {
-    if (error instanceof KeyFormatError) {
-      throw invalidFields([
-        {
-          field: "verifier_private_key",
-          message: `must be a base64url Ed25519 private key of 32 bytes (${error.message})`,
-        },
-      ]);
-    }
-    throw error;
-  }
-  const { clientId, kid } = resolveVerifierClientId(input.verifierClientId);
+  if (input.clientIdPrefix) assertNoCallerKey(input);
+  const signer = input.clientIdPrefix
+    ? await tenantVerifierSigner(deps, tenant, input.clientIdPrefix)
+    : callerKeySigner(input);
+  const { clientId } = signer;
   const id = randomUUID();
   const now = deps.now();
   const responseMode = input.responseMode ?? "direct_post";
@@ -85,14 +156,18 @@ export async function createAuthorizationRequest(
     state: createRequestNonce(),
     nonce: createRequestNonce(),
     clientId,
-    requestKid: kid,
+    requestKid: signer.kid,
     responseMode,
     dcqlQuery: input.dcqlQuery,
     clientMetadata: input.clientMetadata,
     redirectUri: input.redirectUri,
     encryptionKid: encryptionKey?.publicJwk.kid,
     encryptionPublicJwk: encryptionKey?.publicJwk,
-    signingKeyEnvelope: deps.sealer.seal(seed, context),
+    signingKeyEnvelope: signer.seed ? deps.sealer.seal(signer.seed, context) : undefined,
+    clientIdPrefix: input.clientIdPrefix,
+    signingKeyId: signer.keyId,
+    requestX5c: signer.x5c,
+    responseCodeHash: undefined,
     encryptionKeyEnvelope: encryptionKey
       ? deps.sealer.seal(new TextEncoder().encode(JSON.stringify(encryptionKey.privateJwk)), context)
       : undefined,
@@ -110,8 +185,11 @@ export async function createAuthorizationRequest(
     defaultSeconds: DEFAULT_SESSION_TTL_SECONDS,
   });
   const pages = requestLinkPagesOf(deps.verifierUrl, session.requestUriId);
+  signer.seed?.fill(0);
   return {
     session_id: id,
+    // Only for a client_id_prefix session: the original modes answer exactly as before.
+    ...(input.clientIdPrefix ? { client_id: clientId } : {}),
     request_uri: requestUriOf(deps.verifierUrl, session.requestUriId),
     authorization_request: authorizationRequestLinkOf(deps.verifierUrl, session),
     qr_code_url: pages.qrCodeUrl,

@@ -49,6 +49,24 @@ export interface VerificationEvents {
   finished(event: { tenant: string; sessionId: string; verified: boolean; result: object }): Promise<void>;
 }
 
+/** Which of a tenant's verifier certificates (a VerifierPolicy names it; the platform's by default). */
+export type VerifierCertificateSource = "platform" | "imported";
+
+/**
+ * The tenant's verifier identity in key custody (KeyCustodyService, trust registry): the P-256 key
+ * never leaves custody; the verifier gets its id and chain, and signatures over signing inputs.
+ */
+export interface VerifierKeys {
+  /** GetVerifierCertificate: `x5c` is standard base64 DER, leaf first, no trust anchor. */
+  certificate(
+    tenant: string,
+    source: VerifierCertificateSource,
+    host: string,
+  ): Promise<{ keyId: string; x5c: string[] }>;
+  /** Sign: the raw ES256 signature (r || s) of `signingInput` by the tenant's custody key `keyId`. */
+  sign(tenant: string, keyId: string, signingInput: Uint8Array): Promise<Uint8Array>;
+}
+
 /** What routes and use cases work with, built once per app from the service context. */
 export interface VerifierDependencies {
   sessions: VerificationSessionRepository;
@@ -59,6 +77,8 @@ export interface VerifierDependencies {
   apiKeys: ApiKeyAuthenticator;
   ledger: LedgerDidResolver;
   trustAnchors: TrustAnchorSource;
+  /** The tenants' verifier certificates and signatures (x509 client ids). */
+  verifierKeys: VerifierKeys;
   /** Issuers' Token Status Lists (through the outbound request guard, cached by their ttl). */
   statusLists: StatusListTokens;
   /** JWT VC Issuer Metadata and JWKS of http(s) issuers (through the outbound request guard). */

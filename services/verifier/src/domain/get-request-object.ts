@@ -6,6 +6,7 @@ import {
   resolveVerifierClientId,
   SELF_ISSUED_AUDIENCE,
   signRequestObject,
+  signRequestObjectWithX5c,
 } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
@@ -36,13 +37,14 @@ export async function getRequestObject(
 ): Promise<string> {
   const session = await deps.sessions.findByRequestUriId(requestUriId);
   const now = deps.now();
-  if (!session || statusAt(session, now) !== "pending" || !session.signingKeyEnvelope) {
+  const signable = session?.signingKeyEnvelope || (session?.signingKeyId && session.requestX5c);
+  if (!session || statusAt(session, now) !== "pending" || !signable) {
     throw notFound("Request object not found or expired");
   }
-  const seed = deps.sealer.open(session.signingKeyEnvelope, sessionKeyContext(session.id));
   const claims: RequestObjectClaims = {
     // The verifier's identifier without the client_id prefix: a DID kid must start with a DID iss.
-    iss: resolveVerifierClientId(session.clientId).issuer,
+    // An x509 client_id is its own issuer.
+    iss: session.clientIdPrefix ? session.clientId : resolveVerifierClientId(session.clientId).issuer,
     aud: SELF_ISSUED_AUDIENCE,
     client_id: session.clientId,
     response_type: "vp_token",
@@ -56,6 +58,14 @@ export async function getRequestObject(
     exp: Math.floor(session.expiresAt.getTime() / 1000),
     ...(options.walletNonce ? { wallet_nonce: options.walletNonce } : {}),
   };
+  if (session.clientIdPrefix && session.signingKeyId && session.requestX5c) {
+    // ES256 by the tenant's verifier key, in key custody: the key never leaves the trust registry.
+    const { tenant, signingKeyId } = session;
+    return signRequestObjectWithX5c(claims, session.requestX5c, (input) =>
+      deps.verifierKeys.sign(tenant, signingKeyId, input),
+    );
+  }
+  const seed = deps.sealer.open(session.signingKeyEnvelope as string, sessionKeyContext(session.id));
   const privateJwk = ed25519JwkFromSeed(seed);
   seed.fill(0);
   if (session.requestKid) return signRequestObject(claims, privateJwk, { kid: session.requestKid });

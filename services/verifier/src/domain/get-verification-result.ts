@@ -1,5 +1,6 @@
-import { notFound } from "@attesto/runtime/errors";
+import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
+import { hashResponseCode, responseCodeMatches } from "./response-code.js";
 import {
   type CheckResult,
   DEFAULT_VERIFICATION_MODE,
@@ -27,14 +28,25 @@ export interface VerificationResult {
  * or an unknown id, is 404). `verification_mode` is the submission's, `fail_fast` until one
  * arrives; `verified_at` once verification ended; `presentation_metadata` only when completed;
  * `error` only when expired.
+ *
+ * With `responseCode` (same-device flow) the result is released only to the holder of the code
+ * the wallet was redirected with: it must be this session's (constant-time over SHA-256 hashes)
+ * and unused; it is consumed by this read. Any mismatch is one 400 that says nothing about why.
  */
 export async function getVerificationResult(
   deps: VerifierDependencies,
   tenant: string,
   sessionId: string,
+  responseCode?: string,
 ): Promise<VerificationResult> {
   const session = await deps.sessions.findById(sessionId);
   if (!session || session.tenant !== tenant) throw notFound("Verification session not found");
+  if (responseCode !== undefined) {
+    const accepted =
+      responseCodeMatches(responseCode, session.responseCodeHash) &&
+      (await deps.sessions.consumeResponseCode(session.id, hashResponseCode(responseCode)));
+    if (!accepted) throw badRequest("response_code is not valid for this session (wrong, already used, or not issued)");
+  }
   const status = statusAt(session, deps.now());
   const result: VerificationResult = {
     session_id: session.id,

@@ -10,6 +10,7 @@ import type { VerifierDependencies } from "./dependencies.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import type { VerifierPolicy } from "./policy/verifier-policy.js";
+import { createResponseCode, hashResponseCode } from "./response-code.js";
 import { type CheckFailureReporter, runVerificationChecks } from "./run-verification-checks.js";
 import { summarizePresentations } from "./summarize-presentations.js";
 import {
@@ -30,7 +31,7 @@ export interface PresentationSubmission {
 }
 
 export interface PresentationAccepted {
-  /** The session's redirect_uri with `session_id`, when the session has one. */
+  /** The session's redirect_uri with `session_id` and a fresh `response_code`, when the session has one. */
   redirect_uri?: string;
 }
 
@@ -53,13 +54,17 @@ function assertAcceptsPresentation(
   if (session.status !== "pending") throw new InvalidRequest("a presentation was already submitted for this session");
 }
 
-/** `<redirect_uri>?session_id=<id>` (or `&session_id=` when it has a query), before any fragment. */
-export function redirectWithSessionId(redirectUri: string, sessionId: string): string {
+/**
+ * `<redirect_uri>?session_id=<id>&response_code=<code>` (`&session_id=` when it has a query), before
+ * any fragment.
+ */
+export function redirectWithSessionId(redirectUri: string, sessionId: string, responseCode?: string): string {
   const hashAt = redirectUri.indexOf("#");
   const base = hashAt === -1 ? redirectUri : redirectUri.slice(0, hashAt);
   const fragment = hashAt === -1 ? "" : redirectUri.slice(hashAt);
   const separator = base.includes("?") ? (base.endsWith("?") || base.endsWith("&") ? "" : "&") : "?";
-  return `${base}${separator}session_id=${encodeURIComponent(sessionId)}${fragment}`;
+  const code = responseCode === undefined ? "" : `&response_code=${encodeURIComponent(responseCode)}`;
+  return `${base}${separator}session_id=${encodeURIComponent(sessionId)}${code}${fragment}`;
 }
 
 interface ResolvedResponse {
@@ -151,7 +156,11 @@ export async function submitPresentation(
   const vpToken: VpToken = parseVpToken(resolved.vpToken, query);
   const tenantPolicies = resolved.policies;
   const mode = formMode ?? resolved.mode ?? policyVerificationMode(tenantPolicies) ?? DEFAULT_VERIFICATION_MODE;
-  if (!(await deps.sessions.startVerification(session.id, mode, now))) {
+  // Same-device (OID4VP 1.0 §8.2, §14): the code goes to the wallet in the redirect, only its hash is
+  // kept. Sessions signed by a caller key (the original modes) keep their redirect exactly as before.
+  const responseCode = session.redirectUri && session.clientIdPrefix ? createResponseCode() : undefined;
+  const responseCodeHash = responseCode === undefined ? undefined : hashResponseCode(responseCode);
+  if (!(await deps.sessions.startVerification(session.id, mode, now, responseCodeHash))) {
     throw new InvalidRequest("a presentation was already submitted for this session");
   }
   const presentations = Object.entries(vpToken).flatMap(([queryId, items]) =>
@@ -206,5 +215,7 @@ export async function submitPresentation(
       check_results: checkResults,
     },
   });
-  return session.redirectUri ? { redirect_uri: redirectWithSessionId(session.redirectUri, session.id) } : {};
+  return session.redirectUri
+    ? { redirect_uri: redirectWithSessionId(session.redirectUri, session.id, responseCode) }
+    : {};
 }

@@ -39,9 +39,15 @@ export interface VerificationSessionRepository {
   ): Promise<{ session: VerificationSession; policies: VerifierPolicy[] } | undefined>;
   /**
    * pending -> in_progress, atomically: of concurrent submissions exactly one wins. False when the
-   * session is no longer pending or has expired at `now`.
+   * session is no longer pending or has expired at `now`. `responseCodeHash` (same-device sessions)
+   * is stored with the transition.
    */
-  startVerification(id: string, mode: VerificationMode, now: Date): Promise<boolean>;
+  startVerification(id: string, mode: VerificationMode, now: Date, responseCodeHash?: string): Promise<boolean>;
+  /**
+   * Clears the session's response_code hash if it is still `hash` (single use: of concurrent
+   * callers exactly one gets true).
+   */
+  consumeResponseCode(id: string, hash: string): Promise<boolean>;
   /** in_progress -> completed | failed, recording the result and dropping the session's keys. */
   recordOutcome(id: string, outcome: VerificationOutcome): Promise<void>;
   /**

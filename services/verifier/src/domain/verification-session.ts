@@ -1,4 +1,5 @@
 import type { ResponseEncryptionPublicJwk } from "@attesto/protocol";
+import type { ClientIdPrefix } from "./x509/client-id-prefix.js";
 
 /** `response_mode` of the authorization request. */
 export const RESPONSE_MODES = ["direct_post", "direct_post.jwt"] as const;
@@ -75,8 +76,16 @@ export interface VerificationSession {
   /** direct_post.jwt only: the ephemeral key's kid (locates the session of a JWE) and public JWK. */
   encryptionKid: string | undefined;
   encryptionPublicJwk: ResponseEncryptionPublicJwk | undefined;
-  /** Sealed Ed25519 request-signing key; cleared when the session ends. */
+  /** Sealed Ed25519 request-signing key (caller-supplied key only); cleared when the session ends. */
   signingKeyEnvelope: string | undefined;
+  /** Set at creation when the RP asked for `client_id_prefix`: the request object is signed by the tenant's verifier key. */
+  clientIdPrefix: ClientIdPrefix | undefined;
+  /** The tenant's verifier key in custody (x509 prefixes): signs the request object; never leaves custody. */
+  signingKeyId: string | undefined;
+  /** The verifier certificate chain of the session (x509 prefixes), pinned at creation: `client_id` names its leaf. */
+  requestX5c: string[] | undefined;
+  /** SHA-256 (base64url) of the same-device response_code, set when a presentation is accepted for a session with a redirect_uri; cleared once used. */
+  responseCodeHash: string | undefined;
   /** Sealed ephemeral decryption key (direct_post.jwt); cleared when the session ends. */
   encryptionKeyEnvelope: string | undefined;
   status: StoredSessionStatus;

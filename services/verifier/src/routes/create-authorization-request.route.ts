@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createAuthorizationRequest } from "../domain/create-authorization-request.js";
 import type { VerifierDependencies } from "../domain/dependencies.js";
 import { MAX_SESSION_TTL_SECONDS, MIN_SESSION_TTL_SECONDS, RESPONSE_MODES } from "../domain/verification-session.js";
+import { CLIENT_ID_PREFIXES } from "../domain/x509/client-id-prefix.js";
 
 /** Schemes a same-device redirect may never use. */
 const UNSAFE_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:"]);
@@ -16,12 +17,15 @@ const requiredString = (missing: string) =>
 const zBody = z.object({
   /** Validated by the DCQL rules in the use case (messages name the offending member). */
   dcql_query: z.unknown().optional(),
-  verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)"),
+  /** Required unless client_id_prefix is given, and refused with it (the use case names the fields). */
+  verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)").optional(),
   verifier_client_id: requiredString("is required (the verifier's DID or URL)")
     .trim()
     .min(1, "must not be empty")
     .max(2048, "must be at most 2048 characters")
-    .regex(/^\S*$/, "must not contain whitespace"),
+    .regex(/^\S*$/, "must not contain whitespace")
+    .optional(),
+  client_id_prefix: z.enum(CLIENT_ID_PREFIXES, { error: `must be one of ${CLIENT_ID_PREFIXES.join(", ")}` }).optional(),
   response_mode: z.enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` }).optional(),
   client_metadata: z
     .object(
@@ -48,6 +52,7 @@ const zBody = z.object({
 
 const zCreated = z.object({
   session_id: z.string(),
+  client_id: z.string().optional(),
   request_uri: z.string(),
   authorization_request: z.string(),
   qr_code_url: z.string().describe("SVG QR code of exactly `authorization_request` (public)"),
@@ -72,6 +77,7 @@ export function registerCreateAuthorizationRequestRoute(app: App, deps: Verifier
         dcqlQuery: body.dcql_query,
         verifierPrivateKey: body.verifier_private_key,
         verifierClientId: body.verifier_client_id,
+        clientIdPrefix: body.client_id_prefix,
         responseMode: body.response_mode,
         clientMetadata: body.client_metadata,
         redirectUri: body.redirect_uri,

@@ -5,6 +5,15 @@ import { getVerificationResult } from "../domain/get-verification-result.js";
 
 const zParams = z.object({ sessionId: z.string().min(1).max(100, "must be at most 100 characters") });
 
+/** Same-device flow: the response_code the wallet's redirect carried (single use). */
+const zQuery = z.object({
+  response_code: z
+    .string({ error: "must be a string" })
+    .min(1, "must not be empty")
+    .max(128, "must be at most 128 characters")
+    .optional(),
+});
+
 const zResult = z.object({
   session_id: z.string(),
   status: z.enum(["pending", "in_progress", "completed", "failed", "expired"]),
@@ -38,14 +47,23 @@ const zResult = z.object({
 
 /**
  * GET /v1/verifier/result/:sessionId (API key): the session as its creating tenant sees it. No
- * role is required: a session of another tenant is simply not found (404).
+ * role is required: a session of another tenant is simply not found (404). `?response_code=`
+ * (same-device flow) releases the result only to the holder of the code the wallet was redirected with.
  */
 export function registerGetVerificationResultRoute(app: App, deps: VerifierDependencies): void {
   app.get(
     "/v1/verifier/result/:sessionId",
-    { onRequest: requireApiKey(deps.apiKeys), schema: { params: zParams, response: { 200: zResult } } },
+    {
+      onRequest: requireApiKey(deps.apiKeys),
+      schema: { params: zParams, querystring: zQuery, response: { 200: zResult } },
+    },
     async (request, reply) => {
-      const result = await getVerificationResult(deps, apiTenantOf(request).tenant, request.params.sessionId);
+      const result = await getVerificationResult(
+        deps,
+        apiTenantOf(request).tenant,
+        request.params.sessionId,
+        request.query.response_code,
+      );
       return reply.header("cache-control", "no-store").send(result);
     },
   );

@@ -3,7 +3,7 @@ import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { VerifierDependencies } from "../domain/dependencies.js";
+import type { VerifierCertificateSource, VerifierDependencies } from "../domain/dependencies.js";
 import { applyVerifierPolicy, zPolicyName, zPolicyTenant } from "../domain/policy/apply-verifier-policy.js";
 import type { VerifierPolicy } from "../domain/policy/verifier-policy.js";
 import type { VerificationMode } from "../domain/verification-session.js";
@@ -21,6 +21,16 @@ const MODE_TO_WIRE = {
   run_all: verifierPolicyV1.VerificationMode.RUN_ALL,
 } as const;
 
+const CERTIFICATE_FROM_WIRE: Record<number, VerifierCertificateSource | undefined> = {
+  [verifierPolicyV1.VerifierCertificate.UNSPECIFIED]: undefined,
+  [verifierPolicyV1.VerifierCertificate.PLATFORM]: "platform",
+  [verifierPolicyV1.VerifierCertificate.IMPORTED]: "imported",
+};
+const CERTIFICATE_TO_WIRE = {
+  platform: verifierPolicyV1.VerifierCertificate.PLATFORM,
+  imported: verifierPolicyV1.VerifierCertificate.IMPORTED,
+} as const;
+
 function toMessage(policy: VerifierPolicy): PolicyMessage {
   return {
     tenant: policy.tenant,
@@ -35,6 +45,9 @@ function toMessage(policy: VerifierPolicy): PolicyMessage {
     sessionTtlSeconds: policy.sessionTtlSeconds ?? 0,
     acceptAnyIssuer: policy.acceptAnyIssuer,
     acceptUnknownStatus: policy.acceptUnknownStatus,
+    verifierCertificate: policy.verifierCertificate
+      ? CERTIFICATE_TO_WIRE[policy.verifierCertificate]
+      : verifierPolicyV1.VerifierCertificate.UNSPECIFIED,
     digest: policy.digest,
     updatedAt: timestampFromDate(policy.updatedAt),
   };
@@ -58,6 +71,7 @@ export class VerifierPolicyServiceRpc implements ServiceImpl<Service> {
     if (!policy) throw badRequest("policy is required");
     const mode = MODE_FROM_WIRE[policy.verificationMode];
     if (!(policy.verificationMode in MODE_FROM_WIRE)) throw badRequest("verification_mode is unknown");
+    if (!(policy.verifierCertificate in CERTIFICATE_FROM_WIRE)) throw badRequest("verifier_certificate is unknown");
     const applied = await applyVerifierPolicy(this.deps, {
       tenant: policy.tenant,
       name: policy.name,
@@ -69,6 +83,7 @@ export class VerifierPolicyServiceRpc implements ServiceImpl<Service> {
       sessionTtlSeconds: policy.sessionTtlSeconds === 0 ? undefined : policy.sessionTtlSeconds,
       acceptAnyIssuer: policy.acceptAnyIssuer,
       acceptUnknownStatus: policy.acceptUnknownStatus,
+      verifierCertificate: CERTIFICATE_FROM_WIRE[policy.verifierCertificate],
       digest: policy.digest,
     });
     return { policy: toMessage(applied.policy), changed: applied.changed };

@@ -1,3 +1,4 @@
+import type { VerifierCertificateSource } from "../domain/dependencies.js";
 import type {
   CheckResult,
   ClientMetadataInput,
@@ -6,6 +7,7 @@ import type {
   StoredSessionStatus,
   VerificationMode,
 } from "../domain/verification-session.js";
+import type { ClientIdPrefix } from "../domain/x509/client-id-prefix.js";
 
 /** Row of `verification_sessions`; json/jsonb columns are written as JSON text and read back parsed. */
 export interface VerificationSessionsTable {
@@ -24,6 +26,11 @@ export interface VerificationSessionsTable {
   encryption_public_jwk: unknown;
   signing_key_envelope: string | null;
   encryption_key_envelope: string | null;
+  /** Migration 0005 (x509 client ids, same-device response_code). */
+  client_id_prefix: ClientIdPrefix | null;
+  signing_key_id: string | null;
+  request_x5c: string[] | null;
+  response_code_hash: string | null;
   status: StoredSessionStatus;
   verification_mode: VerificationMode | null;
   check_results: CheckResult[] | null;
@@ -48,6 +55,8 @@ export interface VerifierPoliciesTable {
   /** Migration 0003. */
   accept_any_issuer: boolean;
   accept_unknown_status: boolean;
+  /** Migration 0005: "platform" | "imported", NULL when the policy does not say. */
+  verifier_certificate: VerifierCertificateSource | null;
   digest: string;
   updated_at: Date;
 }

@@ -14,6 +14,7 @@ interface StartArgs {
   id: string;
   mode: VerificationMode;
   now: Date;
+  response_code_hash: string | null;
 }
 
 interface OutcomeValues {
@@ -50,6 +51,10 @@ function toSession(row: Selectable<VerificationSessionsTable>): VerificationSess
     encryptionPublicJwk: (row.encryption_public_jwk ?? undefined) as ResponseEncryptionPublicJwk | undefined,
     signingKeyEnvelope: orUndefined(row.signing_key_envelope),
     encryptionKeyEnvelope: orUndefined(row.encryption_key_envelope),
+    clientIdPrefix: orUndefined(row.client_id_prefix),
+    signingKeyId: orUndefined(row.signing_key_id),
+    requestX5c: orUndefined(row.request_x5c),
+    responseCodeHash: orUndefined(row.response_code_hash),
     status: row.status,
     verificationMode: orUndefined(row.verification_mode),
     checkResults: orUndefined(row.check_results),
@@ -71,7 +76,8 @@ type JsonColumns =
   | "client_metadata"
   | "encryption_public_jwk"
   | "check_results"
-  | "presentation_metadata";
+  | "presentation_metadata"
+  | "request_x5c";
 /**
  * A session's row as statement arguments, json/jsonb columns as JSON text; `expires_at` is computed
  * in the statement from the lifetime asked for.
@@ -95,6 +101,10 @@ const SESSION_VALUES: ArgumentKinds<SessionValues> = {
   encryption_public_jwk: "string | null",
   signing_key_envelope: "string | null",
   encryption_key_envelope: "string | null",
+  client_id_prefix: "string | null",
+  signing_key_id: "string | null",
+  request_x5c: "string | null",
+  response_code_hash: "string | null",
   status: "string",
   verification_mode: "string | null",
   check_results: "string | null",
@@ -122,6 +132,10 @@ const sessionValues = (session: Omit<VerificationSession, "expiresAt">, lifetime
   encryption_public_jwk: jsonText(session.encryptionPublicJwk),
   signing_key_envelope: session.signingKeyEnvelope ?? null,
   encryption_key_envelope: session.encryptionKeyEnvelope ?? null,
+  client_id_prefix: session.clientIdPrefix ?? null,
+  signing_key_id: session.signingKeyId ?? null,
+  request_x5c: jsonText(session.requestX5c),
+  response_code_hash: session.responseCodeHash ?? null,
   status: session.status,
   verification_mode: session.verificationMode ?? null,
   check_results: session.checkResults ? JSON.stringify(session.checkResults) : null,
@@ -157,6 +171,7 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
         encryption_public_jwk: sql<never>`${row.encryption_public_jwk}::json`,
         check_results: sql<never>`${row.check_results}::jsonb`,
         presentation_metadata: sql<never>`${row.presentation_metadata}::json`,
+        request_x5c: sql<never>`${row.request_x5c}::jsonb`,
         expires_at: sql<Date>`${row.created_at}::timestamptz + make_interval(secs => ${seconds})`,
       })
       .returning("expires_at");
@@ -189,13 +204,21 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
     );
   const byState = forPresentation("state");
   const byEncryptionKid = forPresentation("encryption_kid");
-  const start = compileOnce(db, { id: "string", mode: "string", now: "Date" }, (db, args: StartArgs) =>
-    db
-      .updateTable("verification_sessions")
-      .set({ status: "in_progress", verification_mode: args.mode, submitted_at: args.now })
-      .where("id", "=", args.id)
-      .where("status", "=", "pending")
-      .where("expires_at", ">", args.now),
+  const start = compileOnce(
+    db,
+    { id: "string", mode: "string", now: "Date", response_code_hash: "string | null" },
+    (db, args: StartArgs) =>
+      db
+        .updateTable("verification_sessions")
+        .set({
+          status: "in_progress",
+          verification_mode: args.mode,
+          submitted_at: args.now,
+          response_code_hash: args.response_code_hash,
+        })
+        .where("id", "=", args.id)
+        .where("status", "=", "pending")
+        .where("expires_at", ">", args.now),
   );
   const record = compileOnce(db, OUTCOME_VALUES, (db, args: OutcomeValues) =>
     db
@@ -232,9 +255,18 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
       ).map((policy) => toPolicy({ ...policy, updated_at: new Date(policy.updated_at) }));
       return { session: toSession(sessionRow), policies };
     },
-    async startVerification(id, mode, now) {
-      const result = await start.execute({ id, mode, now });
+    async startVerification(id, mode, now, responseCodeHash) {
+      const result = await start.execute({ id, mode, now, response_code_hash: responseCodeHash ?? null });
       return result.numAffectedRows === 1n;
+    },
+    async consumeResponseCode(id, hash) {
+      const result = await db
+        .updateTable("verification_sessions")
+        .set({ response_code_hash: null })
+        .where("id", "=", id)
+        .where("response_code_hash", "=", hash)
+        .executeTakeFirst();
+      return result.numUpdatedRows === 1n;
     },
     async recordOutcome(id, outcome) {
       await record.execute({

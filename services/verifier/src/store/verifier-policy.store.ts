@@ -19,6 +19,7 @@ export function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy
     sessionTtlSeconds: row.session_ttl_seconds ?? undefined,
     acceptAnyIssuer: row.accept_any_issuer,
     acceptUnknownStatus: row.accept_unknown_status,
+    verifierCertificate: row.verifier_certificate ?? undefined,
     digest: row.digest,
     updatedAt: row.updated_at,
   };
@@ -48,6 +49,7 @@ export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPo
         session_ttl_seconds: policy.sessionTtlSeconds ?? null,
         accept_any_issuer: policy.acceptAnyIssuer,
         accept_unknown_status: policy.acceptUnknownStatus,
+        verifier_certificate: policy.verifierCertificate ?? null,
         digest: policy.digest,
         updated_at: policy.updatedAt,
       };
@@ -67,6 +69,7 @@ export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPo
               session_ttl_seconds: eb.ref("excluded.session_ttl_seconds"),
               accept_any_issuer: eb.ref("excluded.accept_any_issuer"),
               accept_unknown_status: eb.ref("excluded.accept_unknown_status"),
+              verifier_certificate: eb.ref("excluded.verifier_certificate"),
               digest: eb.ref("excluded.digest"),
               updated_at: eb.ref("excluded.updated_at"),
             }))

@@ -1,3 +1,4 @@
+import { createPrivateKey, sign as cryptoSign } from "node:crypto";
 import { keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import type { DescService } from "@bufbuild/protobuf";
 import {
@@ -52,6 +53,15 @@ export class PlatformEdges {
     listRegisteredIssuers: 0,
     fetchJson: 0,
   };
+  /**
+   * Tenants' verifier certificates in key custody, by `<tenant>/<platform|imported>`: what
+   * GetVerifierCertificate answers (none: FAILED_PRECONDITION) and whose keys Sign uses.
+   */
+  readonly verifierCertificates = new Map<
+    string,
+    { keyId: string; x5c: string[]; privateJwk: Record<string, string> }
+  >();
+  readonly verifierCertificateRequests: keysV1.GetVerifierCertificateRequest[] = [];
   /** What the verifier published to the scheduler (PublishVerificationEvent). */
   readonly verificationEvents: notaryV1.PublishVerificationEventRequest[] = [];
 
@@ -117,6 +127,26 @@ export class PlatformEdges {
         this.calls.getTrustAnchors++;
         this.unavailable("key-custody");
         return { certificates: this.trustAnchors };
+      },
+      getVerifierCertificate: (req) => {
+        this.unavailable("key-custody");
+        this.verifierCertificateRequests.push(req);
+        const source = req.source === keysV1.VerifierCertificateSource.IMPORTED ? "imported" : "platform";
+        const held = this.verifierCertificates.get(`${req.tenant}/${source}`);
+        if (!held) throw new ConnectError("the tenant has no imported verifier certificate", Code.FailedPrecondition);
+        return { keyId: held.keyId, x5c: held.x5c, source: req.source };
+      },
+      sign: (req) => {
+        this.unavailable("key-custody");
+        const held = [...this.verifierCertificates.entries()].find(
+          ([key, value]) => key.startsWith(`${req.tenant}/`) && value.keyId === req.keyId,
+        )?.[1];
+        if (!held) throw new ConnectError("key not found", Code.NotFound);
+        const key = createPrivateKey({ key: held.privateJwk, format: "jwk" });
+        return {
+          signature: cryptoSign("sha256", req.signingInput, { key, dsaEncoding: "ieee-p1363" }),
+          alg: keysV1.KeyAlgorithm.ES256,
+        };
       },
     });
     router.service(ledgerV1.LedgerService, {

@@ -147,8 +147,8 @@ export async function openSession(
     headers: { "x-api-key": apiKey },
     payload: {
       dcql_query: pidQuery(),
-      verifier_private_key: identity.privateKey,
-      verifier_client_id: identity.did,
+      // With client_id_prefix the tenant's verifier certificate signs: no caller key.
+      ...(body.client_id_prefix ? {} : { verifier_private_key: identity.privateKey, verifier_client_id: identity.did }),
       ...body,
     },
   });
@@ -177,11 +177,17 @@ export function postPresentation(verifierApp: App, form: Record<string, string>)
   });
 }
 
-/** Reads a session's result as an RP. */
-export function readResult(verifierApp: App, sessionId: string, apiKey: string = API_KEYS.verifier) {
+/** Reads a session's result as an RP (with the same-device response_code when given). */
+export function readResult(
+  verifierApp: App,
+  sessionId: string,
+  apiKey: string = API_KEYS.verifier,
+  responseCode?: string,
+) {
+  const query = responseCode === undefined ? "" : `?response_code=${encodeURIComponent(responseCode)}`;
   return verifierApp.inject({
     method: "GET",
-    url: `/v1/verifier/result/${sessionId}`,
+    url: `/v1/verifier/result/${sessionId}${query}`,
     headers: { "x-api-key": apiKey },
   });
 }

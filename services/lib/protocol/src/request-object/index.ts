@@ -6,6 +6,7 @@ export {
   SELF_ISSUED_AUDIENCE,
   signRequestObject,
 } from "./sign-request-object.js";
+export { type Es256Signer, signRequestObjectWithX5c } from "./sign-request-object-with-x5c.js";
 export {
   createRequestNonce,
   DEFAULT_DID_KEY_FRAGMENT,

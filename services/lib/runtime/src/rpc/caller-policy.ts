@@ -29,12 +29,16 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     // Tenants' keys are generated and imported inside the trust registry, not over this API.
     GenerateKey: [],
     ImportKey: [],
-    Sign: ["credential-issuer"],
+    // The verifier signs request objects with its tenant's verifier key (x509 client ids).
+    Sign: ["credential-issuer", "verifier"],
     DescribeKey: ["operator"],
     GetSigningCertificate: ["credential-issuer", "operator"],
-    GetTrustAnchors: ["verifier"],
+    GetTrustAnchors: ["verifier", "holder"],
     ImportSigningCertificate: ["operator"],
     ClearSigningCertificate: ["operator"],
+    GetVerifierCertificate: ["verifier", "operator"],
+    ImportVerifierCertificate: ["operator"],
+    ClearVerifierCertificate: ["operator"],
     RewrapKeys: ["operator"],
   },
   "attesto.ledger.v1.LedgerService": {

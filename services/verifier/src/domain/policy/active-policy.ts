@@ -1,4 +1,5 @@
 import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
+import type { VerifierCertificateSource } from "../dependencies.js";
 import type { TrustAnchorSource } from "../upstream.js";
 import type { VerificationMode } from "../verification-session.js";
 import type { VerifierPolicy } from "./verifier-policy.js";
@@ -33,3 +34,7 @@ export function policyVerificationMode(policies: readonly VerifierPolicy[]): Ver
   if (modes.has("run_all")) return "run_all";
   return modes.has("fail_fast") ? "fail_fast" : undefined;
 }
+
+/** The verifier certificate the tenant's policies name: `imported` when any asks for it, else the platform's. */
+export const verifierCertificateOf = (policies: readonly VerifierPolicy[]): VerifierCertificateSource =>
+  policies.some((policy) => policy.verifierCertificate === "imported") ? "imported" : "platform";

@@ -48,6 +48,7 @@ const zVerifierPolicyInput = z.object({
     .max(100, "required_claims must hold at most 100 paths"),
   acceptAnyIssuer: z.boolean(),
   acceptUnknownStatus: z.boolean(),
+  verifierCertificate: z.enum(["platform", "imported"]).optional(),
   verificationMode: z.enum(VERIFICATION_MODES).optional(),
   sessionTtlSeconds: z
     .number()
@@ -86,6 +87,7 @@ export async function applyVerifierPolicy(
     requiredClaims: unique(policy.requiredClaims, (path) => JSON.stringify(path)),
     acceptAnyIssuer: policy.acceptAnyIssuer,
     acceptUnknownStatus: policy.acceptUnknownStatus,
+    verifierCertificate: policy.verifierCertificate,
     verificationMode: policy.verificationMode,
     sessionTtlSeconds: policy.sessionTtlSeconds,
     updatedAt: deps.now(),

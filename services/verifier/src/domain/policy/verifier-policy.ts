@@ -1,3 +1,4 @@
+import type { VerifierCertificateSource } from "../dependencies.js";
 import type { VerificationMode } from "../verification-session.js";
 
 /**
@@ -26,6 +27,11 @@ export interface VerifierPolicy {
    * issuer's status list unreachable or invalid) instead of failing it.
    */
   acceptUnknownStatus: boolean;
+  /**
+   * Which verifier certificate signs the tenant's x509 sessions (`client_id_prefix`): the one the
+   * platform CA issues for the verifier's host (default) or the chain the operator imported.
+   */
+  verifierCertificate?: VerifierCertificateSource;
   /** Default verification mode of submissions without one. */
   verificationMode: VerificationMode | undefined;
   /** Lifetime of new sessions: default and maximum of `expires_in`. */

@@ -3,6 +3,7 @@ import { createVerificationSessions } from "./0001-verification-sessions.js";
 import { createVerifierPolicies } from "./0002-verifier-policies.js";
 import { addAcceptAnyIssuer } from "./0003-accept-any-issuer.js";
 import { addAcceptUnknownStatus } from "./0004-accept-unknown-status.js";
+import { addX509ClientIds } from "./0005-x509-client-ids.js";
 
 /** Migrations of the verifier schema, applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -10,4 +11,5 @@ export const migrations: Migrations = {
   "0002_verifier_policies": createVerifierPolicies,
   "0003_accept_any_issuer": addAcceptAnyIssuer,
   "0004_accept_unknown_status": addAcceptUnknownStatus,
+  "0005_x509_client_ids": addX509ClientIds,
 };

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_keys_v1_keys: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "ChphdHRlc3RvL2tleXMvdjEva2V5cy5wcm90bxIPYXR0ZXN0by5rZXlzLnYxIlAKEkdlbmVyYXRlS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI+ChNHZW5lcmF0ZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiaAoQSW1wb3J0S2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobRIYChBwcml2YXRlX2p3a19qc29uGAMgASgJIjwKEUltcG9ydEtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiRAoLU2lnblJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCRIVCg1zaWduaW5nX2lucHV0GAMgASgMIk0KDFNpZ25SZXNwb25zZRIRCglzaWduYXR1cmUYASABKAwSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI0ChJEZXNjcmliZUtleVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCSJ3ChNEZXNjcmliZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIqCgNhbGcYAiABKA4yHS5hdHRlc3RvLmtleXMudjEuS2V5QWxnb3JpdGhtEhcKD3B1YmxpY19qd2tfanNvbhgDIAEoCRILCgN4NWMYBCADKAkiLgocR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiawodR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhcKD3B1YmxpY19qd2tfanNvbhgCIAEoCRILCgN4NWMYAyADKAkSFAoMdHJ1c3RfYW5jaG9yGAQgASgJIlkKH0ltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg0KBWNoYWluGAIgAygMEhcKD3ByaXZhdGVfa2V5X3BlbRgDIAEoCSKUAQogSW1wb3J0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEgsKA3g1YxgCIAMoCRITCgtmaW5nZXJwcmludBgDIAEoCRItCglub3RfYWZ0ZXIYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2NoYW5nZWQYBSABKAgiMAoeQ2xlYXJTaWduaW5nQ2VydGlmaWNhdGVSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCSIyCh9DbGVhclNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlEg8KB2NsZWFyZWQYASABKAgiGAoWR2V0VHJ1c3RBbmNob3JzUmVxdWVzdCIvChdHZXRUcnVzdEFuY2hvcnNSZXNwb25zZRIUCgxjZXJ0aWZpY2F0ZXMYASADKAkiEwoRUmV3cmFwS2V5c1JlcXVlc3QiJwoSUmV3cmFwS2V5c1Jlc3BvbnNlEhEKCXJld3JhcHBlZBgBIAEoBSpfCgxLZXlBbGdvcml0aG0SHQoZS0VZX0FMR09SSVRITV9VTlNQRUNJRklFRBAAEhcKE0tFWV9BTEdPUklUSE1fRUREU0EQARIXChNLRVlfQUxHT1JJVEhNX0VTMjU2EAIyuQcKEUtleUN1c3RvZHlTZXJ2aWNlElgKC0dlbmVyYXRlS2V5EiMuYXR0ZXN0by5rZXlzLnYxLkdlbmVyYXRlS2V5UmVxdWVzdBokLmF0dGVzdG8ua2V5cy52MS5HZW5lcmF0ZUtleVJlc3BvbnNlElIKCUltcG9ydEtleRIhLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRLZXlSZXF1ZXN0GiIuYXR0ZXN0by5rZXlzLnYxLkltcG9ydEtleVJlc3BvbnNlEkgKBFNpZ24SHC5hdHRlc3RvLmtleXMudjEuU2lnblJlcXVlc3QaHS5hdHRlc3RvLmtleXMudjEuU2lnblJlc3BvbnNlIgOQAgESXQoLRGVzY3JpYmVLZXkSIy5hdHRlc3RvLmtleXMudjEuRGVzY3JpYmVLZXlSZXF1ZXN0GiQuYXR0ZXN0by5rZXlzLnYxLkRlc2NyaWJlS2V5UmVzcG9uc2UiA5ACARJ7ChVHZXRTaWduaW5nQ2VydGlmaWNhdGUSLS5hdHRlc3RvLmtleXMudjEuR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBouLmF0dGVzdG8ua2V5cy52MS5HZXRTaWduaW5nQ2VydGlmaWNhdGVSZXNwb25zZSIDkAICEmkKD0dldFRydXN0QW5jaG9ycxInLmF0dGVzdG8ua2V5cy52MS5HZXRUcnVzdEFuY2hvcnNSZXF1ZXN0GiguYXR0ZXN0by5rZXlzLnYxLkdldFRydXN0QW5jaG9yc1Jlc3BvbnNlIgOQAgEShAEKGEltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZRIwLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRTaWduaW5nQ2VydGlmaWNhdGVSZXF1ZXN0GjEuYXR0ZXN0by5rZXlzLnYxLkltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlIgOQAgISgQEKF0NsZWFyU2lnbmluZ0NlcnRpZmljYXRlEi8uYXR0ZXN0by5rZXlzLnYxLkNsZWFyU2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBowLmF0dGVzdG8ua2V5cy52MS5DbGVhclNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlIgOQAgISWgoKUmV3cmFwS2V5cxIiLmF0dGVzdG8ua2V5cy52MS5SZXdyYXBLZXlzUmVxdWVzdBojLmF0dGVzdG8ua2V5cy52MS5SZXdyYXBLZXlzUmVzcG9uc2UiA5ACAmIGcHJvdG8z",
+    "ChphdHRlc3RvL2tleXMvdjEva2V5cy5wcm90bxIPYXR0ZXN0by5rZXlzLnYxIlAKEkdlbmVyYXRlS2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI+ChNHZW5lcmF0ZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiaAoQSW1wb3J0S2V5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobRIYChBwcml2YXRlX2p3a19qc29uGAMgASgJIjwKEUltcG9ydEtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIXCg9wdWJsaWNfandrX2pzb24YAiABKAkiRAoLU2lnblJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCRIVCg1zaWduaW5nX2lucHV0GAMgASgMIk0KDFNpZ25SZXNwb25zZRIRCglzaWduYXR1cmUYASABKAwSKgoDYWxnGAIgASgOMh0uYXR0ZXN0by5rZXlzLnYxLktleUFsZ29yaXRobSI0ChJEZXNjcmliZUtleVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg4KBmtleV9pZBgCIAEoCSJ3ChNEZXNjcmliZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIqCgNhbGcYAiABKA4yHS5hdHRlc3RvLmtleXMudjEuS2V5QWxnb3JpdGhtEhcKD3B1YmxpY19qd2tfanNvbhgDIAEoCRILCgN4NWMYBCADKAkiLgocR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiawodR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhcKD3B1YmxpY19qd2tfanNvbhgCIAEoCRILCgN4NWMYAyADKAkSFAoMdHJ1c3RfYW5jaG9yGAQgASgJIlkKH0ltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEg0KBWNoYWluGAIgAygMEhcKD3ByaXZhdGVfa2V5X3BlbRgDIAEoCSKUAQogSW1wb3J0U2lnbmluZ0NlcnRpZmljYXRlUmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEgsKA3g1YxgCIAMoCRITCgtmaW5nZXJwcmludBgDIAEoCRItCglub3RfYWZ0ZXIYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2NoYW5nZWQYBSABKAgiMAoeQ2xlYXJTaWduaW5nQ2VydGlmaWNhdGVSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCSIyCh9DbGVhclNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlEg8KB2NsZWFyZWQYASABKAgieQodR2V0VmVyaWZpZXJDZXJ0aWZpY2F0ZVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEjoKBnNvdXJjZRgCIAEoDjIqLmF0dGVzdG8ua2V5cy52MS5WZXJpZmllckNlcnRpZmljYXRlU291cmNlEgwKBGhvc3QYAyABKAkiqAEKHkdldFZlcmlmaWVyQ2VydGlmaWNhdGVSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSFwoPcHVibGljX2p3a19qc29uGAIgASgJEgsKA3g1YxgDIAMoCRIUCgx0cnVzdF9hbmNob3IYBCABKAkSOgoGc291cmNlGAUgASgOMiouYXR0ZXN0by5rZXlzLnYxLlZlcmlmaWVyQ2VydGlmaWNhdGVTb3VyY2UiGAoWR2V0VHJ1c3RBbmNob3JzUmVxdWVzdCIvChdHZXRUcnVzdEFuY2hvcnNSZXNwb25zZRIUCgxjZXJ0aWZpY2F0ZXMYASADKAkiEwoRUmV3cmFwS2V5c1JlcXVlc3QiJwoSUmV3cmFwS2V5c1Jlc3BvbnNlEhEKCXJld3JhcHBlZBgBIAEoBSpfCgxLZXlBbGdvcml0aG0SHQoZS0VZX0FMR09SSVRITV9VTlNQRUNJRklFRBAAEhcKE0tFWV9BTEdPUklUSE1fRUREU0EQARIXChNLRVlfQUxHT1JJVEhNX0VTMjU2EAIqnAEKGVZlcmlmaWVyQ2VydGlmaWNhdGVTb3VyY2USKwonVkVSSUZJRVJfQ0VSVElGSUNBVEVfU09VUkNFX1VOU1BFQ0lGSUVEEAASKAokVkVSSUZJRVJfQ0VSVElGSUNBVEVfU09VUkNFX1BMQVRGT1JNEAESKAokVkVSSUZJRVJfQ0VSVElGSUNBVEVfU09VUkNFX0lNUE9SVEVEEAIyxgoKEUtleUN1c3RvZHlTZXJ2aWNlElgKC0dlbmVyYXRlS2V5EiMuYXR0ZXN0by5rZXlzLnYxLkdlbmVyYXRlS2V5UmVxdWVzdBokLmF0dGVzdG8ua2V5cy52MS5HZW5lcmF0ZUtleVJlc3BvbnNlElIKCUltcG9ydEtleRIhLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRLZXlSZXF1ZXN0GiIuYXR0ZXN0by5rZXlzLnYxLkltcG9ydEtleVJlc3BvbnNlEkgKBFNpZ24SHC5hdHRlc3RvLmtleXMudjEuU2lnblJlcXVlc3QaHS5hdHRlc3RvLmtleXMudjEuU2lnblJlc3BvbnNlIgOQAgESXQoLRGVzY3JpYmVLZXkSIy5hdHRlc3RvLmtleXMudjEuRGVzY3JpYmVLZXlSZXF1ZXN0GiQuYXR0ZXN0by5rZXlzLnYxLkRlc2NyaWJlS2V5UmVzcG9uc2UiA5ACARJ7ChVHZXRTaWduaW5nQ2VydGlmaWNhdGUSLS5hdHRlc3RvLmtleXMudjEuR2V0U2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBouLmF0dGVzdG8ua2V5cy52MS5HZXRTaWduaW5nQ2VydGlmaWNhdGVSZXNwb25zZSIDkAICEmkKD0dldFRydXN0QW5jaG9ycxInLmF0dGVzdG8ua2V5cy52MS5HZXRUcnVzdEFuY2hvcnNSZXF1ZXN0GiguYXR0ZXN0by5rZXlzLnYxLkdldFRydXN0QW5jaG9yc1Jlc3BvbnNlIgOQAgEShAEKGEltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZRIwLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRTaWduaW5nQ2VydGlmaWNhdGVSZXF1ZXN0GjEuYXR0ZXN0by5rZXlzLnYxLkltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlIgOQAgISgQEKF0NsZWFyU2lnbmluZ0NlcnRpZmljYXRlEi8uYXR0ZXN0by5rZXlzLnYxLkNsZWFyU2lnbmluZ0NlcnRpZmljYXRlUmVxdWVzdBowLmF0dGVzdG8ua2V5cy52MS5DbGVhclNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlIgOQAgISfgoWR2V0VmVyaWZpZXJDZXJ0aWZpY2F0ZRIuLmF0dGVzdG8ua2V5cy52MS5HZXRWZXJpZmllckNlcnRpZmljYXRlUmVxdWVzdBovLmF0dGVzdG8ua2V5cy52MS5HZXRWZXJpZmllckNlcnRpZmljYXRlUmVzcG9uc2UiA5ACAhKFAQoZSW1wb3J0VmVyaWZpZXJDZXJ0aWZpY2F0ZRIwLmF0dGVzdG8ua2V5cy52MS5JbXBvcnRTaWduaW5nQ2VydGlmaWNhdGVSZXF1ZXN0GjEuYXR0ZXN0by5rZXlzLnYxLkltcG9ydFNpZ25pbmdDZXJ0aWZpY2F0ZVJlc3BvbnNlIgOQAgISggEKGENsZWFyVmVyaWZpZXJDZXJ0aWZpY2F0ZRIvLmF0dGVzdG8ua2V5cy52MS5DbGVhclNpZ25pbmdDZXJ0aWZpY2F0ZVJlcXVlc3QaMC5hdHRlc3RvLmtleXMudjEuQ2xlYXJTaWduaW5nQ2VydGlmaWNhdGVSZXNwb25zZSIDkAICEloKClJld3JhcEtleXMSIi5hdHRlc3RvLmtleXMudjEuUmV3cmFwS2V5c1JlcXVlc3QaIy5hdHRlc3RvLmtleXMudjEuUmV3cmFwS2V5c1Jlc3BvbnNlIgOQAgJiBnByb3RvMw",
     [file_google_protobuf_timestamp],
   );
 
@@ -400,6 +400,79 @@ export const ClearSigningCertificateResponseSchema: GenMessage<ClearSigningCerti
   messageDesc(file_attesto_keys_v1_keys, 13);
 
 /**
+ * @generated from message attesto.keys.v1.GetVerifierCertificateRequest
+ */
+export type GetVerifierCertificateRequest = Message<"attesto.keys.v1.GetVerifierCertificateRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: attesto.keys.v1.VerifierCertificateSource source = 2;
+   */
+  source: VerifierCertificateSource;
+
+  /**
+   * The verifier's public host (lowercase, no port): the dNSName subjectAltName of a platform-issued
+   * leaf. Ignored for IMPORTED.
+   *
+   * @generated from field: string host = 3;
+   */
+  host: string;
+};
+
+/**
+ * Describes the message attesto.keys.v1.GetVerifierCertificateRequest.
+ * Use `create(GetVerifierCertificateRequestSchema)` to create a new message.
+ */
+export const GetVerifierCertificateRequestSchema: GenMessage<GetVerifierCertificateRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_keys_v1_keys, 14);
+
+/**
+ * @generated from message attesto.keys.v1.GetVerifierCertificateResponse
+ */
+export type GetVerifierCertificateResponse = Message<"attesto.keys.v1.GetVerifierCertificateResponse"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: string public_jwk_json = 2;
+   */
+  publicJwkJson: string;
+
+  /**
+   * Standard base64 DER certificates, leaf first, trust anchor excluded.
+   *
+   * @generated from field: repeated string x5c = 3;
+   */
+  x5c: string[];
+
+  /**
+   * The trust anchor (root CA) certificate, standard base64 DER ("" when an imported chain had none).
+   *
+   * @generated from field: string trust_anchor = 4;
+   */
+  trustAnchor: string;
+
+  /**
+   * @generated from field: attesto.keys.v1.VerifierCertificateSource source = 5;
+   */
+  source: VerifierCertificateSource;
+};
+
+/**
+ * Describes the message attesto.keys.v1.GetVerifierCertificateResponse.
+ * Use `create(GetVerifierCertificateResponseSchema)` to create a new message.
+ */
+export const GetVerifierCertificateResponseSchema: GenMessage<GetVerifierCertificateResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_keys_v1_keys, 15);
+
+/**
  * @generated from message attesto.keys.v1.GetTrustAnchorsRequest
  */
 export type GetTrustAnchorsRequest = Message<"attesto.keys.v1.GetTrustAnchorsRequest"> & {};
@@ -410,7 +483,7 @@ export type GetTrustAnchorsRequest = Message<"attesto.keys.v1.GetTrustAnchorsReq
  */
 export const GetTrustAnchorsRequestSchema: GenMessage<GetTrustAnchorsRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 14);
+  messageDesc(file_attesto_keys_v1_keys, 16);
 
 /**
  * @generated from message attesto.keys.v1.GetTrustAnchorsResponse
@@ -430,7 +503,7 @@ export type GetTrustAnchorsResponse = Message<"attesto.keys.v1.GetTrustAnchorsRe
  */
 export const GetTrustAnchorsResponseSchema: GenMessage<GetTrustAnchorsResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 15);
+  messageDesc(file_attesto_keys_v1_keys, 17);
 
 /**
  * @generated from message attesto.keys.v1.RewrapKeysRequest
@@ -443,7 +516,7 @@ export type RewrapKeysRequest = Message<"attesto.keys.v1.RewrapKeysRequest"> & {
  */
 export const RewrapKeysRequestSchema: GenMessage<RewrapKeysRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 16);
+  messageDesc(file_attesto_keys_v1_keys, 18);
 
 /**
  * @generated from message attesto.keys.v1.RewrapKeysResponse
@@ -461,7 +534,7 @@ export type RewrapKeysResponse = Message<"attesto.keys.v1.RewrapKeysResponse"> &
  */
 export const RewrapKeysResponseSchema: GenMessage<RewrapKeysResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_keys_v1_keys, 17);
+  messageDesc(file_attesto_keys_v1_keys, 19);
 
 /**
  * Signature algorithm of a key (JOSE names).
@@ -493,6 +566,41 @@ export enum KeyAlgorithm {
  * Describes the enum attesto.keys.v1.KeyAlgorithm.
  */
 export const KeyAlgorithmSchema: GenEnum<KeyAlgorithm> = /*@__PURE__*/ enumDesc(file_attesto_keys_v1_keys, 0);
+
+/**
+ * Which verifier certificate of a tenant.
+ *
+ * @generated from enum attesto.keys.v1.VerifierCertificateSource
+ */
+export enum VerifierCertificateSource {
+  /**
+   * The platform's (as PLATFORM).
+   *
+   * @generated from enum value: VERIFIER_CERTIFICATE_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Issued by the platform CA for the verifier's public host.
+   *
+   * @generated from enum value: VERIFIER_CERTIFICATE_SOURCE_PLATFORM = 1;
+   */
+  PLATFORM = 1,
+
+  /**
+   * The chain the operator imported with ImportVerifierCertificate.
+   *
+   * @generated from enum value: VERIFIER_CERTIFICATE_SOURCE_IMPORTED = 2;
+   */
+  IMPORTED = 2,
+}
+
+/**
+ * Describes the enum attesto.keys.v1.VerifierCertificateSource.
+ */
+export const VerifierCertificateSourceSchema: GenEnum<VerifierCertificateSource> =
+  /*@__PURE__*/
+  enumDesc(file_attesto_keys_v1_keys, 1);
 
 /**
  * KeyCustodyService (trust registry): keys held encrypted at rest (AES-256-GCM envelope under a
@@ -585,6 +693,44 @@ export const KeyCustodyService: GenService<{
    * @generated from rpc attesto.keys.v1.KeyCustodyService.ClearSigningCertificate
    */
   clearSigningCertificate: {
+    methodKind: "unary";
+    input: typeof ClearSigningCertificateRequestSchema;
+    output: typeof ClearSigningCertificateResponseSchema;
+  };
+  /**
+   * GetVerifierCertificate returns the tenant's verifier identity (P-256 key held here, never
+   * exported) and its chain for a request object's `x5c`: with source IMPORTED the chain imported
+   * with ImportVerifierCertificate (FAILED_PRECONDITION when there is none or it has expired), else
+   * the platform's, issued from its issuing CA with a dNSName subjectAltName = `host`, reissued with a
+   * fresh key near expiry, when the CA changed or when `host` changes.
+   *
+   * @generated from rpc attesto.keys.v1.KeyCustodyService.GetVerifierCertificate
+   */
+  getVerifierCertificate: {
+    methodKind: "unary";
+    input: typeof GetVerifierCertificateRequestSchema;
+    output: typeof GetVerifierCertificateResponseSchema;
+  };
+  /**
+   * ImportVerifierCertificate (operator only) takes custody of the tenant's own verifier certificate
+   * chain and P-256 key (same rules as ImportSigningCertificate, except that the leaf names no issuer:
+   * it needs a dNSName subjectAltName only for x509_san_dns). Importing the chain already held changes
+   * nothing (changed = false).
+   *
+   * @generated from rpc attesto.keys.v1.KeyCustodyService.ImportVerifierCertificate
+   */
+  importVerifierCertificate: {
+    methodKind: "unary";
+    input: typeof ImportSigningCertificateRequestSchema;
+    output: typeof ImportSigningCertificateResponseSchema;
+  };
+  /**
+   * ClearVerifierCertificate (operator only) drops the tenant's imported verifier certificate.
+   * Idempotent (cleared = false when there was none).
+   *
+   * @generated from rpc attesto.keys.v1.KeyCustodyService.ClearVerifierCertificate
+   */
+  clearVerifierCertificate: {
     methodKind: "unary";
     input: typeof ClearSigningCertificateRequestSchema;
     output: typeof ClearSigningCertificateResponseSchema;
