@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { helpFor } from "./command-help.js";
 import { runApiKeyRotate } from "./commands/apikey.js";
 import { runApply, runDelete } from "./commands/apply.js";
 import { runDeadLetters } from "./commands/dead-letters.js";
@@ -40,7 +41,11 @@ export const USAGE = `usage: attesto <command> [options]
 
 global options:
   --data-dir DIR          the platform's data folder (default .attesto, or ATTESTO_DATA_DIR)
-  --credential-file FILE  the operator's identity key (default: SERVICE_IDENTITY_KEY, else DIR/secrets.json)`;
+  --credential-file FILE  the operator's identity key (default: SERVICE_IDENTITY_KEY, else DIR/secrets.json)
+
+attesto <command> --help (or attesto help <command>) shows a command's options and examples.
+exit codes: 0 done, 1 the platform refused or is unreachable (or a resource is not Ready), 2 a wrong
+command line, file or setting`;
 
 const GLOBAL_OPTIONS = {
   "data-dir": { type: "string" },
@@ -195,9 +200,26 @@ async function dispatch(argv: string[], env: Env, io: CommandIo): Promise<number
  * Ready, 2 a wrong command line, file or setting.
  */
 export async function runCli(argv: string[], env: Env, io: CommandIo): Promise<number> {
-  if (argv.length === 0 || argv[0] === "help" || argv.includes("--help") || argv.includes("-h")) {
-    (argv.length === 0 ? io.err : io.out)(USAGE);
-    return argv.length === 0 ? 2 : 0;
+  if (argv.length === 0) {
+    io.err(USAGE);
+    return 2;
+  }
+  const asksHelp = argv.includes("--help") || argv.includes("-h");
+  if (argv[0] === "help" || asksHelp) {
+    // `attesto help <command>`, `attesto <command> [...] --help`: that command's page; else the overview.
+    const command = argv[0] === "help" ? argv[1] : argv[0];
+    if (command === undefined || command === "--help" || command === "-h") {
+      io.out(USAGE);
+      return 0;
+    }
+    const page = helpFor(command);
+    if (page === undefined) {
+      io.err(`attesto: unknown command ${command}`);
+      io.err(USAGE);
+      return 2;
+    }
+    io.out(page);
+    return 0;
   }
   try {
     return await dispatch(argv, env, io);

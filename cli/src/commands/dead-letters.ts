@@ -53,6 +53,10 @@ export async function runDeadLetters(
       for (const d of deliveries) {
         io.out(["delivery", d.deliveryId, d.tenant, d.eventType, d.url, d.attempts, d.lastError].join("\t"));
       }
+      // On stderr, like the other empty lists: stdout stays the tab-separated rows only.
+      if (notarizations.length + deliveries.length === 0) {
+        io.err(`no dead letters${tenant ? ` of tenant ${tenant}` : ""}: no dead notarizations or webhook deliveries`);
+      }
       return 0;
     }
     const result = await notary.retryDeadJobs({ tenant, objectIds, deliveryIds });

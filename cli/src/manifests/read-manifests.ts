@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { expandVariables } from "./expand-variables.js";
+import { ManifestError } from "./manifest-error.js";
 
 /** One YAML (or JSON) document and where it came from, e.g. `tenants.yaml#2`. */
 export interface RawDocument {
@@ -10,10 +12,7 @@ export interface RawDocument {
 
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
-/** Thrown for a file that cannot be read or parsed; the message names the file and document. */
-export class ManifestError extends Error {
-  override name = "ManifestError";
-}
+export { ManifestError };
 
 /** The manifest files of a path: the file itself, or a directory's *.yaml, *.yml and *.json (recursively, sorted). */
 export function manifestFilesOf(path: string): string[] {
@@ -48,8 +47,14 @@ export function parseManifestText(text: string, file: string): RawDocument[] {
   });
 }
 
-/** Reads every document of the given files and directories. */
-export function readManifests(paths: readonly string[]): RawDocument[] {
+/**
+ * Reads every document of the given files and directories, with `${NAME}` / `${NAME:-default}` in
+ * string values taken from `env` (expand-variables.ts).
+ */
+export function readManifests(
+  paths: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+): RawDocument[] {
   return paths.flatMap(manifestFilesOf).flatMap((file) => {
     let text: string;
     try {
@@ -57,6 +62,9 @@ export function readManifests(paths: readonly string[]): RawDocument[] {
     } catch (error) {
       throw new ManifestError(`${file}: ${(error as Error).message}`);
     }
-    return parseManifestText(text, file);
+    return parseManifestText(text, file).map(({ source, value }) => ({
+      source,
+      value: expandVariables(value, env, source),
+    }));
   });
 }

@@ -5,7 +5,7 @@ import { rpcFailureOf, testCredentialSigner, testCredentialVerifier } from "@att
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifier as verifierModule } from "../src/service.js";
-import { didLedgerIssuer, type TestIssuer, x509Hierarchy } from "./support/credentials.js";
+import { didLedgerIssuer, PID_VCT, type TestIssuer, x509Hierarchy } from "./support/credentials.js";
 import { API_KEYS } from "./support/edges.js";
 import {
   openSession,
@@ -248,11 +248,17 @@ describe("enforcement of a tenant's verifier policy", () => {
     verifier.edges.trustAnchors = [];
   });
 
-  it("fails a vct the policy does not accept, naming policy.accepted_vct", async () => {
-    await policyClient().applyPolicy({ policy: policy({ acceptedVcts: ["https://example.test/vct/other"] }) });
+  it("fails a vct the policy does not accept, naming policy.accepted_vct, the presented and the accepted vcts", async () => {
+    await policyClient().applyPolicy({
+      policy: policy({ acceptedVcts: ["https://example.test/vct/other", "https://example.test/vct/third"] }),
+    });
     const result = await verify(didLedgerIssuer(verifier.edges));
     expect(result.status).toBe("failed");
-    expect(checkOf(result, "policy.accepted_vct")).toMatchObject({ status: "failed", reason_code: "vct_not_accepted" });
+    expect(checkOf(result, "policy.accepted_vct")).toMatchObject({
+      status: "failed",
+      reason_code: "vct_not_accepted",
+      message: `the credential's vct ${PID_VCT} is not among the accepted vcts [https://example.test/vct/other, https://example.test/vct/third] of verifier policy '${policy().name}'`,
+    });
   });
 
   it("fails a required claim that was not disclosed, naming policy.required_claims and the path only", async () => {

@@ -1,5 +1,8 @@
 import { failed, notEvaluable, perPresentationCheck, skipped, success } from "./check.js";
 
+/** A vct as a message shows it (a credential's vct can be long). */
+const shorten = (vct: string) => (vct.length > 200 ? `${vct.slice(0, 200)}…` : vct);
+
 /** `policy.accepted_vct` (tenants with a verifier policy): the credential's vct is one every policy naming VCTs accepts. */
 export const policyAcceptedVctCheck = perPresentationCheck("policy.accepted_vct", ({ parsed }, context) => {
   if (!parsed) return notEvaluable();
@@ -8,7 +11,14 @@ export const policyAcceptedVctCheck = perPresentationCheck("policy.accepted_vct"
   const vct = parsed.claims.vct;
   for (const { policy } of restricting) {
     if (typeof vct !== "string" || !policy.acceptedVcts.includes(vct)) {
-      return failed("vct_not_accepted", `the credential's vct is not accepted by verifier policy '${policy.name}'`);
+      // Types are not personal data: naming both sides lets whoever wrote the policy see a mismatch
+      // (e.g. a vct of another host or port) at once.
+      const presented = typeof vct === "string" ? `vct ${shorten(vct)}` : "vct is missing: it";
+      const accepted = policy.acceptedVcts.map(shorten).join(", ");
+      return failed(
+        "vct_not_accepted",
+        `the credential's ${presented} is not among the accepted vcts [${accepted}] of verifier policy '${policy.name}'`,
+      );
     }
   }
   return success("accepted", "the credential's vct is accepted by the verifier policy");
