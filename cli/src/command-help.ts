@@ -86,6 +86,15 @@ retry: gives them (all, or the ones named) a new round of attempts.
 examples:
   attesto dead-letters list --tenant demo-university
   attesto dead-letters retry --delivery 3f1c…`,
+  notarization: `usage: attesto notarization verify <reference.json|-> --rpc-url URL [--confirmations N]
+
+Checks a credential.notarized reference of an EVM-anchored scheduler (LEDGER_BACKEND=evm) against the
+chain alone: the transaction, its calldata, the inclusion proof. No platform connection. "verified: …"
+on stdout (exit 0), or each failure as "not verified: …" (exit 1). --rpc-url defaults to EVM_RPC_URL.
+
+examples:
+  attesto notarization verify event.json --rpc-url http://127.0.0.1:8545
+  curl -s "$WEBHOOK_LOG" | attesto notarization verify - --confirmations 3`,
 };
 
 /** The help page of `command`, or undefined for an unknown command. */

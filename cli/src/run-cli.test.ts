@@ -10,7 +10,7 @@ function capture() {
   return { io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) }, out, err };
 }
 
-const COMMANDS = ["apply", "delete", "get", "webhooks", "apikey", "tenants", "types", "dead-letters"];
+const COMMANDS = ["apply", "delete", "get", "webhooks", "apikey", "tenants", "types", "dead-letters", "notarization"];
 
 describe("attesto help", () => {
   it("gives every command its own page with usage and examples, on stdout, exit 0, without touching the platform", async () => {
