@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { helpFor } from "./command-help.js";
 import { runApiKeyRotate } from "./commands/apikey.js";
 import { runApply, runDelete } from "./commands/apply.js";
+import { runBackup, runRestore } from "./commands/backup.js";
 import { runDeadLetters } from "./commands/dead-letters.js";
 import { runGet } from "./commands/get.js";
 import { type CommandIo, UsageError } from "./commands/io.js";
@@ -38,6 +39,8 @@ export const USAGE = `usage: attesto <command> [options]
   dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
   notarization verify <reference.json|-> --rpc-url URL [--confirmations N]
                                                      check an EVM anchored reference against the chain alone
+  backup <file>                                      the embedded database and its secrets into <file> (online on native PostgreSQL)
+  restore <file>                                     a backup into an empty data folder, platform stopped; then npm start
 
 global options:
   --data-dir DIR          the platform's data folder (default .attesto, or ATTESTO_DATA_DIR)
@@ -189,6 +192,13 @@ async function dispatch(argv: string[], env: Env, io: CommandIo): Promise<number
       }
       const { values } = parse(global, {});
       return runDeadLetters(own, (await connected(values, ["scheduler"])).notary, io);
+    }
+    case "backup":
+    case "restore": {
+      const { values, positionals } = parse(rest, {});
+      if (positionals.length !== 1) throw new UsageError(`${command} needs <file>`);
+      const options = { dataDir: dataDirOf(values["data-dir"], env), file: positionals[0]! };
+      return command === "backup" ? runBackup(options, io) : runRestore(options, io);
     }
     default:
       throw new UsageError(command ? `unknown command ${command}` : "no command given");

@@ -70,7 +70,10 @@ const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? "warn";
 /** How the service processes (or the all-in-one) run: compiled JavaScript (default, as `npm start`) or the TypeScript sources under tsx. */
 const RUNTIME = env.BENCH_RUNTIME === "tsx" ? "tsx" : "compiled";
 const ALL_IN_ONE = process.argv.includes("--all-in-one");
-/** `--all-in-one --embedded`: the all-in-one on its embedded database (PGlite), as `npm start` runs. */
+/**
+ * `--all-in-one --embedded`: the all-in-one on its embedded database, as `npm start` runs (native
+ * PostgreSQL by default; EMBEDDED_DATABASE_ENGINE=pglite for the PGlite fallback).
+ */
 const EMBEDDED = ALL_IN_ONE && process.argv.includes("--embedded");
 /** `--count-queries`: instead of timing, count the database round trips of each flow per service. */
 const COUNT_QUERIES = process.argv.includes("--count-queries") || env.BENCH_COUNT_QUERIES === "1";
@@ -271,7 +274,7 @@ async function main() {
   const loadAtStart = loadAverage();
   const schemaPrefix = `bench_${randomBytes(4).toString("hex")}`;
   process.stdout.write(
-    `attesto bench: ${ALL_IN_ONE ? "all-in-one process" : "one process per service"} (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"}), ${EMBEDDED ? "embedded PGlite" : `PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`}, ` +
+    `attesto bench: ${ALL_IN_ONE ? "all-in-one process" : "one process per service"} (${RUNTIME === "tsx" ? "tsx" : "compiled JavaScript"}), ${EMBEDDED ? `embedded ${env.EMBEDDED_DATABASE_ENGINE === "pglite" ? "PGlite" : "database (native PostgreSQL unless it fell back)"}` : `PostgreSQL ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`}, ` +
       `${SOAK ? "soak" : `concurrency ${CONCURRENCY.join("/")}, ${DURATION_SECONDS} s per level`}${PROFILE.length ? `, profiling ${PROFILE.join(", ")}` : ""}\n`,
   );
   const platform = await startBenchPlatform({

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on every Linux we run on). */
@@ -13,17 +13,56 @@ export interface ProcessSample {
   hwmMb: number;
 }
 
-/** CPU time and memory of a process (and its threads), from /proc. Linux only. */
-export function sampleProcess(pid: number): ProcessSample {
+/** Fields of /proc/<pid>/stat after the command name (which may contain spaces). */
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which may contain spaces) start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** Every descendant of `root` (by parent pid, from /proc). */
+function descendantsOf(root: number): number[] {
+  const childrenOf = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const parent = Number(statFields(Number(entry))[1]);
+      childrenOf.set(parent, [...(childrenOf.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // gone
+    }
+  }
+  const found: number[] = [];
+  for (let queue = [root]; queue.length > 0; ) {
+    const next = childrenOf.get(queue.shift()!) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/** utime + stime + cutime + cstime: the process's own CPU and that of the children it has reaped. */
+function cpuTicks(fields: string[]): number {
+  return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+}
+
+/**
+ * CPU time and memory of a process (and its threads), from /proc. Linux only. CPU includes its
+ * descendants, live ones and those already reaped: the native embedded PostgreSQL server and its
+ * backends are child processes of the all-in-one. RSS is the process's own.
+ */
+export function sampleProcess(pid: number): ProcessSample {
+  let ticks = cpuTicks(statFields(pid));
+  for (const child of descendantsOf(pid)) {
+    try {
+      ticks += cpuTicks(statFields(child));
+    } catch {
+      // ended (and reaped: its time is now in its parent's cutime/cstime)
+    }
+  }
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return {
-    cpuSeconds: (utime + stime) / TICKS_PER_SECOND,
+    cpuSeconds: ticks / TICKS_PER_SECOND,
     rssMb: Math.round(kb("VmRSS") / 1024),
     hwmMb: Math.round(kb("VmHWM") / 1024),
   };

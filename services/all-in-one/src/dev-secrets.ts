@@ -83,7 +83,7 @@ export function developmentSecrets(dataDir: string, env: Env): { values: Record<
   const generated = missing.filter((secret) => !stored[envNameOf(secret)]);
   if (generated.length > 0) {
     for (const secret of generated) stored[envNameOf(secret)] = secret.generate();
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(path, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
   }
   return {

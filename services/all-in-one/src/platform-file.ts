@@ -15,6 +15,6 @@ export function writePlatformFile(dataDir: string, services: readonly ServiceAdd
     pid: process.pid,
     services: Object.fromEntries(services.map((s) => [s.name, { publicUrl: s.publicUrl, internalUrl: s.internalUrl }])),
   };
-  writeFileSync(path, `${JSON.stringify(content, null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   return () => rmSync(path, { force: true });
 }

@@ -12,6 +12,7 @@ import { demoProviderTrust } from "./demo-provider-trust.js";
 import { developmentSecrets, identityPublicKeysOf, SECRETS_FILE } from "./dev-secrets.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 import { writePlatformFile } from "./platform-file.js";
+import { makeDataDirPrivate } from "./private-data-dir.js";
 import { buildServiceEnv, type Env, PER_SERVICE_VARIABLES, planAddresses, type ServiceAddress } from "./service-env.js";
 import { platformServices } from "./services.js";
 import { StartupError } from "./startup-error.js";
@@ -71,6 +72,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const cwd = options.cwd ?? process.cwd();
   enableInProcessRpc(config.IN_PROCESS_RPC);
   const dataDir = resolve(cwd, config.ATTESTO_DATA_DIR);
+  const tightened = makeDataDirPrivate(dataDir);
+  if (tightened > 0) {
+    logger.warn(
+      `tightened the modes of ${tightened} files and folders under ${dataDir}: group and other access removed`,
+    );
+  }
   const secrets = developmentSecrets(dataDir, options.env ?? process.env);
   if (secrets.generated.length > 0) {
     logger.info(`generated development secrets ${secrets.generated.join(", ")} in ${join(dataDir, SECRETS_FILE)}`);
@@ -143,7 +150,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
   try {
     checkAborted();
-    database = await openPlatformDatabase(config, cwd);
+    database = await openPlatformDatabase(config, cwd, logger);
     const configs = configure(modules, envOf(database.url));
     for (const [i, module] of modules.entries()) {
       checkAborted();

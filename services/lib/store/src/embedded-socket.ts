@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -44,7 +44,7 @@ export function socketPlace(dataDir?: string): SocketPlace | undefined {
   // mkdtemp adds six characters to the prefix; check before making a folder that could not serve.
   if (!fits(socketFileIn(join(parent, "attesto-pg-XXXXXX")))) return undefined;
   try {
-    const temporary = mkdtempSync(join(parent, "attesto-pg-"));
+    const temporary = mkdtempSync(join(parent, TEMPORARY_PREFIX));
     return { dir: temporary, path: socketFileIn(temporary), temporary: true };
   } catch {
     return undefined; // e.g. a read-only temporary folder
@@ -59,7 +59,18 @@ export function socketPlace(dataDir?: string): SocketPlace | undefined {
 export async function removeStaleSocket(path: string): Promise<void> {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (!stat?.isSocket()) return; // nothing there, or not ours to remove (the bind then fails)
-  const answered = await new Promise<boolean>((resolve) => {
+  if (!(await answers(path))) rmSync(path, { force: true });
+}
+
+/** Prefix of the private temporary folders made for sockets (see socketPlace). */
+const TEMPORARY_PREFIX = "attesto-pg-";
+
+/** How old a temporary socket folder without a live socket must be to count as abandoned. */
+const ABANDONED_AFTER_MS = 60_000;
+
+/** Whether something answers on the Unix socket `path`. */
+function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = connect(path);
     probe.once("connect", () => {
       probe.destroy();
@@ -67,7 +78,41 @@ export async function removeStaleSocket(path: string): Promise<void> {
     });
     probe.once("error", () => resolve(false));
   });
-  if (!answered) rmSync(path, { force: true });
+}
+
+/**
+ * Removes the temporary socket folders (`<tmpdir>/attesto-pg-*`) that starts which crashed or were
+ * killed left behind: those of this user (or of `serverUid`, the account a native server ran as)
+ * in which no socket answers, made over a minute ago. A folder some live server still answers in is left alone. Returns
+ * how many were removed.
+ */
+export async function removeAbandonedSocketPlaces(serverUid?: number): Promise<number> {
+  if (process.platform === "win32") return 0;
+  const parent = tmpdir();
+  const owners = new Set([process.getuid?.(), serverUid]);
+  let removed = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(parent).filter((entry) => entry.startsWith(TEMPORARY_PREFIX));
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const dir = join(parent, entry);
+    try {
+      const stat = lstatSync(dir);
+      // A young folder may be another start's, between making it and binding its socket.
+      if (!stat.isDirectory() || !owners.has(stat.uid) || Date.now() - stat.mtimeMs < ABANDONED_AFTER_MS) continue;
+      const sockets = readdirSync(dir).filter((name) => name.startsWith(".s.PGSQL.") && !name.endsWith(".lock"));
+      const live = await Promise.all(sockets.map((name) => answers(join(dir, name))));
+      if (live.some(Boolean)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return removed;
 }
 
 /** Removes a temporary folder made for the socket (a server's close unlinks the socket file itself). */

