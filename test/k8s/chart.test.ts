@@ -332,6 +332,7 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
       "AttestoHighLatencyP99",
       "AttestoWebhookDeadLetters",
       "AttestoNotarizationBacklogStuck",
+      "AttestoAnchoringBehind",
       "AttestoDatabasePoolSaturated",
       "AttestoOperatorReconcileErrors",
     ]);
@@ -348,6 +349,29 @@ describe.skipIf(!helm)("Helm chart charts/attesto", () => {
     const shipped = JSON.parse((dashboardMap.data as Record<string, string>)["attesto-overview.json"]!);
     const source = JSON.parse(readFileSync(join(chartDir, "dashboards", "attesto-overview.json"), "utf8"));
     expect(shipped).toEqual(source);
+  });
+
+  it("anchors on an EVM chain when asked: key and RPC URL from the Secret, never a value; embedded by default", () => {
+    const scheduler = (file: string) =>
+      envOf(podSpec(named(rendered.get(file)!, "Deployment", "attesto-scheduler")!).containers[0]!);
+    expect(scheduler("ci/production-values.yaml")).toMatchObject({
+      LEDGER_BACKEND: "evm",
+      EVM_SIGNER_KEY: { name: "attesto-anchoring", key: "EVM_SIGNER_KEY" },
+      EVM_RPC_URL: { name: "attesto-anchoring", key: "EVM_RPC_URL" },
+      EVM_CHAIN_ID: "8453",
+      EVM_CONFIRMATIONS: "6",
+      EVM_GAS_LIMIT: "60000",
+      EVM_MAX_FEE_PER_GAS_WEI: "50000000000",
+    });
+    const minimal = scheduler("ci/minimal-values.yaml");
+    expect(minimal.LEDGER_BACKEND).toBe("embedded");
+    expect(Object.keys(minimal).filter((name) => name.startsWith("EVM_"))).toEqual([]);
+    expect(renderError(["ci/minimal-values.yaml"], ["anchoring.backend=evm", "anchoring.evm.chainId=1"])).toContain(
+      "anchoring: backend evm needs anchoring.evm.existingSecret",
+    );
+    expect(
+      renderError(["ci/minimal-values.yaml"], ["anchoring.backend=evm", "anchoring.evm.existingSecret=s"]),
+    ).toContain("anchoring: backend evm needs anchoring.evm.chainId");
   });
 
   it("deploys the operator with RBAC for its kinds, Secrets, Events and its Lease", () => {

@@ -88,7 +88,7 @@ export function createDependencies(
         ),
         { timeoutMs: config.WEBHOOK_TIMEOUT_MS },
       ),
-    metrics: createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }),
+    metrics: createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }, now),
     now,
     chain: config.LEDGER_BACKEND === "evm" ? `eip155:${config.EVM_CHAIN_ID}` : config.NOTARY_CHAIN,
     batch: { intervalMs: config.NOTARY_BATCH_INTERVAL_MS, maxSize: config.NOTARY_BATCH_MAX_SIZE },

@@ -10,6 +10,7 @@ import type { NotarizationStore, WebhookDeliveryStore } from "./domain/stores.js
 export function createSchedulerMetrics(
   registry: Registry,
   stores: { notarizations: NotarizationStore; deliveries: WebhookDeliveryStore },
+  now: () => Date = () => new Date(),
 ): SchedulerMetricsPort {
   const enqueued = new Counter({
     name: "notary_notarizations_enqueued_total",
@@ -50,6 +51,16 @@ export function createSchedulerMetrics(
       if (!counts) return;
       this.reset();
       for (const state of ["pending", "failed", "anchored", "dead"]) this.set({ state }, counts[state] ?? 0);
+    },
+  });
+  new Gauge({
+    name: "notary_oldest_unanchored_seconds",
+    help: "Age of the oldest notarization waiting to be anchored (pending or failed; 0 when none)",
+    registers: [registry],
+    async collect() {
+      const oldest = await stores.notarizations.oldestUnanchoredAt().catch(() => null);
+      if (oldest === null) return;
+      this.set(oldest ? Math.max(0, (now().getTime() - oldest.getTime()) / 1000) : 0);
     },
   });
   new Gauge({

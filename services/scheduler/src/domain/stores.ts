@@ -105,6 +105,8 @@ export interface NotarizationStore extends StrandedWorkStore {
   }): Promise<{ batches: number; notarizations: number }>;
   /** Notarizations by state, for the queue-depth gauge. */
   countByState(): Promise<Record<string, number>>;
+  /** When the oldest notarization still waiting to be anchored (pending or failed, not dead) was enqueued. */
+  oldestUnanchoredAt(): Promise<Date | undefined>;
 }
 
 /** Webhook events and their dispatch (the fan-out into one delivery per endpoint). */

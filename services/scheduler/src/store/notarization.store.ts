@@ -316,5 +316,15 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
         .execute();
       return Object.fromEntries(rows.map((row) => [row.state, Number(row.count)]));
     },
+
+    async oldestUnanchoredAt() {
+      const row = await db
+        .selectFrom("notarizations as n")
+        .leftJoin("batches as b", "b.batch_id", "n.batch_id")
+        .select((eb) => eb.fn.min("n.created_at").as("oldest"))
+        .where((eb) => eb.or([eb("b.batch_id", "is", null), eb("b.state", "in", ["pending", "running", "failed"])]))
+        .executeTakeFirst();
+      return row?.oldest ? new Date(row.oldest as Date) : undefined;
+    },
   };
 }
