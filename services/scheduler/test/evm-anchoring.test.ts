@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { verifyAnchoredReference } from "@attesto/cli";
 import { notaryV1 } from "@attesto/proto";
 import { decodeAnchorCalldata } from "@attesto/protocol";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvmChain } from "../src/clients/evm-chain.js";
@@ -150,6 +151,7 @@ describe("EVM anchoring (anvil)", () => {
     expect(references.map((r) => r.chain)).toEqual(Array(3).fill(`eip155:${ANVIL_CHAIN_ID}`));
 
     const [hash] = (await pending(address)) as [string];
+    expect(await scheduler.runtime.deps.notarizations.oldestUnanchoredAt()).toBeInstanceOf(Date);
     await anvil.mine(1);
     const block = await anvil.blockNumber();
     // One confirmation of two: not anchored whatever the scheduler has seen.
@@ -169,6 +171,7 @@ describe("EVM anchoring (anvil)", () => {
         confirmations: CONFIRMATIONS,
       });
     }
+    expect(await scheduler.runtime.deps.notarizations.oldestUnanchoredAt()).toBeUndefined();
     const first = await notarizationOf(scheduler, references[0]!.objectId);
     const transaction = await anvil.rpc<{ input: string; to: string }>("eth_getTransactionByHash", [hash]);
     expect(decodeAnchorCalldata(transaction.input)).toEqual({ root: first.batch?.root, batchId: first.batch?.batchId });
@@ -241,6 +244,16 @@ describe("EVM anchoring (anvil)", () => {
     opened.push(rpc);
     rpc.down = true;
     const scheduler = await evmScheduler(key, { rpcUrl: rpc.url, env: { NOTARY_RETRY_MAX_ATTEMPTS: "2" } });
+    // The issuer's "ledger must be reachable" enqueue: refused as Unavailable, nothing enqueued.
+    const refused = await scheduler.notary
+      .enqueueNotarization({
+        tenant: "acme",
+        credentialId: newCredentialId(),
+        digest: sha256Hex("refused"),
+        requireLedgerReachable: true,
+      })
+      .catch((error: unknown) => ConnectError.from(error));
+    expect(refused).toMatchObject({ code: Code.Unavailable, rawMessage: "Ledger is unavailable" });
     const { objectId } = await enqueue(scheduler);
 
     const letter = await dead(scheduler, objectId);

@@ -1,4 +1,5 @@
 import { encodeAnchorCalldata } from "@attesto/protocol";
+import { unavailable } from "@attesto/runtime/errors";
 import type { EvmAnchor } from "../model.js";
 import type { LedgerAnchoring } from "../ports.js";
 import { type EvmChain, type EvmTransaction, type EvmTransactionStore, FeeTooLowError } from "./ports.js";
@@ -124,6 +125,10 @@ export function createEvmAnchoring(
         await pause(options.pollingIntervalMs);
       }
     },
-    probe: () => chain.probe(),
+    // 503 `Ledger is unavailable` for the issuer, as with the embedded ledger (the chain is the ledger here).
+    probe: () =>
+      chain.probe().catch((error: unknown) => {
+        throw unavailable("Ledger is unavailable", { cause: error });
+      }),
   };
 }
