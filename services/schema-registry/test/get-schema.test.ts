@@ -287,6 +287,8 @@ describe("GET /schemas/:type/:version", () => {
     expect(data.map((item) => item.type).sort()).toEqual([
       "driving-licence",
       "employee-badge",
+      "eu.europa.ec.eudi.pid.1",
+      "org.iso.18013.5.1.mDL",
       "person-identification-data",
       "university-diploma",
     ]);

@@ -132,12 +132,29 @@ describe("SchemaService (internal RPC, in memory)", () => {
     ).toEqual({ code: "InvalidArgument", message: "type_version needs both type and version" });
   });
 
+  it("carries an mdoc type's format and doctype; SD-JWT VC types say dc+sd-jwt", async () => {
+    const { credentialType: mdl } = await client.getCredentialType({
+      selector: { case: "typeVersion", value: { type: "org.iso.18013.5.1.mDL", version: "v1" } },
+    });
+    expect({ format: mdl?.format, doctype: mdl?.doctype }).toEqual({
+      format: "mso_mdoc",
+      doctype: "org.iso.18013.5.1.mDL",
+    });
+    expect(mdl?.claims.every((claim) => claim.path.length === 2 && claim.path[0] === "org.iso.18013.5.1")).toBe(true);
+    const { credentialType: diploma } = await client.getCredentialType({
+      selector: { case: "typeVersion", value: { type: "university-diploma", version: "v1" } },
+    });
+    expect({ format: diploma?.format, doctype: diploma?.doctype }).toEqual({ format: "dc+sd-jwt", doctype: "" });
+  });
+
   it("lists credential types, optionally by status", async () => {
     const all = await catalog.listCredentialTypes({});
     expect(all.credentialTypes.map((t) => `${t.type}/${t.version}:${t.status}`)).toEqual([
       "driving-licence/v1:active",
       "employee-badge/v1:active",
+      "eu.europa.ec.eudi.pid.1/v1:active",
       "loyalty-card/v1:draft",
+      "org.iso.18013.5.1.mDL/v1:active",
       "person-identification-data/v1:active",
       "university-diploma/v0:deprecated",
       "university-diploma/v1:active",
@@ -146,6 +163,8 @@ describe("SchemaService (internal RPC, in memory)", () => {
     expect(active.credentialTypes.map((t) => t.vct)).toEqual([
       "http://localhost:8086/schemas/driving-licence/v1",
       "http://localhost:8086/schemas/employee-badge/v1",
+      "http://localhost:8086/schemas/eu.europa.ec.eudi.pid.1/v1",
+      "http://localhost:8086/schemas/org.iso.18013.5.1.mDL/v1",
       "http://localhost:8086/schemas/person-identification-data/v1",
       "http://localhost:8086/schemas/university-diploma/v1",
     ]);

@@ -41,7 +41,7 @@ describe("seeding at start-up", () => {
 
   it("is idempotent: seeding again keeps every row, timestamp and document", async () => {
     const before = await snapshot(registry);
-    expect(before.list).toMatchObject({ meta: { total: 4 } });
+    expect(before.list).toMatchObject({ meta: { total: 6 } });
     await registry.seed();
     await registry.seed();
     expect(await snapshot(registry)).toEqual(before);
@@ -79,7 +79,7 @@ describe("seeding at start-up", () => {
     const others = (documents: unknown[]) =>
       documents.filter((d) => !(d as { vct: string }).vct.includes("employee-badge"));
     expect(others(after.documents)).toEqual(others(before.documents));
-    expect((after.list as { meta: unknown }).meta).toEqual({ offset: 0, limit: 100, total: 4 });
+    expect((after.list as { meta: unknown }).meta).toEqual({ offset: 0, limit: 100, total: 6 });
   });
 
   it("treats a new property order as new content: it is the order of the claims", async () => {

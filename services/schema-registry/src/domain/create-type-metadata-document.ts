@@ -1,4 +1,11 @@
-import type { ClaimLabel, CredentialType, CredentialTypeStatus, TypeDisplay } from "./credential-type.js";
+import {
+  type ClaimLabel,
+  type CredentialFormat,
+  type CredentialType,
+  type CredentialTypeStatus,
+  formatOf,
+  type TypeDisplay,
+} from "./credential-type.js";
 import { deriveClaims } from "./derive-claims.js";
 import type { JsonObject } from "./json.js";
 import { createVctUrl } from "./vct-url.js";
@@ -17,7 +24,17 @@ export interface TypeMetadataDocument {
   use_case: string[];
   claims: Array<{ path: string[]; mandatory: boolean; display?: ClaimLabel[] }>;
   schema: JsonObject;
+  /** Registry extension, mdoc types only (absent means `dc+sd-jwt`, as before mdoc types existed). */
+  format?: CredentialFormat;
+  /** Registry extension, mdoc types only: the ISO 18013-5 document type. */
+  doctype?: string;
   updated_at: string;
+}
+
+/** The claims of a type; an mdoc type's are its data elements, `[namespace, element]` (OID4VCI A.2). */
+function claimsOf(credentialType: CredentialType) {
+  const claims = deriveClaims(credentialType.schema, credentialType.claimDisplay);
+  return formatOf(credentialType) === "mso_mdoc" ? claims.filter((claim) => claim.path.length === 2) : claims;
 }
 
 export function createTypeMetadataDocument(credentialType: CredentialType, registryUrl: string): TypeMetadataDocument {
@@ -28,8 +45,9 @@ export function createTypeMetadataDocument(credentialType: CredentialType, regis
     display: credentialType.display,
     status: credentialType.status,
     use_case: credentialType.useCase,
-    claims: deriveClaims(credentialType.schema, credentialType.claimDisplay),
+    claims: claimsOf(credentialType),
     schema: credentialType.schema,
+    ...(credentialType.format === "mso_mdoc" ? { format: credentialType.format, doctype: credentialType.doctype } : {}),
     updated_at: credentialType.updatedAt.toISOString(),
   };
 }

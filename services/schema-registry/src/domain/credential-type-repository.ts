@@ -1,4 +1,5 @@
 import type {
+  CredentialFormat,
   CredentialType,
   CredentialTypeDefinition,
   CredentialTypeStatus,
@@ -11,6 +12,7 @@ export type CredentialTypeSortKey = (typeof credentialTypeSortKeys)[number];
 /** A page of the catalogue. Text filters match anywhere in the value, ignoring case. */
 export interface CredentialTypeQuery {
   status?: CredentialTypeStatus;
+  format?: CredentialFormat;
   typeContains?: string;
   nameContains?: string;
   /** Newest first by this timestamp; ties by type, then version. */

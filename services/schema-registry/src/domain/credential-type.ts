@@ -4,6 +4,10 @@ import type { JsonObject } from "./json.js";
 export const credentialTypeStatuses = ["active", "deprecated", "draft"] as const;
 export type CredentialTypeStatus = (typeof credentialTypeStatuses)[number];
 
+/** Credential formats a type can be issued in (OID4VCI 1.0 Appendix A). `dc+sd-jwt` is the default. */
+export const credentialFormats = ["dc+sd-jwt", "mso_mdoc"] as const;
+export type CredentialFormat = (typeof credentialFormats)[number];
+
 /**
  * How a wallet presents the type in one locale (SD-JWT VC type metadata `display`). `rendering`
  * keeps the standard's snake_case members (`simple.background_color`, `logo.alt_text`, ...) as is.
@@ -40,9 +44,20 @@ export interface CredentialTypeDefinition {
   useCase: string[];
   display: TypeDisplay[];
   claimDisplay: ClaimDisplay[];
-  /** JSON Schema (2020-12) of the credential subject. */
+  /**
+   * JSON Schema (2020-12) of the credential subject. For an mdoc type: one property per namespace,
+   * each an object schema whose properties are the namespace's data elements.
+   */
   schema: JsonObject;
+  /** Set only for mdoc types (absent means `dc+sd-jwt`, so SD-JWT types keep their content hash). */
+  format?: "mso_mdoc";
+  /** The ISO 18013-5 document type of an mdoc type, e.g. "org.iso.18013.5.1.mDL". */
+  doctype?: string;
 }
+
+/** The format of a type: `mso_mdoc` for mdoc types, `dc+sd-jwt` otherwise. */
+export const formatOf = (definition: Pick<CredentialTypeDefinition, "format">): CredentialFormat =>
+  definition.format ?? "dc+sd-jwt";
 
 /** A stored credential type. */
 export interface CredentialType extends CredentialTypeDefinition {
@@ -57,4 +72,4 @@ export interface CredentialType extends CredentialTypeDefinition {
 export type CredentialTypeSummary = Pick<
   CredentialType,
   "type" | "version" | "name" | "status" | "createdAt" | "updatedAt"
->;
+> & { format: CredentialFormat };

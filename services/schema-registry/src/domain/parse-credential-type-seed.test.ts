@@ -126,3 +126,51 @@ describe("parseCredentialTypeSeed", () => {
     );
   });
 });
+
+describe("parseCredentialTypeSeed: mdoc types", () => {
+  const mdocSeed = {
+    ...validSeed,
+    type: "org.example.card.1",
+    format: "mso_mdoc",
+    doctype: "org.example.card.1",
+    claim_display: [{ path: ["org.example.card.1", "number"], display: [{ locale: "en-US", label: "Number" }] }],
+    schema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: {
+        "org.example.card.1": {
+          type: "object",
+          properties: { number: { type: "string" }, photo: { type: "string", contentEncoding: "base64url" } },
+          required: ["number"],
+        },
+      },
+    },
+  };
+
+  it("keeps the format and doctype of an mdoc type", () => {
+    expect(parse(mdocSeed)).toMatchObject({ format: "mso_mdoc", doctype: "org.example.card.1" });
+    expect(parse({ ...mdocSeed, type: "Org.Example.Card.1", doctype: "Org.Example.Card.1" }).type).toBe(
+      "Org.Example.Card.1",
+    );
+  });
+
+  it("leaves SD-JWT VC types without a format (their content hash is unchanged)", () => {
+    expect(parse(validSeed)).not.toHaveProperty("format");
+    expect(parse({ ...validSeed, format: "dc+sd-jwt" })).not.toHaveProperty("format");
+  });
+
+  it("names every problem of an mdoc definition", () => {
+    const { doctype: _, ...withoutDoctype } = mdocSeed;
+    expect(failureOf(withoutDoctype)).toContain('doctype: is required with format "mso_mdoc"');
+    expect(failureOf({ ...validSeed, doctype: "org.example.card.1" })).toContain(
+      'doctype: is only allowed with format "mso_mdoc"',
+    );
+    expect(failureOf({ ...validSeed, type: "Library-Card" })).toContain("type: must be lowercase letters");
+    const flat = {
+      ...mdocSeed,
+      claim_display: [],
+      schema: { ...mdocSeed.schema, properties: { "org.example.card.1": { type: "string" } } },
+    };
+    expect(failureOf(flat)).toContain("schema.properties.org.example.card.1: must be an object schema");
+  });
+});

@@ -62,6 +62,7 @@ export function checkCredentialTypeDefinition(
       display: fields.display,
       claimDisplay,
       schema: fields.schema,
+      ...(fields.format === "mso_mdoc" ? { format: fields.format, doctype: fields.doctype } : {}),
     },
   };
 }

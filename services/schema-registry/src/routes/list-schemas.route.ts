@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import { credentialTypeStatuses } from "../domain/credential-type.js";
+import { credentialFormats, credentialTypeStatuses } from "../domain/credential-type.js";
 import { credentialTypeSortKeys } from "../domain/credential-type-repository.js";
 import type { SchemaRegistryDependencies } from "../domain/dependencies.js";
 import { zQueryEnum, zQueryInteger, zQueryText } from "./query-parameters.js";
@@ -10,6 +10,7 @@ export const MAX_LIST_LIMIT = 100;
 
 const zListSchemasQuery = z.object({
   status: zQueryEnum(credentialTypeStatuses).optional(),
+  format: zQueryEnum(credentialFormats).optional(),
   type: zQueryText(100).optional(),
   name: zQueryText(200).optional(),
   sort_by: zQueryEnum(credentialTypeSortKeys).default("updated_at"),
@@ -24,6 +25,7 @@ const zListSchemasResponse = z.object({
       type: z.string(),
       version: z.string(),
       status: z.enum(credentialTypeStatuses),
+      format: z.enum(credentialFormats),
       updated_at: z.string(),
     }),
   ),
@@ -39,6 +41,7 @@ export function registerListSchemasRoute(app: App, { repository }: SchemaRegistr
       const query = request.query;
       const page = await repository.list({
         status: query.status,
+        format: query.format,
         typeContains: query.type,
         nameContains: query.name,
         sortBy: query.sort_by,
@@ -51,6 +54,7 @@ export function registerListSchemasRoute(app: App, { repository }: SchemaRegistr
           type: item.type,
           version: item.version,
           status: item.status,
+          format: item.format,
           updated_at: item.updatedAt.toISOString(),
         })),
         meta: { offset: query.offset, limit: query.limit, total: page.total },

@@ -17,6 +17,8 @@ export function toCredentialTypeMessage(credentialType: CredentialType, registry
     useCase: document.use_case,
     claims: document.claims.map((claim) => ({ path: claim.path, mandatory: claim.mandatory })),
     schema: document.schema,
+    format: document.format ?? "dc+sd-jwt",
+    doctype: document.doctype ?? "",
     // A JSON round trip turns the typed document into the plain JSON object a Struct holds.
     metadata: JSON.parse(JSON.stringify(document)) as JsonObject,
     createdAt: timestampFromDate(credentialType.createdAt),

@@ -1,10 +1,15 @@
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
-import type { CredentialType, CredentialTypeDefinition } from "../domain/credential-type.js";
+import {
+  type CredentialFormat,
+  type CredentialType,
+  type CredentialTypeDefinition,
+  formatOf,
+} from "../domain/credential-type.js";
 import type { CredentialTypeRepository, UpsertOutcome } from "../domain/credential-type-repository.js";
 import { containsPattern } from "./contains-pattern.js";
 import type { SchemaRegistryTables } from "./tables.js";
 
-type Row = SchemaRegistryTables["credential_types"] & { created_at: Date; updated_at: Date };
+type Row = SchemaRegistryTables["credential_types"] & { created_at: Date; updated_at: Date; format: string };
 
 /** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */
 const jsonb = (value: unknown) => sql<never>`${JSON.stringify(value)}::jsonb`;
@@ -28,6 +33,7 @@ function toCredentialType(row: Row): CredentialType {
     display: row.display,
     claimDisplay: row.claim_display,
     schema: row.schema,
+    ...(row.format === "mso_mdoc" && row.doctype ? { format: "mso_mdoc" as const, doctype: row.doctype } : {}),
     contentHash: row.content_hash,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -45,6 +51,8 @@ function toRowValues(definition: CredentialTypeDefinition, contentHash: string) 
     display: json(definition.display),
     claim_display: json(definition.claimDisplay),
     schema: json(definition.schema),
+    format: formatOf(definition),
+    doctype: definition.doctype ?? null,
     content_hash: contentHash,
   };
 }
@@ -72,6 +80,8 @@ export function createCredentialTypeStore(database: Kysely<unknown>, now: () => 
               display: eb.ref("excluded.display"),
               claim_display: eb.ref("excluded.claim_display"),
               schema: eb.ref("excluded.schema"),
+              format: eb.ref("excluded.format"),
+              doctype: eb.ref("excluded.doctype"),
               content_hash: eb.ref("excluded.content_hash"),
               updated_at: eb.ref("excluded.updated_at"),
             }))
@@ -80,7 +90,11 @@ export function createCredentialTypeStore(database: Kysely<unknown>, now: () => 
                 eb("credential_types.content_hash", "<>", eb.ref("excluded.content_hash")),
                 ...(options?.keepSchema
                   ? // json (not jsonb) keeps the text as written: property order is claim order.
-                    [eb(sql`credential_types.schema::text`, "=", sql`excluded.schema::text`)]
+                    [
+                      eb(sql`credential_types.schema::text`, "=", sql`excluded.schema::text`),
+                      eb("credential_types.format", "=", eb.ref("excluded.format")),
+                      sql<SqlBool>`credential_types.doctype IS NOT DISTINCT FROM excluded.doctype`,
+                    ]
                   : []),
               ]),
             ),
@@ -115,11 +129,12 @@ export function createCredentialTypeStore(database: Kysely<unknown>, now: () => 
     async list(query) {
       let filtered = db.selectFrom("credential_types");
       if (query.status) filtered = filtered.where("status", "=", query.status);
+      if (query.format) filtered = filtered.where("format", "=", query.format);
       if (query.typeContains !== undefined) filtered = filtered.where(ilikeContains("type", query.typeContains));
       if (query.nameContains !== undefined) filtered = filtered.where(ilikeContains("name", query.nameContains));
       const [rows, count] = await Promise.all([
         filtered
-          .select(["type", "version", "name", "status", "created_at", "updated_at"])
+          .select(["type", "version", "name", "status", "format", "created_at", "updated_at"])
           .orderBy(query.sortBy, "desc")
           .orderBy(byteOrder("type"))
           .orderBy(byteOrder("version"))
@@ -134,6 +149,7 @@ export function createCredentialTypeStore(database: Kysely<unknown>, now: () => 
           version: row.version,
           name: row.name,
           status: row.status,
+          format: row.format as CredentialFormat,
           createdAt: row.created_at,
           updatedAt: row.updated_at,
         })),

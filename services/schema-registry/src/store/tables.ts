@@ -13,6 +13,10 @@ export interface CredentialTypesTable {
   display: TypeDisplay[];
   claim_display: ClaimDisplay[];
   schema: JsonObject;
+  /** `dc+sd-jwt` or `mso_mdoc` (0002). */
+  format: Generated<string>;
+  /** The mdoc document type; null for SD-JWT VC types (0002). */
+  doctype: string | null;
   content_hash: string;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
