@@ -19,6 +19,9 @@ export function createSchemaRegistryTypes(client: Client<typeof schemaV1.SchemaS
       return {
         vct: credentialType.vct,
         name: credentialType.name,
+        ...(credentialType.format === "mso_mdoc"
+          ? { format: "mso_mdoc" as const, doctype: credentialType.doctype }
+          : { format: "dc+sd-jwt" as const }),
         schema: credentialType.schema ?? {},
         metadata: credentialType.metadata ?? {},
       };

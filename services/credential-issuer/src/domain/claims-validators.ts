@@ -11,6 +11,8 @@ import type { JsonObject } from "./ports.js";
 export interface ClaimsValidators {
   /** The first violation, described with the failing claim's name (e.g. `credential.claims.birth_date must ...`). */
   check(vct: string, schema: JsonObject, claims: unknown): string | undefined;
+  /** Every violation at once, as `{field, message}` (mdoc offers: every failing data element). */
+  checkAll(vct: string, schema: JsonObject, claims: unknown): Array<{ field: string; message: string }>;
 }
 
 /** Bound on cached validators, the least recently used going first (types in a deployment number in the tens). */
@@ -26,33 +28,54 @@ function claimPath(instancePath: string): string {
     .join("");
 }
 
-function describe(error: ErrorObject, prefix: string): string {
+/** The failing field (a claim path under `prefix`) and what is wrong with it. */
+function fieldErrorOf(error: ErrorObject, prefix: string): { field: string; message: string } {
   const at = `${prefix}${claimPath(error.instancePath)}`;
-  if (error.keyword === "required") return `${at}.${String(error.params.missingProperty)} is required`;
+  if (error.keyword === "required")
+    return { field: `${at}.${String(error.params.missingProperty)}`, message: "is required" };
   if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties") {
     // The claim's name is the client's input: never echoed.
-    return `${at} has a claim that is not a claim of this credential type`;
+    return { field: at, message: "has a claim that is not a claim of this credential type" };
   }
-  return `${at} ${error.message ?? "is invalid"}`;
+  return { field: at, message: error.message ?? "is invalid" };
+}
+
+function describe(error: ErrorObject, prefix: string): string {
+  const { field, message } = fieldErrorOf(error, prefix);
+  return `${field} ${message}`;
 }
 
 export function createClaimsValidators(options: { prefix?: string } = {}): ClaimsValidators {
   const prefix = options.prefix ?? "credential.claims";
   // No TTL: an entry is checked against the schema it was compiled from on every use.
   const cache = new LRUCache<string, { fingerprint: string; validate: ValidateFunction }>({ max: MAX_CACHED });
-  const compile = (schema: JsonObject) => {
-    const ajv = new Ajv2020({ strict: false, allErrors: false, allowUnionTypes: true });
+  const compile = (schema: JsonObject, allErrors: boolean) => {
+    const ajv = new Ajv2020({ strict: false, allErrors, allowUnionTypes: true });
     ajvFormats.default(ajv);
     return ajv.compile(schema);
   };
+  const validatorOf = (vct: string, schema: JsonObject, allErrors: boolean) => {
+    const fingerprint = JSON.stringify(schema);
+    const key = allErrors ? `all ${vct}` : vct;
+    let entry = cache.get(key);
+    if (!entry || entry.fingerprint !== fingerprint) {
+      entry = { fingerprint, validate: compile(schema, allErrors) };
+      cache.set(key, entry);
+    }
+    return entry;
+  };
   return {
+    checkAll(vct, schema, claims) {
+      const { validate } = validatorOf(vct, schema, true);
+      if (validate(claims)) return [];
+      const errors = (validate.errors ?? []).map((error) => fieldErrorOf(error, prefix));
+      const unique = new Map(errors.map((error) => [`${error.field} ${error.message}`, error]));
+      return unique.size > 0
+        ? [...unique.values()]
+        : [{ field: prefix, message: "do not conform to the credential type" }];
+    },
     check(vct, schema, claims) {
-      const fingerprint = JSON.stringify(schema);
-      let entry = cache.get(vct);
-      if (!entry || entry.fingerprint !== fingerprint) {
-        entry = { fingerprint, validate: compile(schema) };
-        cache.set(vct, entry);
-      }
+      const entry = validatorOf(vct, schema, false);
       if (entry.validate(claims)) return undefined;
       const first = entry.validate.errors?.[0];
       return first ? describe(first, prefix) : `${prefix} do not conform to the credential type`;

@@ -1,4 +1,5 @@
 import { SIGNATURE_ALGORITHMS } from "@attesto/protocol";
+import { COSE_ALGORITHMS } from "@attesto/protocol/mdoc";
 import { notFound } from "@attesto/runtime/errors";
 import { isTenantId } from "@attesto/runtime/tenant-id";
 import type { IssuerDependencies } from "./dependencies.js";
@@ -29,11 +30,20 @@ export interface CredentialClaimDescription {
   display?: Array<{ name: string; locale?: string }>;
 }
 
+/** How mdoc credentials are bound to holders: the device key in the MSO (OID4VCI 1.0 A.2). */
+export const MDOC_BINDING_METHODS = ["cose_key"];
+/** Device keys of mdocs: P-256 (HAIP), so the proofs that carry them are ES256. */
+export const MDOC_PROOF_ALGORITHMS = ["ES256"];
+
 export interface CredentialConfigurationMetadata {
-  format: "dc+sd-jwt";
+  format: "dc+sd-jwt" | "mso_mdoc";
   scope: string;
-  vct: string;
-  credential_signing_alg_values_supported: string[];
+  /** SD-JWT VC configurations. */
+  vct?: string;
+  /** mdoc configurations (OID4VCI 1.0 A.2.2). */
+  doctype?: string;
+  /** JWS names for SD-JWT VC; COSE algorithm ids (-7 = ES256) for mdoc. */
+  credential_signing_alg_values_supported: Array<string | number>;
   cryptographic_binding_methods_supported: string[];
   proof_types_supported: { jwt: { proof_signing_alg_values_supported: string[] } };
   credential_metadata?: { display?: CredentialDisplay[]; claims?: CredentialClaimDescription[] };
@@ -107,14 +117,25 @@ async function configurationMetadata(
   displayOverride: CredentialDisplay[] | undefined,
 ): Promise<CredentialConfigurationMetadata> {
   const type = await deps.credentialTypes.findByVct(configuration.vct);
-  const entry: CredentialConfigurationMetadata = {
-    format: "dc+sd-jwt",
-    scope: configuration.id,
-    vct: configuration.vct,
-    credential_signing_alg_values_supported: [...SIGNATURE_ALGORITHMS],
-    cryptographic_binding_methods_supported: [...BINDING_METHODS],
-    proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...SIGNATURE_ALGORITHMS] } },
-  };
+  const entry: CredentialConfigurationMetadata =
+    type?.format === "mso_mdoc"
+      ? {
+          format: "mso_mdoc",
+          scope: configuration.id,
+          doctype: type.doctype,
+          // mdocs are signed with the tenant's X.509 key in key custody: P-256, ES256.
+          credential_signing_alg_values_supported: [COSE_ALGORITHMS.ES256],
+          cryptographic_binding_methods_supported: [...MDOC_BINDING_METHODS],
+          proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...MDOC_PROOF_ALGORITHMS] } },
+        }
+      : {
+          format: "dc+sd-jwt",
+          scope: configuration.id,
+          vct: configuration.vct,
+          credential_signing_alg_values_supported: [...SIGNATURE_ALGORITHMS],
+          cryptographic_binding_methods_supported: [...BINDING_METHODS],
+          proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...SIGNATURE_ALGORITHMS] } },
+        };
   if (!type && !displayOverride?.length) return entry;
   // A display declared in the tenant's issuer configuration replaces the type's.
   const display = displayOverride?.length ? displayOverride : type ? displayOf(type.metadata) : [];

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { isDid, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
-import { AppError, badRequest } from "@attesto/runtime/errors";
+import { AppError, badRequest, invalidFields } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
 import {
@@ -111,18 +111,33 @@ async function findConfiguration(
   return configuration;
 }
 
-/** Claims must conform to the JSON Schema of the configuration's credential type. */
+/**
+ * Claims must conform to the JSON Schema of the configuration's credential type. An mdoc type's
+ * claims are `{namespace: {element: value}}`; every failing element is reported at once, and mdocs
+ * are signed only on the X.509 path (their `x5chain` is the tenant's certificate chain).
+ */
 async function validateClaims(
   deps: IssuerDependencies,
   configuration: CredentialConfiguration,
   claims: Record<string, unknown>,
+  signing: SigningRequest,
 ): Promise<void> {
-  const reserved = Object.keys(claims).find((name) => RESERVED_CLAIMS.has(name));
-  if (reserved) throw badRequest(`credential.claims.${reserved} is reserved by SD-JWT VC and cannot be a claim`);
   const type = await deps.credentialTypes.findByVct(configuration.vct);
   if (!type) {
     throw new AppError(500, "server_error", `credential type ${configuration.vct} is unknown to the schema registry`);
   }
+  if (type.format === "mso_mdoc") {
+    const errors = deps.claimsValidators.checkAll(type.vct, type.schema, claims);
+    if (errors.length > 0) throw invalidFields(errors);
+    if (signing.mode !== "x509") {
+      throw badRequest(
+        "mdoc credentials are signed with the tenant's X.509 certificate: omit issuer_did and issuer_private_key",
+      );
+    }
+    return;
+  }
+  const reserved = Object.keys(claims).find((name) => RESERVED_CLAIMS.has(name));
+  if (reserved) throw badRequest(`credential.claims.${reserved} is reserved by SD-JWT VC and cannot be a claim`);
   const violation = deps.claimsValidators.check(type.vct, type.schema, claims);
   if (violation) throw badRequest(violation);
 }
@@ -178,7 +193,7 @@ export async function createOffer(deps: IssuerDependencies, input: CreateOfferIn
   const signingRequest = selectSigningMode(input, configured);
   checkHolderDid(input.holderDid);
   const configuration = await findConfiguration(deps, input.tenant, input.configurationId, configured);
-  await validateClaims(deps, configuration, input.claims);
+  await validateClaims(deps, configuration, input.claims, signingRequest);
   const id = randomUUID();
   const { signing, publicJwk } = await prepareSigning(deps, id, signingRequest);
   const now = deps.now();

@@ -3,7 +3,6 @@ import {
   type AccessTokenClaims,
   CredentialProofError,
   type DidDocumentResolver,
-  type IssuedSdJwtVc,
   issueSdJwtVc,
   jwkThumbprint,
   type PublicJwk,
@@ -24,9 +23,11 @@ import {
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
 import { type CredentialSigner, credentialSignerOf } from "./credential-signer.js";
 import type { IssuerDependencies } from "./dependencies.js";
+import { type IssuedArtifact, issueMdocCredential } from "./issue-mdoc-credential.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { isUuid, type Offer } from "./offer.js";
 import type { CredentialRequest } from "./parse-credential-request.js";
+import type { CredentialTypeInfo } from "./ports.js";
 import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
 import { statusIndexDraws } from "./status-index-draws.js";
 import type { StatusEntry, StatusListSigner } from "./status-lists.js";
@@ -167,13 +168,24 @@ async function reserveIssuance(
   return reservation.statusEntries;
 }
 
+/** mdoc device keys are P-256 (HAIP): checked before any nonce is used, so the wallet may retry. */
+function checkDeviceKeys(proofs: VerifiedCredentialProof[]): void {
+  for (const [index, proof] of proofs.entries()) {
+    if (proof.publicJwk.kty !== "EC" || proof.publicJwk.crv !== "P-256") {
+      const at = proofs.length > 1 ? `proofs.jwt[${index}]: ` : "";
+      throw new InvalidProof(`${at}an mdoc's device key must be a P-256 key: sign the proof with ES256`);
+    }
+  }
+}
+
 /** Random indexes (CSPRNG) among the free entries of the status lists. */
 const indexDraws = statusIndexDraws();
 
 /**
  * The entries the reservation did not give (no open list yet, or a nearly full one), then one
- * SD-JWT VC per proof carrying `status.status_list` ({idx, uri}). Entries of credentials that fail
- * to be issued stay allocated (VALID, never reused).
+ * credential per proof carrying its status list entry ({idx, uri}): an SD-JWT VC's
+ * `status.status_list`, or an mdoc's MSO `status.status_list` (mdoc types). Entries of credentials
+ * that fail to be issued stay allocated (VALID, never reused).
  */
 async function signCredentials(
   deps: IssuerDependencies,
@@ -181,7 +193,8 @@ async function signCredentials(
   proofs: VerifiedCredentialProof[],
   { signer, statusListSigner }: CredentialSigner,
   reserved: StatusEntry[],
-): Promise<{ issued: IssuedSdJwtVc[]; statusEntries: StatusEntry[] }> {
+  type: CredentialTypeInfo | undefined,
+): Promise<{ issued: IssuedArtifact[]; statusEntries: StatusEntry[] }> {
   const statusEntries =
     reserved.length >= proofs.length
       ? reserved
@@ -203,6 +216,18 @@ async function signCredentials(
   const issued = await Promise.all(
     proofs.map((proof, index) => {
       const entry = statusEntries[index]!;
+      const statusList = { idx: entry.idx, uri: statusListUriOf(deps.issuerUrl, offer.tenant, entry.listId) };
+      if (type?.format === "mso_mdoc") {
+        return issueMdocCredential({
+          signer,
+          type,
+          claims: offer.claims,
+          devicePublicJwk: proof.publicJwk,
+          issuedAt: new Date(issuedAt * 1000),
+          expiresAt: new Date((issuedAt + deps.credentialTtlSeconds) * 1000),
+          status: statusList,
+        });
+      }
       return issueSdJwtVc({
         signer,
         issuer: issuerIdentifierOf(deps.issuerUrl, offer.tenant),
@@ -211,9 +236,7 @@ async function signCredentials(
         holderPublicJwk: proof.publicJwk,
         issuedAt,
         expiresAt: issuedAt + deps.credentialTtlSeconds,
-        status: {
-          status_list: { idx: entry.idx, uri: statusListUriOf(deps.issuerUrl, offer.tenant, entry.listId) },
-        },
+        status: { status_list: statusList },
       });
     }),
   );
@@ -228,7 +251,7 @@ async function notarize(
   deps: IssuerDependencies,
   offer: Pick<Offer, "tenant" | "id">,
   credentialId: string,
-  issued: IssuedSdJwtVc,
+  issued: IssuedArtifact,
 ) {
   const salt = pooledRandomBytes(32);
   const digest = createHash("sha256").update(salt).update(Buffer.from(issued.issuerJwtSha256, "hex")).digest("hex");
@@ -240,7 +263,7 @@ async function recordCredentials(
   deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
-  issued: IssuedSdJwtVc[],
+  issued: IssuedArtifact[],
   statusEntries: StatusEntry[],
   isOnChain: boolean,
   notificationId: string,
@@ -286,15 +309,17 @@ export async function issueCredentials(
   const offer = await loadOffer(deps, token);
   const proofs = await verifyProofs(deps, offer, request.proofJwts);
   await checkHolderBinding(deps, offer, proofs);
+  const type = await deps.credentialTypes.findByVct(offer.vct);
+  if (type?.format === "mso_mdoc") checkDeviceKeys(proofs);
   const credentialSigner = await credentialSignerOf(deps, offer);
   const allowance = { offerId: offer.id, credentialConfigurationId: request.credentialConfigurationId };
   const reserved = await reserveIssuance(deps, offer, proofs, allowance, credentialSigner.statusListSigner);
-  let issued: IssuedSdJwtVc[];
+  let issued: IssuedArtifact[];
   let records: CredentialRecord[];
   // Random and unguessable (256 bits); only the offer's access token can use it.
   const notificationId = pooledRandomBytes(32).toString("base64url");
   try {
-    const signed = await signCredentials(deps, offer, proofs, credentialSigner, reserved);
+    const signed = await signCredentials(deps, offer, proofs, credentialSigner, reserved, type);
     issued = signed.issued;
     records = await recordCredentials(
       deps,

@@ -26,9 +26,15 @@ export interface TenantDirectory {
 
 export type JsonObject = { [key: string]: unknown };
 
+/** Credential formats (OID4VCI 1.0 Appendix A): SD-JWT VC, or ISO/IEC 18013-5 mdoc. */
+export type CredentialFormat = "dc+sd-jwt" | "mso_mdoc";
+
 export interface CredentialTypeInfo {
   vct: string;
   name: string;
+  format: CredentialFormat;
+  /** The mdoc document type (mdoc types only). */
+  doctype?: string;
   /** JSON Schema (2020-12) of the claims. */
   schema: JsonObject;
   /** The SD-JWT VC type metadata document (display, claims). */

@@ -106,7 +106,10 @@ export class TrustRegistryDouble {
 }
 
 export class SchemaRegistryDouble {
-  readonly types = new Map<string, { name: string; schema: object; metadata: object }>([
+  readonly types = new Map<
+    string,
+    { name: string; schema: object; metadata: object; format?: "mso_mdoc"; doctype?: string }
+  >([
     [DIPLOMA_VCT, { name: "University Diploma", schema: diplomaSchema, metadata: diplomaMetadata }],
     [BADGE_VCT, { name: "Employee Badge", schema: badgeSchema, metadata: badgeMetadata }],
   ]);
@@ -122,6 +125,8 @@ export class SchemaRegistryDouble {
             name: type.name,
             schema: type.schema as never,
             metadata: type.metadata as never,
+            format: type.format ?? "dc+sd-jwt",
+            doctype: type.doctype ?? "",
           },
         };
       },

@@ -19,13 +19,14 @@ export interface TestChain {
 }
 
 /** A root CA and a tenant leaf certificate (P-256), like the trust registry's issuing CA makes. */
-export async function createTestChain(tenant: string): Promise<TestChain> {
+export async function createTestChain(tenant: string, options: { country?: string } = {}): Promise<TestChain> {
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
   const rootKeys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as CryptoKeyPair;
   const root = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: "01",
-    name: "CN=Attesto Test Root CA",
+    // ISO 18013-5 (mdoc) verifiers want the issuing country (C) in the issuer's name.
+    name: options.country ? `C=${options.country}, CN=Attesto Test Root CA` : "CN=Attesto Test Root CA",
     notBefore,
     notAfter,
     signingAlgorithm: EC,
