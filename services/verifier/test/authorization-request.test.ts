@@ -160,14 +160,20 @@ describe("POST /v1/verifier/authorization-request", () => {
         "dcql_query.credentials",
         "ids must be unique: an id is repeated",
       );
-      for (const format of ["mso_mdoc", "jwt_vc_json"]) {
+      for (const format of ["jwt_vc_json", "ldp_vc"]) {
         await rejectsValue(
           { ...valid(), dcql_query: pidQuery({ format }) },
-          `${credential0}.format is not supported (supported: dc+sd-jwt)`,
+          `${credential0}.format is not supported (supported: dc+sd-jwt, mso_mdoc)`,
           "dcql_query.credentials.0.format",
-          "is not supported (supported: dc+sd-jwt)",
+          "is not supported (supported: dc+sd-jwt, mso_mdoc)",
         );
       }
+      await rejectsValue(
+        { ...valid(), dcql_query: pidQuery({ format: "mso_mdoc" }) },
+        `${credential0}.meta.doctype_value is required for mso_mdoc`,
+        "dcql_query.credentials.0.meta.doctype_value",
+        "is required for mso_mdoc",
+      );
       await rejectsValue(
         { ...valid(), dcql_query: pidQuery({ meta: { vct_values: "x" } }) },
         `${credential0}.meta.vct_values must be a non-empty array of strings`,

@@ -1,6 +1,7 @@
 import {
   DC_SD_JWT_VP_FORMATS,
   ed25519JwkFromSeed,
+  MSO_MDOC_VP_FORMATS,
   RESPONSE_ENCRYPTION_ENC_VALUES,
   type RequestObjectClaims,
   resolveVerifierClientId,
@@ -17,7 +18,10 @@ export const responseUriOf = (verifierUrl: string) => `${verifierUrl}/v1/verifie
 
 /** `client_metadata` of the request object: the RP's display fields, formats, and the response key. */
 function clientMetadataOf(session: VerificationSession): Record<string, unknown> {
-  const metadata: Record<string, unknown> = { ...session.clientMetadata, vp_formats_supported: DC_SD_JWT_VP_FORMATS };
+  const metadata: Record<string, unknown> = {
+    ...session.clientMetadata,
+    vp_formats_supported: { ...DC_SD_JWT_VP_FORMATS, ...MSO_MDOC_VP_FORMATS },
+  };
   if (session.responseMode === "direct_post.jwt" && session.encryptionPublicJwk) {
     metadata.jwks = { keys: [session.encryptionPublicJwk] };
     metadata.encrypted_response_enc_values_supported = [...RESPONSE_ENCRYPTION_ENC_VALUES];

@@ -5,8 +5,10 @@ import {
   parseDcqlQuery,
 } from "@attesto/protocol";
 import { InvalidRequest } from "@attesto/runtime/errors";
+import { formatOf } from "./checks/check.js";
 import { verificationChecksFor } from "./checks/index.js";
 import type { VerifierDependencies } from "./dependencies.js";
+import { responseUriOf } from "./get-request-object.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import type { VerifierPolicy } from "./policy/verifier-policy.js";
@@ -164,12 +166,10 @@ export async function submitPresentation(
     throw new InvalidRequest("a presentation was already submitted for this session");
   }
   const presentations = Object.entries(vpToken).flatMap(([queryId, items]) =>
-    items.map((raw, index) => ({
-      queryId,
-      index,
-      raw,
-      query: query.credentials.find((credential) => credential.id === queryId),
-    })),
+    items.map((raw, index) => {
+      const credentialQuery = query.credentials.find((credential) => credential.id === queryId);
+      return { queryId, index, raw, query: credentialQuery, format: formatOf(raw, credentialQuery) };
+    }),
   );
   const policies = activePolicies(tenantPolicies);
   const checkResults = await runVerificationChecks(
@@ -177,6 +177,15 @@ export async function submitPresentation(
     {
       clientId: session.clientId,
       nonce: session.nonce,
+      // mdoc device signatures cover the OpenID4VPHandover: client_id, nonce, response_uri and, for
+      // direct_post.jwt, the thumbprint of the response encryption key the wallet encrypted to.
+      handover: {
+        kind: "oid4vp",
+        responseUri: responseUriOf(deps.verifierUrl),
+        ...(session.responseMode === "direct_post.jwt" && session.encryptionPublicJwk
+          ? { responseEncryptionJwk: session.encryptionPublicJwk }
+          : {}),
+      },
       query,
       presentations,
       now: deps.now(),

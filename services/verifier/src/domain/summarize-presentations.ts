@@ -1,4 +1,5 @@
 import type { PresentationUnderVerification } from "./checks/index.js";
+import { mdocClaimsOf } from "./mdoc/mdoc-checks.js";
 import type { CredentialMetadata, PresentationMetadata } from "./verification-session.js";
 
 /**
@@ -26,12 +27,24 @@ const isoOf = (seconds: unknown) =>
  * `presentation_metadata`: `claims` holds only what the holder disclosed (plus claims the issuer
  * left always visible), without the credential-describing claims, merged flat across all
  * presented credentials (the first credential wins a name clash); `credential_metadata` lists
- * each credential's issuer, type (vct), issued_at and expires_at.
+ * each credential's issuer, type (vct), issued_at and expires_at. An mdoc adds its disclosed
+ * elements as `{namespace: {element: value}}` and its docType, MSO signed date and validUntil.
  */
 export function summarizePresentations(presentations: PresentationUnderVerification[]): PresentationMetadata {
   const claims: Record<string, unknown> = {};
   const credentialMetadata: CredentialMetadata[] = [];
-  for (const { parsed, issuer } of presentations) {
+  for (const { parsed, issuer, mdoc } of presentations) {
+    if (mdoc) {
+      // Disclosed elements by namespace, as `claims.<namespace>.<element>`.
+      mergeInto(claims, structuredClone(mdocClaimsOf(mdoc)));
+      credentialMetadata.push({
+        issuer: issuer?.signatureVerified ? issuer.iss : "",
+        credential_type: [mdoc.msoDocType],
+        issued_at: mdoc.validity.signed.toISOString(),
+        expires_at: mdoc.validity.validUntil.toISOString(),
+      });
+      continue;
+    }
     if (!parsed) continue;
     const subjectClaims = Object.fromEntries(
       Object.entries(structuredClone(parsed.claims)).filter(([name]) => !CREDENTIAL_CLAIMS.has(name)),

@@ -54,12 +54,22 @@ export function matchCredentials(query: JsonObject, credentials: StoredCredentia
   const parsed = DcqlQuery.parse(withoutTrustedAuthorities(query) as DcqlQuery.Input);
   const result = DcqlQuery.query(
     parsed,
-    credentials.map((credential) => ({
-      credential_format: credential.format as "dc+sd-jwt",
-      vct: credential.vct,
-      claims: credential.claims as never,
-      cryptographic_holder_binding: true,
-    })),
+    credentials.map((credential) =>
+      credential.format === "mso_mdoc"
+        ? {
+            // A stored mdoc: its docType (vct) and its elements by namespace (claims).
+            credential_format: "mso_mdoc" as const,
+            doctype: credential.vct,
+            namespaces: credential.claims as never,
+            cryptographic_holder_binding: true,
+          }
+        : {
+            credential_format: credential.format as "dc+sd-jwt",
+            vct: credential.vct,
+            claims: credential.claims as never,
+            cryptographic_holder_binding: true,
+          },
+    ),
   );
   const queries = new Map(
     (Array.isArray(query.credentials) ? query.credentials : []).filter(isJsonObject).map((q) => [q.id as string, q]),

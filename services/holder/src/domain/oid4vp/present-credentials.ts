@@ -4,6 +4,7 @@ import type { HolderDependencies } from "../dependencies.js";
 import { type HolderKey, resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidHolderKey, noMatchingCredentials, presentationFailed } from "../errors.js";
 import { isJsonObject, type JsonObject } from "../http/read-json.js";
+import { createMdocPresentation, mdocDisclosure } from "../mdoc/create-mdoc-presentation.js";
 import type { WarningLog } from "../ports.js";
 import { createSdJwtPresentation, selectDisclosures } from "../sd-jwt/create-presentation.js";
 import { presentable } from "./describe-authorization-request.js";
@@ -126,17 +127,26 @@ async function buildVpToken(
       );
     }
     let presentation: string;
-    try {
-      presentation = await createSdJwtPresentation({
-        raw: match.credential.raw,
-        disclosures: selectDisclosures(match.credential.raw, paths),
+    if (match.credential.format === "mso_mdoc") {
+      presentation = await createMdocPresentation({
+        issuerSigned: match.credential.raw,
+        disclose: mdocDisclosure(match.claims, paths, selection.credentialId),
         holder,
-        audience: request.clientId,
-        nonce: request.nonce,
-        now: deps.now(),
+        request,
       });
-    } catch (error) {
-      throw presentationFailed("the Key Binding JWT could not be signed with private_key", { cause: error });
+    } else {
+      try {
+        presentation = await createSdJwtPresentation({
+          raw: match.credential.raw,
+          disclosures: selectDisclosures(match.credential.raw, paths),
+          holder,
+          audience: request.clientId,
+          nonce: request.nonce,
+          now: deps.now(),
+        });
+      } catch (error) {
+        throw presentationFailed("the Key Binding JWT could not be signed with private_key", { cause: error });
+      }
     }
     vpToken[selection.queryId] = [...(vpToken[selection.queryId] ?? []), presentation];
     if (vpToken[selection.queryId]!.length > 1 && query.multiple !== true) {

@@ -15,7 +15,7 @@ export interface SubmittedResponse {
 }
 
 /** The verifier's response-encryption key: an ECDH-ES P-256 key of `client_metadata.jwks`. */
-function encryptionKeyOf(clientMetadata: Record<string, unknown>): JWK {
+export function encryptionKeyOf(clientMetadata: Record<string, unknown>): JWK {
   const jwks = clientMetadata.jwks;
   const keys = isJsonObject(jwks) && Array.isArray(jwks.keys) ? jwks.keys.filter(isJsonObject) : [];
   const key = keys.find(

@@ -9,6 +9,7 @@ export {
 export {
   type ClaimsPathElement,
   type ClaimValue,
+  type CredentialFormat,
   DCQL_ID_PATTERN,
   type DcqlClaimsQuery,
   type DcqlCredentialQuery,

@@ -7,11 +7,19 @@ import type {
 } from "./parse-dcql-query.js";
 
 /** What the verifier learnt from one verified presentation, as DCQL sees it. */
-export interface DcqlPresentedCredential {
-  vct: string | undefined;
-  /** Disclosed claims (processed SD-JWT payload). */
-  claims: Record<string, unknown>;
-}
+export type DcqlPresentedCredential =
+  | {
+      format?: "dc+sd-jwt";
+      vct: string | undefined;
+      /** Disclosed claims (processed SD-JWT payload). */
+      claims: Record<string, unknown>;
+    }
+  | {
+      format: "mso_mdoc";
+      doctype: string;
+      /** Disclosed issuer-signed elements by namespace (`{namespace: {element: value}}`). */
+      claims: Record<string, Record<string, unknown>>;
+    };
 
 export type DcqlMismatch = { satisfied: false; code: string; message: string };
 export type DcqlMatch = { satisfied: true } | DcqlMismatch;
@@ -84,9 +92,9 @@ function explainClaims(query: DcqlCredentialQuery, credential: DcqlPresentedCred
 
 /** The query the `dcql` library evaluates: vct, holder binding and trusted authorities are separate checks. */
 function claimsOnlyQuery(query: DcqlQueryDefinition): DcqlQuery {
-  const credentials = query.credentials.map(({ trusted_authorities: _ta, meta: _meta, ...rest }) => ({
+  const credentials = query.credentials.map(({ trusted_authorities: _ta, meta, ...rest }) => ({
     ...rest,
-    meta: {},
+    meta: rest.format === "mso_mdoc" ? { doctype_value: meta.doctype_value } : {},
     require_cryptographic_holder_binding: false,
   }));
   return DcqlQuery.parse({ ...query, credentials } as DcqlQuery.Input);
@@ -130,12 +138,21 @@ export function matchDcqlPresentations(
   const dcqlPresentation = Object.fromEntries(
     Object.entries(presented).map(([id, credentials]) => [
       id,
-      credentials.map((credential) => ({
-        credential_format: "dc+sd-jwt" as const,
-        vct: credential.vct ?? "",
-        claims: credential.claims as never,
-        cryptographic_holder_binding: true,
-      })),
+      credentials.map((credential) =>
+        credential.format === "mso_mdoc"
+          ? {
+              credential_format: "mso_mdoc" as const,
+              doctype: credential.doctype,
+              namespaces: credential.claims as never,
+              cryptographic_holder_binding: true,
+            }
+          : {
+              credential_format: "dc+sd-jwt" as const,
+              vct: credential.vct ?? "",
+              claims: credential.claims as never,
+              cryptographic_holder_binding: true,
+            },
+      ),
     ]),
   );
   let result: ReturnType<typeof DcqlPresentationResult.fromDcqlPresentation>;

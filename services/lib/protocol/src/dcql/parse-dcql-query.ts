@@ -1,7 +1,8 @@
 import { DcqlQuery } from "dcql";
 
-/** Formats this platform verifies. */
-export const SUPPORTED_CREDENTIAL_FORMATS = ["dc+sd-jwt"] as const;
+/** Formats this platform verifies: SD-JWT VC (OID4VP 1.0 B.3) and ISO mdoc (B.2). */
+export const SUPPORTED_CREDENTIAL_FORMATS = ["dc+sd-jwt", "mso_mdoc"] as const;
+export type CredentialFormat = (typeof SUPPORTED_CREDENTIAL_FORMATS)[number];
 
 /** `id` of credential queries and claims queries (DCQL, OID4VP 1.0 §6). */
 export const DCQL_ID_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -11,8 +12,11 @@ export type ClaimValue = string | number | boolean;
 
 export interface DcqlClaimsQuery {
   id?: string;
+  /** `[namespace, element]` for mso_mdoc. */
   path: ClaimsPathElement[];
   values?: ClaimValue[];
+  /** mso_mdoc only: the verifier means to retain the element (ISO/IEC 18013-5 IntentToRetain). */
+  intent_to_retain?: boolean;
 }
 
 /** `trusted_authorities` item: `did` (issuer DIDs) and `aki` (x5c AuthorityKeyIdentifiers) are evaluated. */
@@ -23,8 +27,9 @@ export interface DcqlTrustedAuthority {
 
 export interface DcqlCredentialQuery {
   id: string;
-  format: (typeof SUPPORTED_CREDENTIAL_FORMATS)[number];
-  meta: { vct_values?: string[] };
+  format: CredentialFormat;
+  /** `vct_values` for dc+sd-jwt, `doctype_value` (required) for mso_mdoc. */
+  meta: { vct_values?: string[]; doctype_value?: string };
   claims?: DcqlClaimsQuery[];
   claim_sets?: string[][];
   multiple: boolean;
@@ -105,7 +110,19 @@ function parseClaimValues(value: unknown, where: string): ClaimValue[] | undefin
   return value as ClaimValue[];
 }
 
-function parseClaims(value: unknown, where: string): DcqlClaimsQuery[] | undefined {
+function parseMdocClaim(claim: Record<string, unknown>, parsed: DcqlClaimsQuery, at: string): void {
+  const path = parsed.path;
+  if (path.length !== 2 || !path.every(isNonEmptyString)) {
+    fail(`${at}.path must be [namespace, element] (two non-empty strings) for mso_mdoc`);
+  }
+  const intent = claim.intent_to_retain;
+  if (intent !== undefined) {
+    if (typeof intent !== "boolean") fail(`${at}.intent_to_retain must be a boolean`);
+    parsed.intent_to_retain = intent as boolean;
+  }
+}
+
+function parseClaims(value: unknown, where: string, format: CredentialFormat): DcqlClaimsQuery[] | undefined {
   if (value === undefined) return undefined;
   if (!isNonEmptyArray(value)) return fail(`${where} must be a non-empty array`);
   const ids = new Set<string>();
@@ -122,6 +139,8 @@ function parseClaims(value: unknown, where: string): DcqlClaimsQuery[] | undefin
     if (id !== undefined) parsed.id = id as string;
     const values = parseClaimValues(claim.values, `${at}.values`);
     if (values) parsed.values = values;
+    if (format === "mso_mdoc") parseMdocClaim(claim, parsed, at);
+    else if (claim.intent_to_retain !== undefined) fail(`${at}.intent_to_retain is only defined for mso_mdoc`);
     return parsed;
   });
 }
@@ -155,9 +174,16 @@ function parseTrustedAuthorities(value: unknown, where: string): DcqlTrustedAuth
   });
 }
 
-function parseMeta(value: unknown, where: string): { vct_values?: string[] } {
+function parseMeta(value: unknown, where: string, format: CredentialFormat): DcqlCredentialQuery["meta"] {
   if (value === undefined) return fail(`${where} is required`);
   if (!isObject(value)) return fail(`${where} must be an object`);
+  if (format === "mso_mdoc") {
+    if (value.doctype_value === undefined) return fail(`${where}.doctype_value is required for mso_mdoc`);
+    if (!isNonEmptyString(value.doctype_value)) return fail(`${where}.doctype_value must be a non-empty string`);
+    if (value.vct_values !== undefined) return fail(`${where}.vct_values is not defined for mso_mdoc`);
+    return { doctype_value: value.doctype_value };
+  }
+  if (value.doctype_value !== undefined) return fail(`${where}.doctype_value is only defined for mso_mdoc`);
   const vctValues = value.vct_values;
   if (vctValues === undefined) return {};
   if (!isNonEmptyArray(vctValues) || !vctValues.every(isNonEmptyString)) {
@@ -180,11 +206,13 @@ function parseCredentialQuery(value: unknown, index: number, ids: Set<string>): 
   if (!(SUPPORTED_CREDENTIAL_FORMATS as readonly string[]).includes(format)) {
     fail(`${where}.format is not supported (supported: ${SUPPORTED_CREDENTIAL_FORMATS.join(", ")})`);
   }
-  const claims = parseClaims(value.claims, `${where}.claims`);
+  const credentialFormat = format as CredentialFormat;
+  const meta = parseMeta(value.meta, `${where}.meta`, credentialFormat);
+  const claims = parseClaims(value.claims, `${where}.claims`, credentialFormat);
   const query: DcqlCredentialQuery = {
     id,
-    format: format as DcqlCredentialQuery["format"],
-    meta: parseMeta(value.meta, `${where}.meta`),
+    format: credentialFormat,
+    meta,
     multiple: optionalBoolean(value.multiple, `${where}.multiple`, false),
     require_cryptographic_holder_binding: optionalBoolean(
       value.require_cryptographic_holder_binding,
@@ -230,7 +258,8 @@ function withoutTrustedAuthorities(query: Record<string, unknown>): Record<strin
 
 /**
  * Validates a DCQL query for this verifier: the rules above (credentials non-empty, ids
- * `^[A-Za-z0-9_-]+$` and unique, format `dc+sd-jwt`, `meta` an object with `vct_values` strings,
+ * `^[A-Za-z0-9_-]+$` and unique, format `dc+sd-jwt` with `meta.vct_values` strings or `mso_mdoc`
+ * with `meta.doctype_value` and claim paths `[namespace, element]` (`intent_to_retain` boolean),
  * claims paths of strings / non-negative integers / null, `trusted_authorities` `{type, values[]}`),
  * then the `dcql` library's own parser and validator (claim sets, credential sets).
  */

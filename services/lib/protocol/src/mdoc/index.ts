@@ -18,3 +18,19 @@ export {
 export { type IssueMdocInput, issueMdoc, MDOC_SALT_BYTES, type MdocStatusListReference } from "./issue-mdoc.js";
 export { type CoseSign, createMdocContext } from "./mdoc-context.js";
 export { type MdocCheckFailure, verifyIssuerSigned } from "./verify-issuer-signed.js";
+export { createDeviceResponse, type DeviceResponseInput } from "./create-device-response.js";
+export { MdocVerificationError } from "./mdoc-verification-error.js";
+export {
+  MDOC_ISSUER_ALGORITHMS,
+  type ParsedMdocPresentation,
+  type PresentedMdocElement,
+  parseDeviceResponse,
+} from "./parse-device-response.js";
+export {
+  dcApiSessionTranscript,
+  type MdocSessionTranscript,
+  oid4vpSessionTranscript,
+  sessionTranscriptBytes,
+} from "./session-transcript.js";
+export { verifyMdocDeviceSignature } from "./verify-mdoc-device-signature.js";
+export { verifyMdocElementDigests, verifyMdocIssuerSignature } from "./verify-mdoc-issuer-auth.js";

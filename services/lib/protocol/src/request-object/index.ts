@@ -1,5 +1,6 @@
 export {
   DC_SD_JWT_VP_FORMATS,
+  MSO_MDOC_VP_FORMATS,
   REQUEST_OBJECT_CONTENT_TYPE,
   REQUEST_OBJECT_TYP,
   type RequestObjectClaims,

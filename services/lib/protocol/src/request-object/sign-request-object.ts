@@ -17,6 +17,14 @@ export const DC_SD_JWT_VP_FORMATS = {
   "dc+sd-jwt": { "sd-jwt_alg_values": SIGNATURE_ALGORITHMS, "kb-jwt_alg_values": SIGNATURE_ALGORITHMS },
 } as const;
 
+/**
+ * COSE algorithms wallets may use for mdoc presentations (`vp_formats_supported` of `mso_mdoc`,
+ * OID4VP 1.0 B.2.2): ES256 (-7), ES384 (-35), ES512 (-36), EdDSA (-8) for the MSO and the device signature.
+ */
+export const MSO_MDOC_VP_FORMATS = {
+  mso_mdoc: { issuerauth_alg_values: [-7, -35, -36, -8], deviceauth_alg_values: [-7, -35, -36, -8] },
+} as const;
+
 export interface RequestObjectClaims {
   iss: string;
   aud: string;

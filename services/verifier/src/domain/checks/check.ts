@@ -1,9 +1,11 @@
 import type {
+  CredentialFormat,
   DcqlCredentialQuery,
   DcqlQueryDefinition,
   ParsedSdJwtPresentation,
   VerifiedX5cChain,
 } from "@attesto/protocol";
+import type { ParsedMdocPresentation } from "@attesto/protocol/mdoc";
 import type { VerificationLimits } from "../dependencies.js";
 import type { ActivePolicy } from "../policy/active-policy.js";
 import type {
@@ -56,6 +58,8 @@ export interface IssuerIdentity {
   did?: string;
   /** The validated x5c chain, on the X.509 path. */
   chain?: VerifiedX5cChain;
+  /** That chain as presented (standard base64 DER, leaf first): the SD-JWT `x5c` header or the mdoc's x5chain. */
+  x5c?: readonly string[];
   /** Whether the issuer-signed JWT's signature verified (always true once set). */
   signatureVerified: true;
 }
@@ -68,8 +72,12 @@ export interface PresentationUnderVerification {
   raw: unknown;
   /** The credential query it answers (undefined when the id is not in the query). */
   query: DcqlCredentialQuery | undefined;
-  /** Set by sd_jwt_structure. */
+  /** Its format: the credential query's (see formatOf). */
+  format: CredentialFormat;
+  /** Set by sd_jwt_structure for a dc+sd-jwt presentation. */
   parsed?: ParsedSdJwtPresentation;
+  /** Set by sd_jwt_structure for an mso_mdoc presentation (a DeviceResponse). */
+  mdoc?: ParsedMdocPresentation;
   /** Set by issuer_signature. */
   issuer?: IssuerIdentity;
 }
@@ -86,10 +94,20 @@ export interface CheckPorts {
   registeredIssuers: RegisteredIssuers;
 }
 
+/**
+ * What the mdoc SessionTranscript of this response is built from (OID4VP 1.0 B.2.6): the redirect
+ * flows' OpenID4VPHandover, or the Digital Credentials API's OpenID4VPDCAPIHandover.
+ */
+export type MdocHandover =
+  | { kind: "oid4vp"; responseUri: string; responseEncryptionJwk?: { kty: string; crv: string; x: string; y?: string } }
+  | { kind: "dc_api"; origin: string; responseEncryptionJwk?: { kty: string; crv: string; x: string; y?: string } };
+
 export interface VerificationContext {
   /** The session's client_id (KB-JWT aud) and nonce. */
   clientId: string;
   nonce: string;
+  /** The flow's handover, for the device signature of mdoc presentations. */
+  handover: MdocHandover;
   query: DcqlQueryDefinition;
   presentations: PresentationUnderVerification[];
   now: Date;
@@ -145,4 +163,13 @@ export function perPresentationCheck(
 
 /** The outcome for a presentation that could not be parsed: later checks have nothing to look at. */
 export const notEvaluable = () =>
-  skipped("not_evaluable", "the presentation is not a valid SD-JWT (see sd_jwt_structure)");
+  skipped("not_evaluable", "the presentation is not a valid SD-JWT or DeviceResponse (see sd_jwt_structure)");
+
+/**
+ * The format of a presentation: its credential query's; for a vp_token key that names no query
+ * (the dcql check fails it), an mdoc when it looks like base64url CBOR (no `~`, no `.`).
+ */
+export function formatOf(raw: unknown, query: DcqlCredentialQuery | undefined): CredentialFormat {
+  if (query) return query.format;
+  return typeof raw === "string" && !raw.includes("~") && !raw.includes(".") ? "mso_mdoc" : "dc+sd-jwt";
+}

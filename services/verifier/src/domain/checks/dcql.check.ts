@@ -1,4 +1,5 @@
 import { type DcqlPresentedCredential, matchDcqlPresentations } from "@attesto/protocol";
+import { mdocClaimsOf } from "../mdoc/mdoc-checks.js";
 import { failed, skipped, success, type VerificationCheck } from "./check.js";
 
 /**
@@ -9,14 +10,18 @@ import { failed, skipped, success, type VerificationCheck } from "./check.js";
 export const dcqlCheck: VerificationCheck = {
   name: "dcql",
   async run({ query, presentations }) {
-    if (presentations.some((presentation) => !presentation.parsed)) {
-      return skipped("not_evaluable", "a presentation is not a valid SD-JWT (see sd_jwt_structure)");
+    if (presentations.some((presentation) => !presentation.parsed && !presentation.mdoc)) {
+      return skipped("not_evaluable", "a presentation is not a valid SD-JWT or DeviceResponse (see sd_jwt_structure)");
     }
     const presented: Record<string, DcqlPresentedCredential[]> = {};
-    for (const { queryId, parsed } of presentations) {
-      const vct = typeof parsed!.claims.vct === "string" ? parsed!.claims.vct : undefined;
+    for (const { queryId, parsed, mdoc } of presentations) {
       const answers = presented[queryId] ?? [];
-      answers.push({ vct, claims: parsed!.claims });
+      if (mdoc) {
+        answers.push({ format: "mso_mdoc", doctype: mdoc.msoDocType, claims: mdocClaimsOf(mdoc) });
+      } else {
+        const vct = typeof parsed!.claims.vct === "string" ? parsed!.claims.vct : undefined;
+        answers.push({ vct, claims: parsed!.claims });
+      }
       presented[queryId] = answers;
     }
     const match = matchDcqlPresentations(query, presented);

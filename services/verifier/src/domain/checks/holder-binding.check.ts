@@ -1,4 +1,5 @@
 import { holderJwkOf, isJsonObject, SdJwtVerificationError, verifyKeyBindingJwt } from "@attesto/protocol";
+import { mdocDeviceBinding } from "../mdoc/mdoc-checks.js";
 import { failed, notEvaluable, perPresentationCheck, skipped, success } from "./check.js";
 
 /**
@@ -6,10 +7,12 @@ import { failed, notEvaluable, perPresentationCheck, skipped, success } from "./
  * binding (the default), the KB-JWT must be there with `typ` `kb+jwt`, an allowed `alg`, a
  * signature by `cnf.jwk`, `aud` = the full client_id, `nonce` = the request nonce, `iat` within
  * KB_JWT_MAX_AGE_SECONDS in the past and CLOCK_SKEW_SECONDS in the future, and `sd_hash` over
- * the presented SD-JWT.
+ * the presented SD-JWT. An mdoc is always device-bound: its device signature must verify over this
+ * flow's SessionTranscript with the MSO's device key (mdocDeviceBinding).
  */
 export const holderBindingCheck = perPresentationCheck("holder_binding", async (presentation, context) => {
   const { parsed, query } = presentation;
+  if (presentation.mdoc) return mdocDeviceBinding(presentation.mdoc, context);
   if (!parsed) return notEvaluable();
   const required = query?.require_cryptographic_holder_binding ?? true;
   const hasCnf = parsed.claims.cnf !== undefined;

@@ -1,12 +1,15 @@
 import { verifyJwsSignature } from "@attesto/protocol";
 import { issuerKeyOf } from "../issuer-key/issuer-key-of.js";
+import { verifyMdocIssuer } from "../mdoc/mdoc-issuer.js";
 import { failed, notEvaluable, perPresentationCheck, success } from "./check.js";
 
 /**
  * `issuer_signature`: the issuer-signed JWT verifies with a key bound to its `iss` (see
- * issuerKeyOf). The verified identity is recorded for the checks after it.
+ * issuerKeyOf); for an mdoc, the MSO's signature by its x5chain and every element's digest
+ * (verifyMdocIssuer). The verified identity is recorded for the checks after it.
  */
 export const issuerSignatureCheck = perPresentationCheck("issuer_signature", async (presentation, context) => {
+  if (presentation.mdoc) return verifyMdocIssuer(presentation, context);
   const parsed = presentation.parsed;
   if (!parsed) return notEvaluable();
   const lookup = await issuerKeyOf(parsed.issuerJwt.header, parsed.issuerJwt.payload.iss, context);
@@ -18,7 +21,7 @@ export const issuerSignatureCheck = perPresentationCheck("issuer_signature", asy
     iss: parsed.issuerJwt.payload.iss as string,
     binding: lookup.binding,
     ...(lookup.did ? { did: lookup.did } : {}),
-    ...(lookup.chain ? { chain: lookup.chain } : {}),
+    ...(lookup.chain ? { chain: lookup.chain, x5c: parsed.issuerJwt.header.x5c as string[] } : {}),
     signatureVerified: true,
   };
   const via = {

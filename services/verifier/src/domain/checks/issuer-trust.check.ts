@@ -21,7 +21,7 @@ async function chainLeadsTo(
 ): Promise<boolean> {
   if (roots.length === 0) return false;
   try {
-    await verifyX5cChain(presentation.parsed!.issuerJwt.header.x5c, [...roots], now);
+    await verifyX5cChain(presentation.issuer?.x5c, [...roots], now);
     return true;
   } catch (error) {
     if (error instanceof SdJwtVerificationError) return false;
@@ -96,7 +96,7 @@ async function trustedByPlatform(
  * on this platform, or any issuer whose key binding verified when a policy sets acceptAnyIssuer.
  */
 export const issuerTrustCheck = perPresentationCheck("issuer_trust", async (presentation, context) => {
-  if (!presentation.parsed) return notEvaluable();
+  if (!presentation.parsed && !presentation.mdoc) return notEvaluable();
   const issuer = presentation.issuer;
   if (!issuer?.signatureVerified) {
     return skipped("not_evaluable", "the issuer could not be verified (see issuer_signature)");

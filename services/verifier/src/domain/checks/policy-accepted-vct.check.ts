@@ -4,11 +4,12 @@ import { failed, notEvaluable, perPresentationCheck, skipped, success } from "./
 const shorten = (vct: string) => (vct.length > 200 ? `${vct.slice(0, 200)}…` : vct);
 
 /** `policy.accepted_vct` (tenants with a verifier policy): the credential's vct is one every policy naming VCTs accepts. */
-export const policyAcceptedVctCheck = perPresentationCheck("policy.accepted_vct", ({ parsed }, context) => {
-  if (!parsed) return notEvaluable();
+export const policyAcceptedVctCheck = perPresentationCheck("policy.accepted_vct", ({ parsed, mdoc }, context) => {
+  if (!parsed && !mdoc) return notEvaluable();
   const restricting = context.policies.filter(({ policy }) => policy.acceptedVcts.length > 0);
   if (restricting.length === 0) return skipped("not_restricted", "no verifier policy restricts the vct");
-  const vct = parsed.claims.vct;
+  // An mdoc's type is its docType: a policy lists the doctypes it accepts beside the vcts.
+  const vct = mdoc ? mdoc.msoDocType : parsed!.claims.vct;
   for (const { policy } of restricting) {
     if (typeof vct !== "string" || !policy.acceptedVcts.includes(vct)) {
       // Types are not personal data: naming both sides lets whoever wrote the policy see a mismatch

@@ -1,4 +1,5 @@
 import { isJsonObject } from "@attesto/protocol";
+import { mdocClaimsOf } from "../mdoc/mdoc-checks.js";
 import { claimPathLabel } from "../policy/verifier-policy.js";
 import { failed, notEvaluable, perPresentationCheck, skipped, success } from "./check.js";
 
@@ -16,12 +17,14 @@ function hasClaim(claims: Record<string, unknown>, path: readonly string[]): boo
  * `policy.required_claims` (tenants with a verifier policy): every claim path a policy requires is
  * disclosed (or always visible) in the credential. Messages name the path, never a value.
  */
-export const policyRequiredClaimsCheck = perPresentationCheck("policy.required_claims", ({ parsed }, context) => {
-  if (!parsed) return notEvaluable();
+export const policyRequiredClaimsCheck = perPresentationCheck("policy.required_claims", ({ parsed, mdoc }, context) => {
+  if (!parsed && !mdoc) return notEvaluable();
+  // An mdoc's claims are its disclosed elements by namespace: a required path is [namespace, element].
+  const claims = mdoc ? mdocClaimsOf(mdoc) : parsed!.claims;
   const restricting = context.policies.filter(({ policy }) => policy.requiredClaims.length > 0);
   if (restricting.length === 0) return skipped("not_restricted", "no verifier policy requires claims");
   for (const { policy } of restricting) {
-    const missing = policy.requiredClaims.find((path) => !hasClaim(parsed.claims, path));
+    const missing = policy.requiredClaims.find((path) => !hasClaim(claims, path));
     if (missing) {
       return failed(
         "required_claim_missing",

@@ -18,11 +18,11 @@ async function trusts(
   presentation: PresentationUnderVerification,
   context: VerificationContext,
 ): Promise<boolean> {
-  const { issuer, parsed } = presentation;
+  const { issuer } = presentation;
   if (issuer?.chain) {
     if (roots.length === 0) return false;
     try {
-      await verifyX5cChain(parsed!.issuerJwt.header.x5c, roots, context.now);
+      await verifyX5cChain(issuer.x5c, roots, context.now);
       return true;
     } catch (error) {
       if (error instanceof SdJwtVerificationError) return false;
@@ -38,7 +38,7 @@ async function trusts(
  * the verified issuer is one of its DIDs (DID path) or its x5c chain leads to one of its X.509 roots.
  */
 export const policyTrustedIssuerCheck = perPresentationCheck("policy.trusted_issuer", async (presentation, context) => {
-  if (!presentation.parsed) return notEvaluable();
+  if (!presentation.parsed && !presentation.mdoc) return notEvaluable();
   const restricting = context.policies.filter(restrictsIssuers);
   if (restricting.length === 0) return skipped("not_restricted", "no verifier policy restricts the issuers");
   if (!presentation.issuer?.signatureVerified) {

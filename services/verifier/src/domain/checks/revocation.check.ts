@@ -30,11 +30,12 @@ function statusUnknown(reason: string, context: VerificationContext): CheckOutco
  * `status.status_list` claim is skipped (`no_status`).
  */
 export const revocationCheck = perPresentationCheck("revocation", async (presentation, context) => {
-  const { parsed, issuer } = presentation;
-  if (!parsed) return notEvaluable();
+  const { parsed, issuer, mdoc } = presentation;
+  if (!parsed && !mdoc) return notEvaluable();
   let reference: StatusListEntryReference | undefined;
   try {
-    reference = statusListReferenceOf(parsed.issuerJwt.payload);
+    // An mdoc's MSO carries the same reference (`status: {status_list: {idx, uri}}`) in CBOR.
+    reference = statusListReferenceOf(mdoc ? { status: mdoc.status as never } : parsed!.issuerJwt.payload);
   } catch (error) {
     if (error instanceof StatusListTokenError) return statusUnknown(error.message, context);
     throw error;

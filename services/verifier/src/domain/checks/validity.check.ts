@@ -1,12 +1,16 @@
+import { mdocValidity } from "../mdoc/mdoc-checks.js";
 import { failed, notEvaluable, perPresentationCheck, success } from "./check.js";
 
 const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
 /**
  * `validity`: the credential's `exp` has not passed, its `nbf` has, and its `iat` is not in the
- * future, each with CLOCK_SKEW_SECONDS of tolerance. Absent claims are not required.
+ * future, each with CLOCK_SKEW_SECONDS of tolerance. Absent claims are not required. For an mdoc:
+ * the MSO's validityInfo (mdocValidity).
  */
-export const validityCheck = perPresentationCheck("validity", ({ parsed }, { now, limits }) => {
+export const validityCheck = perPresentationCheck("validity", ({ parsed, mdoc }, context) => {
+  if (mdoc) return mdocValidity(mdoc, context);
+  const { now, limits } = context;
   if (!parsed) return notEvaluable();
   const { iat, nbf, exp } = parsed.claims;
   for (const [name, value] of Object.entries({ iat, nbf, exp })) {

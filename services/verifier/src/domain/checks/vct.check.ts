@@ -1,7 +1,13 @@
+import { mdocDoctype } from "../mdoc/mdoc-checks.js";
 import { failed, notEvaluable, perPresentationCheck, success } from "./check.js";
 
-/** `vct`: the credential has a `vct`, and it is one of the credential query's `meta.vct_values`. */
-export const vctCheck = perPresentationCheck("vct", ({ parsed, query }) => {
+/**
+ * `vct`: the credential has a `vct`, and it is one of the credential query's `meta.vct_values`; for
+ * an mdoc, its (signed) docType is the query's `meta.doctype_value`.
+ */
+export const vctCheck = perPresentationCheck("vct", (presentation) => {
+  const { parsed, query } = presentation;
+  if (presentation.mdoc) return mdocDoctype(presentation);
   if (!parsed) return notEvaluable();
   const vct = parsed.claims.vct;
   if (typeof vct !== "string" || vct.length === 0) return failed("vct_missing", "the credential has no vct");

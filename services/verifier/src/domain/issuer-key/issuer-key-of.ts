@@ -7,7 +7,7 @@ import { isHttpIdentifier, type KeyLookup } from "./key-lookup.js";
 import { issuerKeyOfX5c } from "./x5c-issuer-key.js";
 
 /** Trust anchors of x5c chains: the platform's and configured ones, plus the roots of tenants' imported chains. */
-async function x5cAnchors(context: VerificationContext) {
+export async function x5cAnchors(context: VerificationContext) {
   const { certificates, unavailable } = await context.ports.trustAnchors.anchors();
   try {
     const registered = await context.ports.registeredIssuers.snapshot();
