@@ -12,19 +12,21 @@ export interface TestChain {
   /** The leaf's P-256 private key as a JWK. */
   leafPrivateJwk: Record<string, string>;
   leaf: x509.X509Certificate;
+  /** The root CA (the trust anchor a verifier configures). */
+  root: x509.X509Certificate;
 }
 
 /** A root CA and a leaf (P-256) with optional URI and DNS names; `leafValidity` moves the leaf's window (expired chains). */
 export async function createTestChain(
   subject: string,
-  options: { dnsNames?: string[]; uris?: string[]; leafNotAfter?: Date } = {},
+  options: { dnsNames?: string[]; uris?: string[]; leafNotAfter?: Date; rootName?: string } = {},
 ): Promise<TestChain> {
   const notBefore = new Date(Date.now() - 3600_000);
   const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
   const rootKeys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
   const root = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: "01",
-    name: "CN=Holder Test Root CA",
+    name: options.rootName ?? "CN=Holder Test Root CA",
     notBefore,
     notAfter,
     signingAlgorithm: EC,
@@ -61,6 +63,7 @@ export async function createTestChain(
     x5c: [Buffer.from(leaf.rawData).toString("base64")],
     leafPrivateJwk: { kty: "EC", crv: "P-256", x: leafPrivateJwk.x!, y: leafPrivateJwk.y!, d: leafPrivateJwk.d! },
     leaf,
+    root,
   };
 }
 

@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import { decodeCompactJwt, parseBase64DerCertificate } from "@attesto/protocol";
+import { decodeIssuerSigned } from "@attesto/protocol/mdoc";
 import * as x509 from "@peculiar/x509";
 import { DcqlQuery } from "dcql";
 import { isJsonObject, type JsonObject } from "../http/read-json.js";
@@ -14,15 +15,20 @@ export interface CredentialMatch {
   claims: Record<string, unknown>;
 }
 
+/** The issuer's certificate chain of a credential: the SD-JWT's `x5c` header, an mdoc's `x5chain`. */
+function certificateChainOf(credential: StoredCredential): string[] {
+  if (credential.format === "mso_mdoc") {
+    return decodeIssuerSigned(credential.raw).x5chain.map((der) => Buffer.from(der).toString("base64"));
+  }
+  const { header } = decodeCompactJwt(credential.raw.split("~")[0] ?? "", "x", "issuer JWT");
+  return Array.isArray(header.x5c) ? (header.x5c as string[]) : [];
+}
+
 /** base64url AuthorityKeyIdentifiers of the x5c chain of a credential (DCQL `aki`). */
 function authorityKeyIdsOf(credential: StoredCredential): string[] {
   try {
-    const { header } = decodeCompactJwt(credential.raw.split("~")[0] ?? "", "x", "issuer JWT");
-    if (!Array.isArray(header.x5c)) return [];
-    return header.x5c.flatMap((entry) => {
-      const keyId = parseBase64DerCertificate(entry as string).getExtension(
-        x509.AuthorityKeyIdentifierExtension,
-      )?.keyId;
+    return certificateChainOf(credential).flatMap((entry) => {
+      const keyId = parseBase64DerCertificate(entry).getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
       return keyId ? [Buffer.from(keyId, "hex").toString("base64url")] : [];
     });
   } catch {

@@ -7,6 +7,7 @@ export {
   coseAlgorithmOf,
   jwsAlgorithmOfCose,
 } from "./cose-algorithms.js";
+export { createDeviceResponse, type DeviceResponseInput } from "./create-device-response.js";
 export {
   type DecodedMdoc,
   decodeIssuerSigned,
@@ -17,8 +18,6 @@ export {
 } from "./decode-issuer-signed.js";
 export { type IssueMdocInput, issueMdoc, MDOC_SALT_BYTES, type MdocStatusListReference } from "./issue-mdoc.js";
 export { type CoseSign, createMdocContext } from "./mdoc-context.js";
-export { type MdocCheckFailure, verifyIssuerSigned } from "./verify-issuer-signed.js";
-export { createDeviceResponse, type DeviceResponseInput } from "./create-device-response.js";
 export { MdocVerificationError } from "./mdoc-verification-error.js";
 export {
   MDOC_ISSUER_ALGORITHMS,
@@ -32,5 +31,6 @@ export {
   oid4vpSessionTranscript,
   sessionTranscriptBytes,
 } from "./session-transcript.js";
+export { type MdocCheckFailure, verifyIssuerSigned } from "./verify-issuer-signed.js";
 export { verifyMdocDeviceSignature } from "./verify-mdoc-device-signature.js";
 export { verifyMdocElementDigests, verifyMdocIssuerSignature } from "./verify-mdoc-issuer-auth.js";

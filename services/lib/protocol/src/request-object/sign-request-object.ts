@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { importJWK, type JWK, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
 import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
+import { COSE_ALGORITHMS } from "../mdoc/cose-algorithms.js";
 
 /** `typ` of a signed authorization request (RFC 9101, OID4VP 1.0 §5). */
 export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
@@ -21,8 +22,9 @@ export const DC_SD_JWT_VP_FORMATS = {
  * COSE algorithms wallets may use for mdoc presentations (`vp_formats_supported` of `mso_mdoc`,
  * OID4VP 1.0 B.2.2): ES256 (-7), ES384 (-35), ES512 (-36), EdDSA (-8) for the MSO and the device signature.
  */
+const MDOC_ALGORITHM_IDS = Object.values(COSE_ALGORITHMS);
 export const MSO_MDOC_VP_FORMATS = {
-  mso_mdoc: { issuerauth_alg_values: [-7, -35, -36, -8], deviceauth_alg_values: [-7, -35, -36, -8] },
+  mso_mdoc: { issuerauth_alg_values: MDOC_ALGORITHM_IDS, deviceauth_alg_values: MDOC_ALGORITHM_IDS },
 } as const;
 
 export interface RequestObjectClaims {
