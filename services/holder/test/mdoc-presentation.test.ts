@@ -84,6 +84,8 @@ describe("OID4VP: the holder presents mdocs (mso_mdoc)", () => {
       raw: issuerSigned,
       claims: decoded.namespaces,
       reference: undefined,
+      issuerCredentialId: null,
+      issuerOfferId: null,
     });
   });
   afterAll(async () => {
