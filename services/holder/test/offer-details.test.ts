@@ -90,7 +90,7 @@ describe("POST /v1/oid4vci/offer-details", () => {
     [
       "an offer of a configuration the metadata lacks",
       { configurationIds: ["unknown"] },
-      "'unknown' is not in the issuer metadata",
+      "an offered credential configuration is not in the issuer metadata",
     ],
   ])("400 invalid_offer for %s", async (_label, options, message) => {
     const { link } = issuer.offer(options);
