@@ -1,5 +1,5 @@
 import { type P256PrivateJwk, p256PrivateJwkFromText } from "@attesto/protocol";
-import { baseConfigShape, loadConfig } from "@attesto/runtime/config";
+import { baseConfigShape, booleanFlag, loadConfig } from "@attesto/runtime/config";
 import { keyEncryptionKeysSchema } from "@attesto/runtime/crypto";
 import { outboundConfigShape } from "@attesto/runtime/http";
 import { z } from "zod";
@@ -38,6 +38,22 @@ export const holderConfigSchema = z
     KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,
     /** LedgerService: did:ledger creation and resolution, reachability before notarized issuance. */
     LEDGER_INTERNAL_URL: z.url().default("http://localhost:9088"),
+    /** KeyCustodyService.GetTrustAnchors: the platform's root CA, which verifiers' x509 request objects may chain to. */
+    TRUST_REGISTRY_INTERNAL_URL: z.url().default("http://localhost:9085"),
+    /** Whether the platform's root CA is a trust anchor for verifiers' certificates (default true). */
+    VERIFIER_TRUST_ANCHORS_FROM_PLATFORM: booleanFlag.default(true),
+    /**
+     * More roots (PEM bundle) verifiers' certificates may chain to (x509_hash / x509_san_dns
+     * requests): other verifiers' CAs the wallet trusts.
+     */
+    VERIFIER_TRUST_ANCHORS_PEM: z
+      .string()
+      .optional()
+      .refine((pem) => pem === undefined || pem.includes("-----BEGIN CERTIFICATE-----"), {
+        message: "VERIFIER_TRUST_ANCHORS_PEM must hold PEM certificates",
+      }),
+    /** How long the platform's root CA is reused before it is asked again. */
+    VERIFIER_TRUST_ANCHORS_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     /**
      * The outbound request guard (OUTBOUND_ALLOW_HOSTS, OUTBOUND_ALLOW_HTTP, OUTBOUND_TIMEOUT_MS,
      * OUTBOUND_MAX_RESPONSE_BYTES) for every URL a user or third party hands the holder.

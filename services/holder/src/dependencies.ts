@@ -1,4 +1,5 @@
-import { ledgerV1 } from "@attesto/proto";
+import { keysV1, ledgerV1 } from "@attesto/proto";
+import { parsePemCertificates } from "@attesto/protocol";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import { createServiceOutboundGuard, type OutboundGuard } from "@attesto/runtime/http";
 import { createArgon2PasswordHasher } from "@attesto/runtime/passwords";
@@ -6,6 +7,7 @@ import type { ServiceContext } from "@attesto/runtime/service";
 import { createLedger } from "./clients/ledger.js";
 import { outboundHttpOf } from "./clients/outbound-http.js";
 import { createStatusListTokens } from "./clients/status-list-tokens.js";
+import { createVerifierTrustAnchors } from "./clients/verifier-trust-anchors.js";
 import type { HolderConfig } from "./config.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
 import type { HolderDependencies } from "./domain/dependencies.js";
@@ -55,6 +57,16 @@ export function createDependencies(
         context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
       ),
     http,
+    verifierTrustAnchors: createVerifierTrustAnchors(
+      config.VERIFIER_TRUST_ANCHORS_FROM_PLATFORM
+        ? context.rpcClient(keysV1.KeyCustodyService, {
+            baseUrl: config.TRUST_REGISTRY_INTERNAL_URL,
+            audience: "trust-registry",
+          })
+        : undefined,
+      config.VERIFIER_TRUST_ANCHORS_PEM ? parsePemCertificates(config.VERIFIER_TRUST_ANCHORS_PEM) : [],
+      { cacheMs: config.VERIFIER_TRUST_ANCHORS_CACHE_SECONDS * 1000 },
+    ),
     statusLists: createStatusListTokens(http, {
       maxCacheSeconds: config.STATUS_LIST_MAX_CACHE_SECONDS,
       timeoutMs: config.STATUS_LIST_TIMEOUT_MS,

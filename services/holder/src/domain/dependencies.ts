@@ -10,6 +10,7 @@ import type {
   OutboundHttp,
   PasswordHasher,
   UserRepository,
+  VerifierTrustAnchors,
 } from "./ports.js";
 
 /** Everything the holder's use cases need, passed explicitly (tests pass doubles). */
@@ -23,6 +24,8 @@ export interface HolderDependencies {
   loginAttempts: LoginAttemptRepository;
   ledger: Ledger;
   http: OutboundHttp;
+  /** Roots verifiers' certificates must chain to (x509 client ids). */
+  verifierTrustAnchors: VerifierTrustAnchors;
   /** Issuers' Token Status Lists (through `http`, cached by their ttl), for the status of held credentials. */
   statusLists: StatusListTokenSource;
   /** Authorization code flows waiting for the browser's return. */

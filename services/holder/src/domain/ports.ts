@@ -1,3 +1,4 @@
+import type { Certificate } from "@attesto/protocol";
 import type { HolderDid, StoredCredential, User } from "./model.js";
 
 export interface PasswordHasher {
@@ -92,4 +93,12 @@ export interface OutboundHttp {
  */
 export class ThirdPartyUnreachable extends Error {
   override name = "ThirdPartyUnreachable";
+}
+
+/**
+ * Roots a verifier's certificate chain (request objects of x509_hash / x509_san_dns client ids)
+ * must lead to: the platform's root CA plus the configured ones.
+ */
+export interface VerifierTrustAnchors {
+  anchors(): Promise<Certificate[]>;
 }

@@ -10,6 +10,7 @@ import type { HolderDependencies } from "../../src/domain/dependencies.js";
 import { holder } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryLedger } from "./in-memory-ledger.js";
+import { testRootPem } from "./x509-chain.js";
 
 export const HOLDER_URL = "https://holder.example";
 export const HOLDER_TOKEN_SECRET = "h".repeat(40);
@@ -55,6 +56,9 @@ export async function startTestHolder(
     LOG_LEVEL: "silent",
     HOLDER_TOKEN_SECRET,
     KEY_ENCRYPTION_KEYS: `test1:${randomBytes(32).toString("base64url")}`,
+    // Verifier doubles' certificates chain to the shared test root; no trust registry runs here.
+    VERIFIER_TRUST_ANCHORS_FROM_PLATFORM: "false",
+    VERIFIER_TRUST_ANCHORS_PEM: await testRootPem(),
     ...options.env,
   });
   const ledger = new InMemoryLedger();

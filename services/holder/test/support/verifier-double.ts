@@ -33,6 +33,10 @@ export interface RequestOptions {
   encValues?: string[];
   /** Put `request_uri_method=post` in the link. */
   requestUriMethod?: "post";
+  /** x509 client ids: this chain signs and is the x5c (x509_hash names its leaf; x509_san_dns stays localhost). */
+  x509Chain?: TestChain;
+  /** x509 client ids: the client_id names the double's own leaf but another certificate signs, or nothing does (alg none). */
+  x509Fault?: "other_leaf" | "unsigned";
 }
 
 export interface Submission {
@@ -80,18 +84,23 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
   const didKey = didKeyFromPublicJwk(ed25519PublicJwk(key));
   const ledgerIdentity = ledger?.anchor(ed25519PublicJwk(key));
   let chain: TestChain | undefined;
+  /** Another trusted leaf (same root, same DNS name): a signer the client_id does not name. */
+  let otherChain: TestChain | undefined;
 
-  const clientIdFor = (kind: ClientIdKind): { clientId: string; kid?: string; x5c?: string[]; jwk?: object } => {
+  const clientIdFor = (
+    kind: ClientIdKind,
+    signingChain: TestChain | undefined = chain,
+  ): { clientId: string; kid?: string; x5c?: string[]; jwk?: object } => {
     if (kind === "url") return { clientId: baseUrl, jwk: ed25519PublicJwk(key) };
     if (kind === "foreign_url") return { clientId: "https://verifier.elsewhere.example", jwk: ed25519PublicJwk(key) };
     if (kind === "did:ledger") {
       if (!ledgerIdentity) throw new Error("no ledger given to the verifier double");
       return { clientId: `decentralized_identifier:${ledgerIdentity.did}`, kid: ledgerIdentity.keyId };
     }
-    if (kind === "x509_san_dns") return { clientId: "x509_san_dns:localhost", x5c: chain!.x5c };
+    if (kind === "x509_san_dns") return { clientId: "x509_san_dns:localhost", x5c: signingChain!.x5c };
     if (kind === "x509_hash") {
-      const hash = createHash("sha256").update(Buffer.from(chain!.leaf.rawData)).digest("base64url");
-      return { clientId: `x509_hash:${hash}`, x5c: chain!.x5c };
+      const hash = createHash("sha256").update(Buffer.from(signingChain!.leaf.rawData)).digest("base64url");
+      return { clientId: `x509_hash:${hash}`, x5c: signingChain!.x5c };
     }
     return { clientId: `decentralized_identifier:${didKey}`, kid: `${didKey}#${didKey.slice("did:key:".length)}` };
   };
@@ -99,7 +108,8 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
   async function requestObject(record: RequestRecord, walletNonce?: string): Promise<string> {
     const { options } = record;
     const kind = options.clientIdKind ?? "did:key";
-    const identity = clientIdFor(kind);
+    const signingChain = options.x509Fault === "other_leaf" ? otherChain : (options.x509Chain ?? chain);
+    const identity = clientIdFor(kind, signingChain);
     const now = Math.floor(Date.now() / 1000);
     const mode = options.responseMode ?? "direct_post";
     const claims: Record<string, unknown> = {
@@ -130,8 +140,12 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
       ...(walletNonce ? { wallet_nonce: walletNonce } : {}),
     };
     const typ = options.tamper === "typ" ? "JWT" : "oauth-authz-req+jwt";
+    if (identity.x5c && options.x509Fault === "unsigned") {
+      const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+      return `${encode({ alg: "none", typ, x5c: identity.x5c })}.${encode(claims)}.`;
+    }
     if (identity.x5c) {
-      const signingKey = await importJWK(chain!.leafPrivateJwk, "ES256");
+      const signingKey = await importJWK(signingChain!.leafPrivateJwk, "ES256");
       return new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ, x5c: identity.x5c }).sign(signingKey);
     }
     const signingKey = options.tamper === "signature" ? generateEd25519Jwk() : key;
@@ -223,6 +237,7 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
 
   baseUrl = await listen(app, "localhost");
   chain = await createTestChain("verifier-double", { dnsNames: ["localhost"] });
+  otherChain = await createTestChain("verifier-double-other", { dnsNames: ["localhost"] });
 
   return {
     baseUrl,
@@ -233,7 +248,7 @@ export async function startVerifierDouble(ledger?: InMemoryLedger): Promise<Veri
       const record: RequestRecord = {
         id,
         options,
-        clientId: clientIdFor(options.clientIdKind ?? "did:key").clientId,
+        clientId: clientIdFor(options.clientIdKind ?? "did:key", options.x509Chain ?? chain).clientId,
         nonce: randomBytes(32).toString("base64url"),
         state: randomBytes(32).toString("base64url"),
         ...(options.responseMode === "direct_post.jwt" ? { encryptionKey: createResponseEncryptionKey() } : {}),

@@ -16,23 +16,48 @@ export interface TestChain {
   root: x509.X509Certificate;
 }
 
+interface TestRoot {
+  certificate: x509.X509Certificate;
+  keys: webcrypto.CryptoKeyPair;
+}
+
+let sharedRoot: Promise<TestRoot> | undefined;
+
+/** One root CA per test process: the test holder trusts it for verifiers' certificates (VERIFIER_TRUST_ANCHORS_PEM). */
+function testRoot(): Promise<TestRoot> {
+  sharedRoot ??= createRoot();
+  return sharedRoot;
+}
+
+async function createRoot(name = "CN=Holder Test Root CA"): Promise<TestRoot> {
+  {
+    const keys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+    const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: "01",
+      name,
+      notBefore: new Date(Date.now() - 3600_000),
+      notAfter: new Date(Date.now() + 365 * 24 * 3600_000),
+      signingAlgorithm: EC,
+      keys,
+      extensions: [new x509.BasicConstraintsExtension(true, 0, true)],
+    });
+    return { certificate, keys };
+  }
+}
+
+/** The shared test root CA as PEM. */
+export const testRootPem = async (): Promise<string> => (await testRoot()).certificate.toString("pem");
+
 /** A root CA and a leaf (P-256) with optional URI and DNS names; `leafValidity` moves the leaf's window (expired chains). */
 export async function createTestChain(
   subject: string,
-  options: { dnsNames?: string[]; uris?: string[]; leafNotAfter?: Date; rootName?: string } = {},
+  options: { dnsNames?: string[]; uris?: string[]; leafNotAfter?: Date; rootName?: string; ownRoot?: boolean } = {},
 ): Promise<TestChain> {
   const notBefore = new Date(Date.now() - 3600_000);
   const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
-  const rootKeys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
-  const root = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: "01",
-    name: options.rootName ?? "CN=Holder Test Root CA",
-    notBefore,
-    notAfter,
-    signingAlgorithm: EC,
-    keys: rootKeys,
-    extensions: [new x509.BasicConstraintsExtension(true, 0, true)],
-  });
+  // `ownRoot` or `rootName`: a root of its own, which the test holder does not trust by default.
+  const { certificate: root, keys: rootKeys } =
+    options.ownRoot || options.rootName ? await createRoot(options.rootName) : await testRoot();
   const leafKeys = (await webcrypto.subtle.generateKey(EC, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
   const leaf = await x509.X509CertificateGenerator.create({
     serialNumber: "02",

@@ -8,8 +8,8 @@ import {
   SdJwtVerificationError,
   SELF_ISSUED_AUDIENCE,
   verifyJwsSignature,
+  verifyX5cChain,
 } from "@attesto/protocol";
-import * as x509 from "@peculiar/x509";
 import { DcqlQuery } from "dcql";
 import { z } from "zod";
 import type { HolderDependencies } from "../dependencies.js";
@@ -17,7 +17,6 @@ import { invalidAuthorizationRequest } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { describeFailure, type JsonObject } from "../http/read-json.js";
 import { resolveDidKey } from "../sd-jwt/resolve-did-key.js";
-import { verifyX5cIntegrity, X5cIntegrityError } from "../sd-jwt/verify-x5c-integrity.js";
 import { type AuthorizationRequestLink, parseAuthorizationRequestLink } from "./parse-authorization-request-link.js";
 
 /** Response modes the wallet answers with (OID4VP 1.0 §8.2, §8.3). */
@@ -134,9 +133,54 @@ function urlClientKeyOf(
   return jwk as Record<string, unknown>;
 }
 
+/**
+ * x509_hash / x509_san_dns (OID4VP 1.0 §5.9.3, HAIP): the request object is signed ES256 by the
+ * leaf of its `x5c`, which must chain to one of the wallet's verifier trust anchors (the platform's
+ * root CA plus VERIFIER_TRUST_ANCHORS_PEM); the client_id must name that leaf: its SHA-256
+ * (x509_hash) or one of its dNSName SANs, with response_uri on that host (x509_san_dns).
+ */
+async function x509VerifierKeyOf(
+  deps: Pick<HolderDependencies, "now" | "verifierTrustAnchors">,
+  identity: { kind: "x509_san_dns"; dns: string } | { kind: "x509_hash"; hash: string },
+  header: JsonObject,
+  responseUri: string,
+): Promise<Record<string, unknown>> {
+  if (header.alg !== "ES256")
+    throw invalidAuthorizationRequest(`an ${identity.kind} request object must be signed ES256`);
+  const x5c = header.x5c;
+  if (!Array.isArray(x5c) || x5c.length === 0) {
+    throw invalidAuthorizationRequest(`an ${identity.kind} request object must carry its certificate chain in x5c`);
+  }
+  let chain: Awaited<ReturnType<typeof verifyX5cChain>>;
+  try {
+    chain = await verifyX5cChain(x5c, await deps.verifierTrustAnchors.anchors(), deps.now());
+  } catch (error) {
+    if (error instanceof SdJwtVerificationError) {
+      throw invalidAuthorizationRequest(`verifier certificate (${error.code}): ${error.message}`);
+    }
+    throw error;
+  }
+  if (identity.kind === "x509_hash") {
+    const hash = createHash("sha256")
+      .update(Buffer.from(String(x5c[0]), "base64"))
+      .digest("base64url");
+    if (hash !== identity.hash) {
+      throw invalidAuthorizationRequest("the x5c leaf certificate does not match the x509_hash client_id");
+    }
+    return chain.leafPublicJwk;
+  }
+  if (!chain.leafSubjectAltNames.dnsNames.includes(identity.dns)) {
+    throw invalidAuthorizationRequest("the x5c leaf certificate has no DNS name equal to the x509_san_dns client_id");
+  }
+  if (new URL(responseUri).hostname !== identity.dns) {
+    throw invalidAuthorizationRequest("response_uri must be on the host of the x509_san_dns client_id");
+  }
+  return chain.leafPublicJwk;
+}
+
 /** The key that must have signed the request object, by the client_id prefix (OID4VP 1.0 §5.9). */
 async function verifierKeyOf(
-  deps: Pick<HolderDependencies, "ledger" | "now" | "clockSkewSeconds">,
+  deps: Pick<HolderDependencies, "ledger" | "now" | "clockSkewSeconds" | "verifierTrustAnchors">,
   identity: ClientIdentity,
   header: JsonObject,
   responseUri: string,
@@ -154,29 +198,7 @@ async function verifierKeyOf(
       throw error;
     }
   }
-  let leaf: x509.X509Certificate;
-  let leafPublicJwk: Record<string, unknown>;
-  try {
-    ({ leaf, leafPublicJwk } = await verifyX5cIntegrity(header.x5c, deps.now(), deps.clockSkewSeconds));
-  } catch (error) {
-    if (error instanceof X5cIntegrityError) throw invalidAuthorizationRequest(`verifier certificate: ${error.message}`);
-    throw error;
-  }
-  if (identity.kind === "x509_hash") {
-    const hash = createHash("sha256").update(Buffer.from(leaf.rawData)).digest("base64url");
-    if (hash !== identity.hash)
-      throw invalidAuthorizationRequest("the x5c leaf certificate does not match the x509_hash client_id");
-    return leafPublicJwk;
-  }
-  const san = leaf.getExtension(x509.SubjectAlternativeNameExtension);
-  const dnsNames = (san?.names.items ?? []).filter((name) => name.type === "dns").map((name) => name.value);
-  if (!dnsNames.includes(identity.dns)) {
-    throw invalidAuthorizationRequest("the x5c leaf certificate has no DNS name equal to the x509_san_dns client_id");
-  }
-  if (new URL(responseUri).hostname !== identity.dns) {
-    throw invalidAuthorizationRequest("response_uri must be on the host of the x509_san_dns client_id");
-  }
-  return leafPublicJwk;
+  return x509VerifierKeyOf(deps, identity, header, responseUri);
 }
 
 function checkClaims(
@@ -242,14 +264,15 @@ export function withoutTrustedAuthorities(query: JsonObject): JsonObject {
  * 2. fetch the request object (GET, or POST with a wallet_nonce for request_uri_method=post);
  * 3. header: `typ` oauth-authz-req+jwt, alg ES256 or EdDSA;
  * 4. signature by the client_id's key: a DID (decentralized_identifier:, did:key or did:ledger, by
- *    `kid`), an x5c leaf matching x509_san_dns / x509_hash, or for a URL client_id the header's
+ *    `kid`), an x5c leaf chaining to the wallet's verifier trust anchors and matching x509_san_dns /
+ *    x509_hash (ES256 only), or for a URL client_id the header's
  *    `jwk` when response_uri is on the client_id's origin;
  * 5. claims: client_id as in the link, aud, exp (expired => 400), response_type vp_token,
  *    response_mode direct_post(.jwt), response_uri, nonce, dcql_query valid.
  * Every failure is 400 `invalid_authorization_request`.
  */
 export async function resolveAuthorizationRequest(
-  deps: Pick<HolderDependencies, "http" | "ledger" | "now" | "clockSkewSeconds">,
+  deps: Pick<HolderDependencies, "http" | "ledger" | "now" | "clockSkewSeconds" | "verifierTrustAnchors">,
   uri: string,
 ): Promise<ResolvedAuthorizationRequest> {
   const link = parseAuthorizationRequestLink(uri);
