@@ -336,7 +336,8 @@ async function main() {
         (sink) => issuanceFlow(urls, tenant, "did", sink),
         PRESENTABLE_CREDENTIALS,
       );
-      const passed = await runSoak({ platform, tenant, databaseUrl: DATABASE_URL, schemaPrefix, presentable });
+      const databaseUrl = platform.embeddedDatabaseUrl ?? DATABASE_URL;
+      const passed = await runSoak({ platform, tenant, databaseUrl, schemaPrefix, presentable });
       if (!passed) process.exitCode = 1;
       return;
     }

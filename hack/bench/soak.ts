@@ -98,6 +98,40 @@ async function checkRecords(options: SoakOptions, issuedDigests: string[], verif
   }
 }
 
+/**
+ * Dead rows left after the run (pg_stat_user_tables of this run's schemas): what VACUUM has not
+ * reclaimed yet. On native PostgreSQL autovacuum works through them as they pile up; the PGlite
+ * fallback has no autovacuum (the launcher vacuums it every 10 minutes).
+ */
+async function deadRows(options: SoakOptions) {
+  const database = openDatabase({ url: options.databaseUrl, schema: "public", poolMax: 1 });
+  try {
+    const { rows } = await database.pool.query<{
+      table: string;
+      live: string;
+      dead: string;
+      autovacuums: string;
+      vacuums: string;
+    }>(
+      `SELECT schemaname || '.' || relname AS table, n_live_tup AS live, n_dead_tup AS dead,
+              autovacuum_count + autoanalyze_count AS autovacuums, vacuum_count AS vacuums
+         FROM pg_stat_user_tables WHERE schemaname LIKE $1 ORDER BY n_dead_tup DESC`,
+      [`${options.schemaPrefix}\\_%`],
+    );
+    const sum = (key: "live" | "dead" | "autovacuums" | "vacuums") =>
+      rows.reduce((total, row) => total + Number(row[key]), 0);
+    return {
+      live: sum("live"),
+      dead: sum("dead"),
+      autovacuumRuns: sum("autovacuums"),
+      vacuumRuns: sum("vacuums"),
+      top: rows.slice(0, 5).map((row) => ({ table: row.table, live: Number(row.live), dead: Number(row.dead) })),
+    };
+  } finally {
+    await database.close();
+  }
+}
+
 /** Runs the soak; returns false (after printing why) when any assertion fails. */
 export async function runSoak(options: SoakOptions): Promise<boolean> {
   const { platform, tenant } = options;
@@ -129,6 +163,7 @@ export async function runSoak(options: SoakOptions): Promise<boolean> {
   const series = rss.stop();
   const memory = memoryVerdict(series);
   const records = await checkRecords(options, issuedDigests, verifiedSessions);
+  const dead = await deadRows(options);
   const errors = results.reduce((sum, result) => sum + result.errors, 0);
 
   process.stdout.write(
@@ -150,6 +185,11 @@ export async function runSoak(options: SoakOptions): Promise<boolean> {
     `\nRecords: ${records.credentialsStored}/${records.credentialsIssued} issued credentials stored, ` +
       `${records.verificationsStoredCompleted}/${records.verificationsCompleted} completed verifications stored as completed, ` +
       `${records.sessionsInProgress} sessions in_progress\n`,
+  );
+
+  process.stdout.write(
+    `Dead rows after the run: ${dead.dead} (live ${dead.live}); autovacuum/autoanalyze runs ${dead.autovacuumRuns}, ` +
+      `VACUUM runs ${dead.vacuumRuns}; most: ${dead.top.map((t) => `${t.table} ${t.dead}/${t.live}`).join(", ")}\n`,
   );
 
   const failures = [
@@ -177,6 +217,7 @@ export async function runSoak(options: SoakOptions): Promise<boolean> {
     memory,
     rssSeries: series,
     records,
+    deadRows: dead,
     failures,
   };
   writeFileSync("bench-soak.json", `${JSON.stringify(report, null, 2)}\n`);

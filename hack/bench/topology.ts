@@ -46,6 +46,8 @@ export interface RunningPlatform {
   profileDir: string | undefined;
   /** Per process (as in `processes`): what it asked PostgreSQL (with `countQueries` only). */
   counters: Map<string, PgCounter>;
+  /** The all-in-one's embedded database (`--embedded`), from its ready report's `database URL (psql)` line. */
+  embeddedDatabaseUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -202,12 +204,16 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         { service: name, url: `${urls[name].internalUrl}/health` },
       ]);
       await waitHealthy(child, targets, 180_000);
+      const embeddedDatabaseUrl = options.embedded
+        ? /database URL \(psql\): (\S+)/.exec(child.output())?.[1]
+        : undefined;
       return {
         topology: "all-in-one",
         urls,
         processes: new Map([["all-in-one", child.child.pid!]]),
         profileDir,
         counters,
+        ...(embeddedDatabaseUrl ? { embeddedDatabaseUrl } : {}),
         stop,
       };
     }
