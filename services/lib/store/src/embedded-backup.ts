@@ -16,7 +16,10 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import pg from "pg";
 import tar from "tar-stream";
+import { CLUSTER_FOLDER, type ClusterEngine, isAlive, isCluster } from "./cluster-files.js";
 import { socketUrl } from "./embedded-socket.js";
+
+export { CLUSTER_FOLDER, type ClusterEngine };
 
 /**
  * Backup and restore of the embedded database's data folder (`attesto backup` / `attesto restore`):
@@ -31,10 +34,6 @@ import { socketUrl } from "./embedded-socket.js";
  *
  * A restore goes into a data folder holding no database and no secrets, with the platform stopped.
  */
-export type ClusterEngine = "postgres" | "pglite";
-
-/** Each engine's cluster folder inside the data folder. */
-export const CLUSTER_FOLDER: Readonly<Record<ClusterEngine, string>> = { postgres: "postgres", pglite: "pgdata" };
 
 const SECRETS_FILE = "secrets.json";
 const MANIFEST = "attesto-backup.json";
@@ -67,18 +66,6 @@ interface Manifest {
   createdAt: string;
   /** Taken from a running server (base backup) or from a stopped folder. */
   live: boolean;
-}
-
-const isCluster = (dir: string) => existsSync(join(dir, "PG_VERSION"));
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Whether an Attesto platform runs on the data folder (its lock names a live process). */

@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isAlive, isCluster } from "./cluster-files.js";
 import type { EmbeddedPostgres } from "./embedded.js";
 import {
   removeAbandonedSocketPlaces,
@@ -56,8 +57,6 @@ const READY = "database system is ready to accept connections";
 const WORTH_TELLING = /\b(WARNING|FATAL|PANIC):/;
 /** How long a server left running by a crashed Attesto may take to stop before start gives up. */
 const ORPHAN_STOP_MS = 30_000;
-
-const isCluster = (dir: string) => existsSync(`${dir}/PG_VERSION`);
 
 /** Runs a binary as the server account, resolving on exit 0; rejects with its last output lines otherwise. */
 function run(command: string, args: string[], account: ServerAccount | undefined): Promise<void> {
@@ -157,16 +156,6 @@ function removeAbandonedInitdb(dataDir: string): void {
     if (!entry.startsWith(prefix)) continue;
     const pid = Number(entry.slice(prefix.length));
     if (!isAlive(pid)) rmSync(`${parent}/${entry}`, { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

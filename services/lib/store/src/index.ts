@@ -1,3 +1,4 @@
+export { CLUSTER_FOLDER, type ClusterEngine, isAlive, isCluster } from "./cluster-files.js";
 export {
   type ArgumentKind,
   type ArgumentKinds,
@@ -16,8 +17,6 @@ export {
 export {
   BackupError,
   backupDataDir,
-  CLUSTER_FOLDER,
-  type ClusterEngine,
   clusterEngineOf,
   platformRunsOn,
   restoreDataDir,
