@@ -6,9 +6,11 @@ import type { VerifierConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
 import type { VerifierDependencies } from "./domain/dependencies.js";
 import { registerCreateAuthorizationRequestRoute } from "./routes/create-authorization-request.route.js";
+import { registerDcApiAssetRoutes } from "./routes/dc-api-assets.route.js";
 import { registerGetRequestObjectRoute } from "./routes/get-request-object.route.js";
 import { registerGetVerificationResultRoute } from "./routes/get-verification-result.route.js";
 import { registerRequestLinkRoutes } from "./routes/request-link.route.js";
+import { registerSubmitDcApiResponseRoute } from "./routes/submit-dc-api-response.route.js";
 import { registerSubmitPresentationRoute } from "./routes/submit-presentation.route.js";
 import { VerifierPolicyServiceRpc } from "./rpc/verifier-policy-service.rpc.js";
 
@@ -22,6 +24,8 @@ export async function buildApp(
   registerGetRequestObjectRoute(app, deps);
   registerRequestLinkRoutes(app, deps);
   registerSubmitPresentationRoute(app, deps);
+  registerSubmitDcApiResponseRoute(app, deps);
+  registerDcApiAssetRoutes(app);
   registerGetVerificationResultRoute(app, deps);
   return app;
 }

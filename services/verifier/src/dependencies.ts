@@ -15,6 +15,7 @@ import { createVerificationEvents } from "./clients/verification-events.js";
 import { createVerifierKeys } from "./clients/verifier-keys.js";
 import type { VerifierConfig } from "./config.js";
 import type { VerificationRecorder, VerifierDependencies } from "./domain/dependencies.js";
+import { createDcApiSessionStore } from "./store/dc-api-session.store.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
 import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";
 
@@ -56,6 +57,7 @@ export function createDependencies(context: ServiceContext<VerifierConfig>): Ver
   const configuredRoots = config.TRUSTED_X509_ROOTS_PEM ? parsePemCertificates(config.TRUSTED_X509_ROOTS_PEM) : [];
   return {
     sessions: createVerificationSessionStore(context.db),
+    dcApiSessions: createDcApiSessionStore(context.db),
     policies: createVerifierPolicyStore(context.db),
     sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
     apiKeys: createApiKeyAuthenticator(tenants),

@@ -231,7 +231,7 @@ describe("POST /v1/verifier/authorization-request", () => {
       await rejectsField({ ...valid(), verifier_client_id: "" }, "verifier_client_id must not be empty");
       await rejectsField(
         { ...valid(), response_mode: "fragment" },
-        "response_mode must be one of direct_post, direct_post.jwt",
+        "response_mode must be one of direct_post, direct_post.jwt, dc_api, dc_api.jwt",
       );
       await rejectsField({ ...valid(), expires_in: 59 }, "expires_in must be at least 60");
       await rejectsField({ ...valid(), expires_in: 3601 }, "expires_in must be at most 3600");

@@ -10,11 +10,15 @@ import {
 } from "@attesto/protocol";
 import { badRequest, invalidFields } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf, requestLinkPagesOf, requestUriOf } from "./authorization-request-link.js";
+import type { DcApiRequest } from "./dc-api/create-dc-api-request.js";
+import { checkDcApiFields, openDcApiSession, UNSIGNED_CLIENT_ID } from "./dc-api/create-dc-api-session.js";
 import type { VerifierDependencies } from "./dependencies.js";
 import { verifierCertificateOf } from "./policy/active-policy.js";
 import {
   type ClientMetadataInput,
   DEFAULT_SESSION_TTL_SECONDS,
+  isDcApiMode,
+  isEncryptedMode,
   type ResponseMode,
   sessionKeyContext,
   type VerificationSession,
@@ -29,10 +33,21 @@ export interface AuthorizationRequestInput {
   verifierClientId: string | undefined;
   /** x509_hash | x509_san_dns: the tenant's verifier certificate signs instead of a caller key. */
   clientIdPrefix: ClientIdPrefix | undefined;
+  /** DC API response modes: the web origins allowed to call the wallet (required when signed). */
+  expectedOrigins: string[] | undefined;
   responseMode: ResponseMode | undefined;
   clientMetadata: ClientMetadataInput | undefined;
   redirectUri: string | undefined;
   expiresInSeconds: number | undefined;
+}
+
+/** The answer for a DC API response mode: the request travels through the page, so no link, QR code or page. */
+export interface CreatedDcApiRequest {
+  session_id: string;
+  /** With client_id_prefix: the signed request's client_id. */
+  client_id?: string;
+  dc_api_request: DcApiRequest;
+  expires_at: string;
 }
 
 export interface CreatedAuthorizationRequest {
@@ -49,7 +64,7 @@ export interface CreatedAuthorizationRequest {
 }
 
 /** Who signs a session's request objects and the client_id that names it. */
-interface SessionSigner {
+export interface SessionSigner {
   clientId: string;
   /** Caller key: the DID URL of a DID verifier. */
   kid?: string;
@@ -132,7 +147,7 @@ export async function createAuthorizationRequest(
   deps: VerifierDependencies,
   tenant: string,
   input: AuthorizationRequestInput,
-): Promise<CreatedAuthorizationRequest> {
+): Promise<CreatedAuthorizationRequest | CreatedDcApiRequest> {
   try {
     parseDcqlQuery(input.dcqlQuery);
   } catch (error) {
@@ -140,14 +155,24 @@ export async function createAuthorizationRequest(
     throw error;
   }
   if (input.clientIdPrefix) assertNoCallerKey(input);
-  const signer = input.clientIdPrefix
-    ? await tenantVerifierSigner(deps, tenant, input.clientIdPrefix)
-    : callerKeySigner(input);
-  const { clientId } = signer;
+  const responseMode = input.responseMode ?? "direct_post";
+  const dcApi = isDcApiMode(responseMode);
+  // A DC API request with neither a caller key nor client_id_prefix is unsigned; every other request is signed.
+  const unsigned =
+    dcApi &&
+    input.clientIdPrefix === undefined &&
+    input.verifierPrivateKey === undefined &&
+    input.verifierClientId === undefined;
+  const signer = unsigned
+    ? undefined
+    : input.clientIdPrefix
+      ? await tenantVerifierSigner(deps, tenant, input.clientIdPrefix)
+      : callerKeySigner(input);
+  const expectedOrigins = checkDcApiFields(input, responseMode, signer !== undefined);
+  const clientId = signer?.clientId ?? UNSIGNED_CLIENT_ID;
   const id = randomUUID();
   const now = deps.now();
-  const responseMode = input.responseMode ?? "direct_post";
-  const encryptionKey = responseMode === "direct_post.jwt" ? createResponseEncryptionKey() : undefined;
+  const encryptionKey = isEncryptedMode(responseMode) ? createResponseEncryptionKey() : undefined;
   const context = sessionKeyContext(id);
   const session: Omit<VerificationSession, "expiresAt"> = {
     id,
@@ -156,17 +181,18 @@ export async function createAuthorizationRequest(
     state: createRequestNonce(),
     nonce: createRequestNonce(),
     clientId,
-    requestKid: signer.kid,
+    requestKid: signer?.kid,
     responseMode,
     dcqlQuery: input.dcqlQuery,
     clientMetadata: input.clientMetadata,
     redirectUri: input.redirectUri,
     encryptionKid: encryptionKey?.publicJwk.kid,
     encryptionPublicJwk: encryptionKey?.publicJwk,
-    signingKeyEnvelope: signer.seed ? deps.sealer.seal(signer.seed, context) : undefined,
+    // A DC API request is signed once, now: a caller key is never stored for it.
+    signingKeyEnvelope: signer?.seed && !dcApi ? deps.sealer.seal(signer.seed, context) : undefined,
     clientIdPrefix: input.clientIdPrefix,
-    signingKeyId: signer.keyId,
-    requestX5c: signer.x5c,
+    signingKeyId: signer?.keyId,
+    requestX5c: signer?.x5c,
     responseCodeHash: undefined,
     encryptionKeyEnvelope: encryptionKey
       ? deps.sealer.seal(new TextEncoder().encode(JSON.stringify(encryptionKey.privateJwk)), context)
@@ -184,8 +210,18 @@ export async function createAuthorizationRequest(
     requestedSeconds: input.expiresInSeconds,
     defaultSeconds: DEFAULT_SESSION_TTL_SECONDS,
   });
+  if (dcApi) {
+    const dcApiRequest = await openDcApiSession(deps, { ...session, expiresAt }, signer, expectedOrigins);
+    signer?.seed?.fill(0);
+    return {
+      session_id: id,
+      ...(input.clientIdPrefix ? { client_id: clientId } : {}),
+      dc_api_request: dcApiRequest,
+      expires_at: expiresAt.toISOString(),
+    };
+  }
+  signer?.seed?.fill(0);
   const pages = requestLinkPagesOf(deps.verifierUrl, session.requestUriId);
-  signer.seed?.fill(0);
   return {
     session_id: id,
     // Only for a client_id_prefix session: the original modes answer exactly as before.

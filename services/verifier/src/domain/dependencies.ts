@@ -1,3 +1,4 @@
+import type { DcApiSessionRepository } from "./dc-api/dc-api-session.js";
 import type { VerifierPolicyRepository } from "./policy/verifier-policy-repository.js";
 import type {
   IssuerDocumentFetcher,
@@ -70,6 +71,8 @@ export interface VerifierKeys {
 /** What routes and use cases work with, built once per app from the service context. */
 export interface VerifierDependencies {
   sessions: VerificationSessionRepository;
+  /** The Digital Credentials API side of `dc_api*` sessions (expected origins, signed, bound origin). */
+  dcApiSessions: DcApiSessionRepository;
   /** The tenants' verifier policies (VerifierPolicyService). */
   policies: VerifierPolicyRepository;
   /** Seals the session's private keys at rest (context `session:<id>`). */

@@ -1,7 +1,7 @@
 import { notFound } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf } from "./authorization-request-link.js";
 import type { VerifierDependencies } from "./dependencies.js";
-import { type SessionStatus, statusAt } from "./verification-session.js";
+import { isDcApiMode, type SessionStatus, statusAt } from "./verification-session.js";
 
 export interface RequestLink {
   /** The `openid4vp://` link, exactly as `POST /v1/verifier/authorization-request` answered it. */
@@ -17,7 +17,8 @@ export interface RequestLink {
  */
 export async function getRequestLink(deps: VerifierDependencies, requestUriId: string): Promise<RequestLink> {
   const session = await deps.sessions.findByRequestUriId(requestUriId);
-  if (!session) throw notFound("Request not found");
+  // A DC API request has no link: it travels through the calling page.
+  if (!session || isDcApiMode(session.responseMode)) throw notFound("Request not found");
   return {
     link: authorizationRequestLinkOf(deps.verifierUrl, session),
     status: statusAt(session, deps.now()),

@@ -11,18 +11,24 @@ import {
 } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
-import { sessionKeyContext, statusAt, type VerificationSession } from "./verification-session.js";
+import {
+  isDcApiMode,
+  isEncryptedMode,
+  sessionKeyContext,
+  statusAt,
+  type VerificationSession,
+} from "./verification-session.js";
 
 /** Where wallets post their response. */
 export const responseUriOf = (verifierUrl: string) => `${verifierUrl}/v1/verifier/presentation`;
 
 /** `client_metadata` of the request object: the RP's display fields, formats, and the response key. */
-function clientMetadataOf(session: VerificationSession): Record<string, unknown> {
+export function clientMetadataOf(session: VerificationSession): Record<string, unknown> {
   const metadata: Record<string, unknown> = {
     ...session.clientMetadata,
     vp_formats_supported: { ...DC_SD_JWT_VP_FORMATS, ...MSO_MDOC_VP_FORMATS },
   };
-  if (session.responseMode === "direct_post.jwt" && session.encryptionPublicJwk) {
+  if (isEncryptedMode(session.responseMode) && session.encryptionPublicJwk) {
     metadata.jwks = { keys: [session.encryptionPublicJwk] };
     metadata.encrypted_response_enc_values_supported = [...RESPONSE_ENCRYPTION_ENC_VALUES];
   }
@@ -42,7 +48,8 @@ export async function getRequestObject(
   const session = await deps.sessions.findByRequestUriId(requestUriId);
   const now = deps.now();
   const signable = session?.signingKeyEnvelope || (session?.signingKeyId && session.requestX5c);
-  if (!session || statusAt(session, now) !== "pending" || !signable) {
+  // A DC API request travels through the calling page, never by request_uri.
+  if (!session || statusAt(session, now) !== "pending" || !signable || isDcApiMode(session.responseMode)) {
     throw notFound("Request object not found or expired");
   }
   const claims: RequestObjectClaims = {

@@ -13,10 +13,17 @@ import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import type { VerifierPolicy } from "./policy/verifier-policy.js";
 import { createResponseCode, hashResponseCode } from "./response-code.js";
+import {
+  keyBindingAudienceOf,
+  mdocHandoverOf,
+  openid4vpHandoverOf,
+  type ResponseHandover,
+} from "./response-handover.js";
 import { type CheckFailureReporter, runVerificationChecks } from "./run-verification-checks.js";
 import { summarizePresentations } from "./summarize-presentations.js";
 import {
   DEFAULT_VERIFICATION_MODE,
+  isDcApiMode,
   sessionKeyContext,
   statusAt,
   VERIFICATION_MODES,
@@ -39,7 +46,7 @@ export interface PresentationAccepted {
 
 const nonEmptyString = (value: unknown): value is string => typeof value === "string" && value.length > 0;
 
-function parseVerificationMode(value: unknown): VerificationMode | undefined {
+export function parseVerificationMode(value: unknown): VerificationMode | undefined {
   if (value === undefined || value === "") return undefined;
   if (typeof value === "string" && (VERIFICATION_MODES as readonly string[]).includes(value)) {
     return value as VerificationMode;
@@ -54,6 +61,9 @@ function assertAcceptsPresentation(
 ): asserts session is VerificationSession {
   if (!session || statusAt(session, now) === "expired") throw new InvalidRequest("session not found or expired");
   if (session.status !== "pending") throw new InvalidRequest("a presentation was already submitted for this session");
+  if (isDcApiMode(session.responseMode)) {
+    throw new InvalidRequest("this session takes its response through the Digital Credentials API");
+  }
 }
 
 /**
@@ -69,7 +79,7 @@ export function redirectWithSessionId(redirectUri: string, sessionId: string, re
   return `${base}${separator}session_id=${encodeURIComponent(sessionId)}${code}${fragment}`;
 }
 
-interface ResolvedResponse {
+export interface ResolvedResponse {
   session: VerificationSession;
   /** The session tenant's verifier policies, read with the session. */
   policies: VerifierPolicy[];
@@ -153,6 +163,28 @@ export async function submitPresentation(
   const resolved = hasResponse
     ? await resolveEncryptedResponse(deps, form, now)
     : await resolvePlainResponse(deps, form, now);
+  return verifyResolvedResponse(
+    deps,
+    resolved,
+    formMode,
+    openid4vpHandoverOf(resolved.session, responseUriOf(deps.verifierUrl)),
+    report,
+  );
+}
+
+/**
+ * The verification of a response matched to its session (direct_post, direct_post.jwt, and the
+ * DC API's dc-api/): the session goes pending -> in_progress (exactly one submission wins), the
+ * checks run with the handover's key-binding audience, and the outcome is recorded.
+ */
+export async function verifyResolvedResponse(
+  deps: VerifierDependencies,
+  resolved: ResolvedResponse,
+  formMode: VerificationMode | undefined,
+  handover: ResponseHandover,
+  report: CheckFailureReporter,
+): Promise<PresentationAccepted> {
+  const now = deps.now();
   const { session } = resolved;
   const query = parseDcqlQuery(session.dcqlQuery);
   const vpToken: VpToken = parseVpToken(resolved.vpToken, query);
@@ -175,17 +207,11 @@ export async function submitPresentation(
   const checkResults = await runVerificationChecks(
     verificationChecksFor(policies.length > 0),
     {
-      clientId: session.clientId,
+      clientId: keyBindingAudienceOf(handover),
       nonce: session.nonce,
-      // mdoc device signatures cover the OpenID4VPHandover: client_id, nonce, response_uri and, for
-      // direct_post.jwt, the thumbprint of the response encryption key the wallet encrypted to.
-      handover: {
-        kind: "oid4vp",
-        responseUri: responseUriOf(deps.verifierUrl),
-        ...(session.responseMode === "direct_post.jwt" && session.encryptionPublicJwk
-          ? { responseEncryptionJwk: session.encryptionPublicJwk }
-          : {}),
-      },
+      // mdoc device signatures cover the handover: OpenID4VPHandover (client_id, nonce, response_uri,
+      // the encryption key's thumbprint) or, for the DC API, OpenID4VPDCAPIHandover (origin, nonce, thumbprint).
+      handover: mdocHandoverOf(handover, session),
       query,
       presentations,
       now: deps.now(),

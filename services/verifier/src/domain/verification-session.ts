@@ -1,9 +1,16 @@
 import type { ResponseEncryptionPublicJwk } from "@attesto/protocol";
 import type { ClientIdPrefix } from "./x509/client-id-prefix.js";
 
-/** `response_mode` of the authorization request. */
-export const RESPONSE_MODES = ["direct_post", "direct_post.jwt"] as const;
+/** `response_mode` of the authorization request (`dc_api*`: OID4VP 1.0 Appendix A, see dc-api/). */
+export const RESPONSE_MODES = ["direct_post", "direct_post.jwt", "dc_api", "dc_api.jwt"] as const;
 export type ResponseMode = (typeof RESPONSE_MODES)[number];
+
+/** The response modes whose answer comes back through the browser's Digital Credentials API. */
+export const isDcApiMode = (mode: ResponseMode): mode is "dc_api" | "dc_api.jwt" =>
+  mode === "dc_api" || mode === "dc_api.jwt";
+
+/** The response modes whose answer is a JWE to the session's ephemeral key. */
+export const isEncryptedMode = (mode: ResponseMode): boolean => mode === "direct_post.jwt" || mode === "dc_api.jwt";
 
 /** `verification_mode` of a submission: stop at the first failed check, or run every check. */
 export const VERIFICATION_MODES = ["fail_fast", "run_all"] as const;

@@ -1,6 +1,8 @@
 import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createAuthorizationRequest } from "../domain/create-authorization-request.js";
+import { DC_API_PROTOCOL_SIGNED, DC_API_PROTOCOL_UNSIGNED } from "../domain/dc-api/create-dc-api-request.js";
+import { MAX_EXPECTED_ORIGINS, parseWebOrigin } from "../domain/dc-api/expected-origins.js";
 import type { VerifierDependencies } from "../domain/dependencies.js";
 import { MAX_SESSION_TTL_SECONDS, MIN_SESSION_TTL_SECONDS, RESPONSE_MODES } from "../domain/verification-session.js";
 import { CLIENT_ID_PREFIXES } from "../domain/x509/client-id-prefix.js";
@@ -17,7 +19,7 @@ const requiredString = (missing: string) =>
 const zBody = z.object({
   /** Validated by the DCQL rules in the use case (messages name the offending member). */
   dcql_query: z.unknown().optional(),
-  /** Required unless client_id_prefix is given, and refused with it (the use case names the fields). */
+  /** Required unless client_id_prefix is given (refused with it) or for an unsigned dc_api request (the use case names the fields). */
   verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)").optional(),
   verifier_client_id: requiredString("is required (the verifier's DID or URL)")
     .trim()
@@ -27,6 +29,25 @@ const zBody = z.object({
     .optional(),
   client_id_prefix: z.enum(CLIENT_ID_PREFIXES, { error: `must be one of ${CLIENT_ID_PREFIXES.join(", ")}` }).optional(),
   response_mode: z.enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` }).optional(),
+  expected_origins: z
+    .array(
+      z
+        .string({ error: "must be web origins (https://host[:port])" })
+        .max(2048, "must be at most 2048 characters")
+        .transform((value, context) => {
+          const origin = parseWebOrigin(value);
+          if (origin === undefined) {
+            context.addIssue({ code: "custom", message: "must be web origins (https://host[:port], no path)" });
+            return z.NEVER;
+          }
+          return origin;
+        }),
+      { error: "must be an array of web origins" },
+    )
+    .min(1, "must not be empty")
+    .max(MAX_EXPECTED_ORIGINS, `must hold at most ${MAX_EXPECTED_ORIGINS} origins`)
+    .optional()
+    .describe("dc_api and dc_api.jwt: the origins of the pages that call the wallet; required when signed"),
   client_metadata: z
     .object(
       {
@@ -50,14 +71,24 @@ const zBody = z.object({
     .optional(),
 });
 
+const zDcApiRequest = z
+  .object({
+    protocol: z.enum([DC_API_PROTOCOL_SIGNED, DC_API_PROTOCOL_UNSIGNED]),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .describe("dc_api modes: the one entry of navigator.credentials.get({ digital: { requests: [ ... ] } })");
+
+/** Redirect modes answer the link, its QR code and page; dc_api modes answer `dc_api_request` instead. */
 const zCreated = z.object({
   session_id: z.string(),
   client_id: z.string().optional(),
-  request_uri: z.string(),
-  authorization_request: z.string(),
-  qr_code_url: z.string().describe("SVG QR code of exactly `authorization_request` (public)"),
+  dc_api_request: zDcApiRequest.optional(),
+  request_uri: z.string().optional(),
+  authorization_request: z.string().optional(),
+  qr_code_url: z.string().optional().describe("SVG QR code of exactly `authorization_request` (public)"),
   page_url: z
     .string()
+    .optional()
     .describe("Public page of the request: QR code, same-device button, live session status (no claim values)"),
   expires_at: z.string(),
 });
@@ -78,6 +109,7 @@ export function registerCreateAuthorizationRequestRoute(app: App, deps: Verifier
         verifierPrivateKey: body.verifier_private_key,
         verifierClientId: body.verifier_client_id,
         clientIdPrefix: body.client_id_prefix,
+        expectedOrigins: body.expected_origins,
         responseMode: body.response_mode,
         clientMetadata: body.client_metadata,
         redirectUri: body.redirect_uri,

@@ -33,9 +33,12 @@ export interface RequestObjectClaims {
   client_id: string;
   response_type: "vp_token";
   response_mode: string;
-  response_uri: string;
+  /** Absent for the Digital Credentials API (the answer returns to the calling page). */
+  response_uri?: string;
   nonce: string;
-  state: string;
+  state?: string;
+  /** Digital Credentials API, signed requests: the web origins that may call the wallet (OID4VP 1.0 Appendix A). */
+  expected_origins?: string[];
   dcql_query: unknown;
   client_metadata: Record<string, unknown>;
   /** Unix seconds. */

@@ -103,7 +103,7 @@ export type MdocHandover =
   | { kind: "dc_api"; origin: string; responseEncryptionJwk?: { kty: string; crv: string; x: string; y?: string } };
 
 export interface VerificationContext {
-  /** The session's client_id (KB-JWT aud) and nonce. */
+  /** The KB-JWT `aud` to demand: the session's client_id, or `origin:<origin>` for an unsigned DC API request. */
   clientId: string;
   nonce: string;
   /** The flow's handover, for the device signature of mdoc presentations. */
