@@ -1,4 +1,11 @@
-import { dcApiSessionTranscript, oid4vpSessionTranscript, sessionTranscriptBytes } from "@attesto/protocol/mdoc";
+import { createPrivateKey, sign } from "node:crypto";
+import {
+  dcApiSessionTranscript,
+  oid4vpSessionTranscript,
+  issueMdoc as productIssueMdoc,
+  sessionTranscriptBytes,
+} from "@attesto/protocol/mdoc";
+import { cborDecode as a0Decode, cborEncode as a0Encode } from "@auth0/mdl/lib/cbor/index.js";
 import { IssuerSignedItem, DeviceResponse as OwfDeviceResponse } from "@owf/mdoc";
 import { CompactEncrypt, calculateJwkThumbprint, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -138,6 +145,89 @@ describe("mso_mdoc presentations (OID4VP 1.0 Appendix B.2)", () => {
       [MDL_NAMESPACE]: { age_over_18: true },
     });
     expect(result.presentation_metadata.credential_metadata).toHaveLength(2);
+  });
+
+  it("verifies a PID mdoc (eu.europa.ec.eudi.pid.1) disclosing only the asked elements", async () => {
+    const PID = "eu.europa.ec.eudi.pid.1";
+    const pid = await issueMdoc(issuer, {
+      docType: PID,
+      namespace: PID,
+      elements: {
+        family_name: "Lovelace",
+        given_name: "Ada",
+        birth_date: "1815-12-10",
+        age_over_18: true,
+        nationality: "GB",
+      },
+    });
+    const query = {
+      credentials: [
+        {
+          id: "pid",
+          format: "mso_mdoc",
+          meta: { doctype_value: PID },
+          claims: [{ path: [PID, "family_name"] }, { path: [PID, "age_over_18"] }],
+        },
+      ],
+    };
+    const session = await openSession(verifier.app, { dcql_query: query });
+    const presentation = await presentMdoc(pid, session, {
+      docType: PID,
+      claims: [{ path: [PID, "family_name"] }, { path: [PID, "age_over_18"] }],
+    });
+    const result = await submit(session, { pid: [presentation] });
+    expect([result.status, failedCheck(result)]).toEqual(["completed", undefined]);
+    expect(result.presentation_metadata.claims).toEqual({ [PID]: { family_name: "Lovelace", age_over_18: true } });
+  });
+
+  it("verifies an mdoc issued by the product's issueMdoc (x5chain, status reference) presented by @auth0/mdl", async () => {
+    const uri = "https://issuer.attesto.test/status-lists/acme/product-list";
+    verifier.edges.statusLists.set(uri, await statusListToken(issuer, { uri, statuses: [0], iss: issuer.iss }));
+    const holder = holderKey();
+    const signingKey = createPrivateKey({ key: issuer.privateJwk as never, format: "jwk" });
+    const now = Date.now();
+    const issuerSigned = await productIssueMdoc({
+      docType: MDL_DOCTYPE,
+      namespaces: { [MDL_NAMESPACE]: { given_name: "Ada", age_over_18: true } },
+      deviceKey: holder.publicJwk,
+      validity: {
+        signed: new Date(now - 60_000),
+        validFrom: new Date(now - 60_000),
+        validUntil: new Date(now + 86_400_000),
+      },
+      status: { idx: 0, uri },
+      certificates: (issuer.header.x5c as string[]).map((der) => new Uint8Array(Buffer.from(der, "base64"))),
+      algorithm: "ES256",
+      sign: async (toBeSigned) =>
+        new Uint8Array(sign("sha256", toBeSigned, { key: signingKey, dsaEncoding: "ieee-p1363" })),
+    });
+    // @auth0/mdl presents it: its MDoc wraps the IssuerSigned in a document.
+    const issued: IssuedMdoc = {
+      mdoc: a0Encode(
+        new Map<string, unknown>([
+          ["version", "1.0"],
+          [
+            "documents",
+            [
+              new Map<string, unknown>([
+                ["docType", MDL_DOCTYPE],
+                ["issuerSigned", a0Decode(Buffer.from(issuerSigned, "base64url"))],
+              ]),
+            ],
+          ],
+          ["status", 0],
+        ]),
+      ),
+      holder,
+    };
+    const session = await openSession(verifier.app, { dcql_query: mdlQuery() });
+    const result = await submit(session, { mdl: [await presentMdoc(issued, session)] });
+    expect([result.status, failedCheck(result)]).toEqual(["completed", undefined]);
+    expect(result.check_results.find((check: { check: string }) => check.check === "revocation")).toMatchObject({
+      status: "success",
+      reason_code: "valid",
+    });
+    expect(result.presentation_metadata.claims).toEqual({ [MDL_NAMESPACE]: { age_over_18: true } });
   });
 
   it("computes the OpenID4VPHandover and OpenID4VPDCAPIHandover transcripts as the specification's CDDL gives them", async () => {
