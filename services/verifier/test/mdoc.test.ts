@@ -189,7 +189,7 @@ describe("mso_mdoc presentations (OID4VP 1.0 Appendix B.2)", () => {
     const issuerSigned = await productIssueMdoc({
       docType: MDL_DOCTYPE,
       namespaces: { [MDL_NAMESPACE]: { given_name: "Ada", age_over_18: true } },
-      deviceKey: holder.publicJwk,
+      deviceKey: { ...holder.publicJwk },
       validity: {
         signed: new Date(now - 60_000),
         validFrom: new Date(now - 60_000),
