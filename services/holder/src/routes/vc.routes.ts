@@ -25,6 +25,10 @@ const zSummary = z.object({
   issuer_offer_id: z.string().nullable(),
   /** The credential's current status from its issuer's Token Status List (`status` stays the wallet's own). */
   credential_status: z.enum(["valid", "revoked", "suspended", "status_unknown", "no_status"]),
+  /** mdocs only (`mso_mdoc`); an SD-JWT VC's listing entry is unchanged. */
+  format: z.literal("mso_mdoc").optional(),
+  /** mdocs only: the ISO 18013-5 document type (also in `vct`). */
+  doctype: z.string().optional(),
 });
 
 const zDetail = zSummary.extend({
@@ -51,6 +55,7 @@ function summaryOf(credential: WithStatus<CredentialSummary>): z.infer<typeof zS
     issuer_credential_id: credential.issuerCredentialId,
     issuer_offer_id: credential.issuerOfferId,
     credential_status: credential.credentialStatus.status,
+    ...(credential.format === "mso_mdoc" ? { format: "mso_mdoc" as const, doctype: credential.vct } : {}),
   };
 }
 

@@ -16,12 +16,18 @@ export const ROOT_CA_VALIDITY_DAYS = 25 * 365;
 export const ISSUING_CA_VALIDITY_DAYS = 10 * 365;
 
 const ORGANIZATION = "Attesto";
+/**
+ * countryName of the generated CAs: ISO/IEC 18013-5 (mdoc) verifiers require C in the issuer's name
+ * and match an mDL's `issuing_country` against it. "UT" (Utopia) is the fictional country of the
+ * ISO 18013-5 and EUDI test data; CAs generated before it was added keep their name.
+ */
+export const CA_COUNTRY = "UT";
 const caKeyUsage = () => new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true);
 
 /** A self-signed P-256 root CA certificate (CA:true, keyCertSign). */
 export async function createRootCaCertificate(privateKey: KeyObject, now: Date): Promise<x509.X509Certificate> {
   const publicKey = spkiOf(privateKey);
-  const name: x509.JsonName = [{ CN: ["Attesto Root CA"] }, { O: [ORGANIZATION] }];
+  const name: x509.JsonName = [{ C: [CA_COUNTRY] }, { CN: ["Attesto Root CA"] }, { O: [ORGANIZATION] }];
   return x509.X509CertificateGenerator.create({
     serialNumber: randomSerialNumber(),
     subject: name,
@@ -51,7 +57,7 @@ export async function createIssuingCaCertificate(options: {
   const notAfter = addDays(now, ISSUING_CA_VALIDITY_DAYS);
   return x509.X509CertificateGenerator.create({
     serialNumber: randomSerialNumber(),
-    subject: [{ CN: ["Attesto Issuing CA"] }, { O: [ORGANIZATION] }],
+    subject: [{ C: [CA_COUNTRY] }, { CN: ["Attesto Issuing CA"] }, { O: [ORGANIZATION] }],
     issuer: root.subjectName,
     notBefore: new Date(now.getTime() - BACKDATE_MILLISECONDS),
     notAfter: new Date(Math.min(notAfter.getTime(), root.notAfter.getTime())),

@@ -6,6 +6,7 @@ import {
   StatusListTokenError,
   statusListReferenceOf,
 } from "@attesto/protocol";
+import { decodeIssuerSigned } from "@attesto/protocol/mdoc";
 import { AppError } from "@attesto/runtime/errors";
 import type { HolderDependencies } from "../dependencies.js";
 import type { StoredCredential } from "../model.js";
@@ -28,10 +29,23 @@ export interface CredentialStatusView {
 
 type StatusDependencies = Pick<HolderDependencies, "statusLists" | "ledger" | "http" | "now" | "clockSkewSeconds">;
 
+/** What the status read needs of a stored credential (format and issuer: mdocs only). */
+type HeldCredential = Pick<StoredCredential, "raw"> & Partial<Pick<StoredCredential, "format" | "credentialIssuer">>;
+
 const unknown = (reason: string): CredentialStatusView => ({ status: "status_unknown", reason });
 
-/** The issuer JWT's `iss` and `status.status_list` of a stored (verified on receipt) SD-JWT VC. */
-function statusReferenceOf(raw: string): { iss: string; reference: StatusListEntryReference | undefined } {
+/**
+ * The issuer and `status.status_list` of a stored (verified on receipt) credential: an SD-JWT VC's
+ * issuer JWT `iss` and claim, or an mdoc's MSO `status` with the credential issuer it came from.
+ */
+function statusReferenceOf(credential: HeldCredential): {
+  iss: string;
+  reference: StatusListEntryReference | undefined;
+} {
+  if (credential.format === "mso_mdoc") {
+    return { iss: credential.credentialIssuer ?? "", reference: decodeIssuerSigned(credential.raw).status };
+  }
+  const raw = credential.raw;
   const { payload } = decodeCompactJwt(raw.split("~")[0] ?? "", "invalid_credential", "the issuer JWT");
   return { iss: String(payload.iss), reference: statusListReferenceOf(payload) };
 }
@@ -50,11 +64,11 @@ const viewOf = (reading: CredentialStatusReading): CredentialStatusView =>
  */
 export async function credentialStatusOf(
   deps: StatusDependencies,
-  credential: Pick<StoredCredential, "raw">,
+  credential: HeldCredential,
   log: WarningLog,
 ): Promise<CredentialStatusView> {
   try {
-    const { iss, reference } = statusReferenceOf(credential.raw);
+    const { iss, reference } = statusReferenceOf(credential);
     if (!reference) return { status: "no_status" };
     return viewOf(
       await readCredentialStatus({
@@ -83,7 +97,7 @@ export async function credentialStatusOf(
 /** The status of each credential (concurrently; one fetch per status list URI thanks to the cache), by id. */
 export async function credentialStatusesOf(
   deps: StatusDependencies,
-  credentials: Array<Pick<StoredCredential, "id" | "raw">>,
+  credentials: Array<HeldCredential & Pick<StoredCredential, "id">>,
   log: WarningLog,
 ): Promise<Map<string, CredentialStatusView>> {
   const views = await Promise.all(credentials.map((credential) => credentialStatusOf(deps, credential, log)));

@@ -16,6 +16,8 @@ export function keyReferenceFor(configuration: CredentialConfigurationMetadata, 
   if (!methods) return "kid";
   const didMethod = holder.did.split(":").slice(0, 2).join(":");
   if (methods.some((method) => method === "did" || method === didMethod)) return "kid";
+  // mso_mdoc (OID4VCI 1.0 A.2): the proof's jwk becomes the mdoc's device key (COSE_Key).
+  if (methods.includes("cose_key")) return "jwk";
   if (methods.includes("jwk")) return "jwk";
   throw invalidProof(
     `the credential configuration binds credentials by ${methods.join(", ").slice(0, 100)}; the holder can bind by ${didMethod} or jwk`,

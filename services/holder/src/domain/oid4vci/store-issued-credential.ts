@@ -10,10 +10,11 @@ import { notificationHandleOf, notifyIssuer } from "./notify-issuer.js";
 import type { AccessToken } from "./request-access-token.js";
 import { fetchCNonce, parseCredentialResponse, postCredentialRequest, refusedNonce } from "./request-credential.js";
 import { verifyIssuedCredential } from "./verify-issued-credential.js";
+import { verifyIssuedMdoc } from "./verify-issued-mdoc.js";
 import type { CredentialConfigurationMetadata, CredentialIssuerMetadata } from "./z-credential-offer.js";
 
 /** The formats the wallet stores and presents. */
-export const SUPPORTED_FORMATS = ["dc+sd-jwt"];
+export const SUPPORTED_FORMATS = ["dc+sd-jwt", "mso_mdoc"];
 
 /** What one issuance asks for: the credential issuer, its metadata and the chosen configuration. */
 export interface IssuanceTarget {
@@ -29,7 +30,9 @@ export interface IssuanceTarget {
  */
 export function checkIssuable(configuration: CredentialConfigurationMetadata, holder: HolderKey): void {
   if (!SUPPORTED_FORMATS.includes(configuration.format)) {
-    throw invalidOffer(`credential format '${configuration.format.slice(0, 50)}' is not supported (dc+sd-jwt)`);
+    throw invalidOffer(
+      `credential format '${configuration.format.slice(0, 50)}' is not supported (dc+sd-jwt, mso_mdoc)`,
+    );
   }
   checkProofAlgorithm(configuration, holder);
   keyReferenceFor(configuration, holder);
@@ -79,11 +82,14 @@ export async function requestAndStoreCredential(
 ): Promise<StoredCredential> {
   const { target, holder, token, dpopKey } = input;
   const issued = await requestCredential(deps, input);
-  const verified = await verifyIssuedCredential(deps, issued.credential, {
-    credentialIssuer: target.credentialIssuer,
-    vct: target.configuration.vct,
-    holder,
-  });
+  const isMdoc = target.configuration.format === "mso_mdoc";
+  const verified = isMdoc
+    ? await verifyIssuedMdoc(deps, issued.credential, { doctype: target.configuration.doctype, holder })
+    : await verifyIssuedCredential(deps, issued.credential, {
+        credentialIssuer: target.credentialIssuer,
+        vct: target.configuration.vct,
+        holder,
+      });
   const notification = notificationHandleOf(deps, {
     endpoint: target.metadata.notification_endpoint,
     notificationId: issued.notificationId,
@@ -94,8 +100,9 @@ export async function requestAndStoreCredential(
     id: randomUUID(),
     userUuid,
     format: target.configuration.format,
+    // An mdoc keeps its doctype here; its issuer is named by the credential issuer it came from.
     vct: verified.vct,
-    issuerDid: verified.issuerDid,
+    issuerDid: isMdoc ? target.credentialIssuer : verified.issuerDid,
     credentialIssuer: target.credentialIssuer,
     credentialConfigurationId: target.configurationId,
     issuerCredentialId: issued.issuerCredentialId,

@@ -55,6 +55,8 @@ export const zCredentialConfiguration = z
   .object({
     format: z.string().min(1, "format is required"),
     vct: z.string().optional(),
+    /** mso_mdoc configurations (OID4VCI 1.0 A.2.2). */
+    doctype: z.string().optional(),
     scope: z.string().optional(),
     cryptographic_binding_methods_supported: z.array(z.string()).optional(),
     credential_signing_alg_values_supported: z.array(z.unknown()).optional(),
