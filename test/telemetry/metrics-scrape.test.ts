@@ -245,6 +245,7 @@ describe("metrics of a running platform", () => {
     expect(states("webhook_deliveries")).toEqual(["dead", "delivered", "failed", "pending", "running"]);
     expect(scheduler.get("webhook_deliveries_total")?.type).toBe("counter");
     expect(scheduler.get("notary_anchor_attempts_total")?.type).toBe("counter");
+    expect(scheduler.get("notary_oldest_unanchored_seconds")?.type).toBe("gauge");
   });
 
   it("reports the process once (not under every service label) and the database pool of every service", () => {
@@ -297,7 +298,7 @@ describe("metrics of a running platform", () => {
     };
     const dashboardExprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
     const alertExprs = renderedAlertRules().map((rule) => rule.expr);
-    expect(alertExprs).toHaveLength(6);
+    expect(alertExprs).toHaveLength(7);
     const exprs = [...dashboardExprs, ...alertExprs];
     const queried = [...new Set(exprs.flatMap(metricNamesIn))];
     expect(queried).toEqual(
@@ -319,6 +320,7 @@ describe("metrics of a running platform", () => {
         // Alerts.
         "webhook_deliveries_total",
         "notary_anchor_attempts_total",
+        "notary_oldest_unanchored_seconds",
       ]),
     );
     expect(

@@ -30,6 +30,10 @@ export const redactedPaths = [
   "*['pre-authorized_code']",
   "*.tx_code",
   "*.secret",
+  // The scheduler's EVM signer key (LEDGER_BACKEND=evm), should a configuration object ever be logged.
+  "EVM_SIGNER_KEY",
+  "*.EVM_SIGNER_KEY",
+  "*.signerKey",
 ];
 
 interface LoggedRequest {
