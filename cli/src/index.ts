@@ -1,5 +1,6 @@
 export * from "./commands/apikey.js";
 export * from "./commands/dead-letters.js";
+export * from "./commands/notarization-show.js";
 export * from "./commands/notarization-verify.js";
 export * from "./commands/reveal.js";
 export * from "./commands/types.js";

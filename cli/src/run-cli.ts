@@ -7,6 +7,7 @@ import { runBackup, runRestore } from "./commands/backup.js";
 import { runDeadLetters } from "./commands/dead-letters.js";
 import { runGet } from "./commands/get.js";
 import { type CommandIo, UsageError } from "./commands/io.js";
+import { runNotarizationShow } from "./commands/notarization-show.js";
 import { runNotarizationVerify } from "./commands/notarization-verify.js";
 import { revealTo } from "./commands/reveal.js";
 import { runTenantsApprove } from "./commands/tenants.js";
@@ -37,6 +38,7 @@ export const USAGE = `usage: attesto <command> [options]
   types add -f <type.json|dir> [-f ...]              register credential types; every tenant can issue them at once
   dead-letters list [--tenant T]
   dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
+  notarization show <object_id>                      an EVM anchored reference as JSON (operator), for verify
   notarization verify <reference.json|-> --rpc-url URL [--confirmations N]
                                                      check an EVM anchored reference against the chain alone
   backup <file>                                      the embedded database and its secrets into <file> (online on native PostgreSQL)
@@ -170,7 +172,11 @@ async function dispatch(argv: string[], env: Env, io: CommandIo): Promise<number
     }
     case "notarization": {
       const [verb, ...args] = rest;
-      if (verb !== "verify") throw new UsageError("notarization needs verify");
+      if (verb === "show") {
+        const { values, positionals } = parse(args, {});
+        return runNotarizationShow(positionals, (await connected(values, ["scheduler"])).notary, io);
+      }
+      if (verb !== "verify") throw new UsageError("notarization needs show or verify");
       const { values, positionals } = parse(args, {
         "rpc-url": { type: "string" },
         confirmations: { type: "string" },
