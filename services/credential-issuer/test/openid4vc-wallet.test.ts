@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { decodeIssuerSigned } from "@attesto/protocol/mdoc";
 import {
   type CallbackContext,
   calculateJwkThumbprint,
@@ -10,8 +11,10 @@ import {
 import { Openid4vciClient } from "@openid4vc/openid4vci";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addMdlType, MDL_DOCTYPE, MDL_NAMESPACE, mdlClaims } from "./support/mdl-type.fixture.js";
 import { AS_URL, ISSUER_ID, ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import { createOffer, didIssuer, didKeyOf, ed25519Key, type HolderKey, p256Key } from "./support/wallet.js";
+import { createTestChain } from "./support/x509-chain.js";
 
 /**
  * The OpenWallet Foundation wallet client (@openid4vc/openid4vci) against the issuer's routes. Its
@@ -113,12 +116,17 @@ describe("OpenWallet Foundation wallet client (@openid4vc/openid4vci) against th
 
   beforeAll(async () => {
     issuer = await startTestIssuer();
+    await addMdlType(issuer.doubles as never, createTestChain);
   });
   afterAll(async () => {
     await issuer.close();
   });
 
-  async function receive(offerBody: Record<string, unknown>, holderSigner: (key: HolderKey) => JwtSigner) {
+  async function receive(
+    offerBody: Record<string, unknown>,
+    holderSigner: (key: HolderKey) => JwtSigner,
+    holderKey: () => HolderKey = ed25519Key,
+  ) {
     credentialStatuses = [];
     const created = (await createOffer(issuer, offerBody)).json();
     const client = new Openid4vciClient({ callbacks });
@@ -132,7 +140,7 @@ describe("OpenWallet Foundation wallet client (@openid4vc/openid4vci) against th
       dpop: { signer: dpopSigner },
     });
     const { c_nonce } = await client.requestNonce({ issuerMetadata });
-    const holder = remember(ed25519Key());
+    const holder = remember(holderKey());
     const configurationId = credentialOffer.credential_configuration_ids[0]!;
     const { jwt } = await client.createCredentialRequestJwtProof({
       issuerMetadata,
@@ -185,5 +193,22 @@ describe("OpenWallet Foundation wallet client (@openid4vc/openid4vci) against th
       kid: `${didKeyOf(issuerKey)}#${didKeyOf(issuerKey).slice(8)}`,
       alg: "EdDSA",
     });
+  });
+
+  it("receives an mDL (mso_mdoc): the client proves a P-256 jwk, the response is a base64url IssuerSigned", async () => {
+    const { issuerMetadata, result, holder } = await receive(
+      { credential: { config_id: MDL_DOCTYPE, claims: mdlClaims } },
+      (key) => ({ method: "jwk", alg: "ES256", publicJwk: key.publicJwk as Jwk }),
+      p256Key,
+    );
+    expect(issuerMetadata.credentialIssuer.credential_configurations_supported[MDL_DOCTYPE]).toMatchObject({
+      format: "mso_mdoc",
+      doctype: MDL_DOCTYPE,
+    });
+    const credentials = result.credentialResponse.credentials as Array<{ credential: string }>;
+    const mdoc = decodeIssuerSigned(credentials[0]!.credential);
+    expect(mdoc.docType).toBe(MDL_DOCTYPE);
+    expect(mdoc.deviceKey).toEqual(holder.publicJwk);
+    expect(mdoc.namespaces[MDL_NAMESPACE]?.family_name).toBe("Mustermann");
   });
 });
