@@ -100,6 +100,7 @@ export async function buildApp(
       codes: deps.authorizationCodes,
       clientAuthentication,
       clientAttestationRequiredAtToken: config.CLIENT_ATTESTATION_REQUIRED_AT_TOKEN,
+      issuers: grants,
       now: deps.now,
     },
   });

@@ -3,7 +3,7 @@ import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apply, logIn, PASSWORD, registerOrganization, uniqueTenant } from "./support/organizations.js";
 import { tenantServiceAs } from "./support/tenant-service-as.js";
-import { startTestRegistry, type TestRegistry } from "./support/test-registry.js";
+import { CREDENTIAL_ISSUER_URL, startTestRegistry, type TestRegistry } from "./support/test-registry.js";
 
 const { ApiKeyOutcome } = tenantV1;
 
@@ -102,6 +102,32 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
     expect((await operator.applyTenant({ tenant, name: "Ops Org 2", isIssuer: true, isVerifier: false })).apiKey).toBe(
       "",
     );
+  });
+
+  it("GetIssuerStanding follows the lifecycle at once, and each transition is in the audit record with its caller", async () => {
+    const tenant = uniqueTenant("life");
+    await operator.applyTenant({ tenant, name: "Life Org", isIssuer: true, isVerifier: true });
+    const verifier = tenantServiceAs(registry, "verifier");
+    const iss = `${CREDENTIAL_ISSUER_URL}/${tenant}`;
+    const { IssuerStanding } = tenantV1;
+    expect(await verifier.getIssuerStanding({ iss })).toMatchObject({ standing: IssuerStanding.ACTIVE, tenant });
+    await operator.deleteTenant({ tenant });
+    expect(await verifier.getIssuerStanding({ iss })).toMatchObject({ standing: IssuerStanding.DEACTIVATED, tenant });
+    expect((await verifier.getIssuerStanding({ iss: `${CREDENTIAL_ISSUER_URL}/${tenant}-other` })).standing).toBe(
+      IssuerStanding.UNKNOWN,
+    );
+    expect((await verifier.getIssuerStanding({ iss: "https://elsewhere.example/x" })).standing).toBe(
+      IssuerStanding.UNKNOWN,
+    );
+    await operator.applyTenant({ tenant, name: "Life Org", isIssuer: true, isVerifier: true });
+    expect((await verifier.getIssuerStanding({ iss })).standing).toBe(IssuerStanding.ACTIVE);
+    // Only the verifier may ask (caller policy).
+    expect((await failureOf(issuer.getIssuerStanding({ iss }))).code).toBe("PermissionDenied");
+    const events = await registry.domain.tenants.listLifecycleEvents(tenant);
+    expect(events.map(({ event, actor }) => ({ event, actor }))).toEqual([
+      { event: "deactivated", actor: "operator" },
+      { event: "reactivated", actor: "operator" },
+    ]);
   });
 
   it("RevokeApiKeys revokes every key without minting one, idempotently", async () => {

@@ -506,6 +506,35 @@ describe("verification checks: each failure names its check and reason", () => {
       }
     });
 
+    it("a deactivated tenant is never trusted: not its x5c chain to the platform root, not by the query's trusted_authorities", async () => {
+      const platform = await x509Hierarchy();
+      verifier.edges.trustAnchors = [platform.rootBase64];
+      const gone = await platform.issuer({ iss: "https://issuer.attesto.test/gone" });
+      verifier.edges.registered.issuerUrls.add(gone.iss);
+      try {
+        expectCheck(await verify(present({ issuer: gone })), "issuer_trust", "success", "registered");
+        // Deactivated now: the very next verification refuses it (GetIssuerStanding is never cached).
+        verifier.edges.registered.issuerUrls.delete(gone.iss);
+        verifier.edges.deactivatedIssuers.add(gone.iss);
+        const before = verifier.edges.calls.getIssuerStanding;
+        const result = await verify(present({ issuer: gone }));
+        expect(verifier.edges.calls.getIssuerStanding).toBe(before + 1);
+        expectCheck(result, "issuer_signature", "success", "valid");
+        expectCheck(result, "issuer_trust", "failed", "issuer_deactivated");
+        expect(result.status).toBe("failed");
+        const named = await verify(present({ issuer: gone }), {
+          dcql_query: pidQuery({ trusted_authorities: [{ type: "aki", values: [platform.rootKeyIdentifier] }] }),
+        });
+        expectCheck(named, "issuer_trust", "failed", "issuer_deactivated");
+        // A chain to the platform root CA alone, naming no tenant, is not registered either.
+        const stranger = await platform.issuer({ iss: "https://issuer.attesto.test/nobody" });
+        expectCheck(await verify(present({ issuer: stranger })), "issuer_trust", "failed", "untrusted_issuer");
+      } finally {
+        verifier.edges.deactivatedIssuers.delete(gone.iss);
+        verifier.edges.trustAnchors = [];
+      }
+    });
+
     it("fail_fast ends failed at issuer_trust and skips the rest", async () => {
       const session = await openSession(verifier.app);
       const vp = await presentationFor(session, { issuer: didKeyIssuer() });

@@ -56,7 +56,10 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
         async () => {
           const ca = await x509Hierarchy();
           verifier.edges.trustAnchors = [ca.rootBase64];
-          return ca.issuer();
+          // The leaf names an active issuer tenant (a chain to the root CA alone is not registered).
+          const issuer = await ca.issuer();
+          verifier.edges.registered.issuerUrls.add(issuer.iss);
+          return issuer;
         },
       ],
     ];

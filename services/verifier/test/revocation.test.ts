@@ -88,6 +88,7 @@ describe("revocation: the credential's status in its issuer's Token Status List"
     const hierarchy = await x509Hierarchy();
     verifier.edges.registered.x509Roots.push(hierarchy.rootBase64);
     const x5cIssuer = await hierarchy.issuer();
+    verifier.edges.registered.issuerUrls.add(x5cIssuer.iss);
     const x5cList = newListUri();
     verifier.edges.statusLists.set(
       x5cList,

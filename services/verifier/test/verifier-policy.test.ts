@@ -237,7 +237,9 @@ describe("enforcement of a tenant's verifier policy", () => {
     // Not a platform anchor: the policy root alone makes the chain valid and trusted.
     expect((await verify(await policyCa.issuer())).status).toBe("completed");
     // A platform-anchored chain is valid but not trusted by this policy.
-    const platformIssued = await verify(await platformCa.issuer());
+    const platformIssuer = await platformCa.issuer();
+    verifier.edges.registered.issuerUrls.add(platformIssuer.iss);
+    const platformIssued = await verify(platformIssuer);
     expect(checkOf(platformIssued, "issuer_signature")?.status).toBe("success");
     expect(checkOf(platformIssued, "policy.trusted_issuer")).toMatchObject({
       status: "failed",

@@ -8,6 +8,7 @@ export type GrantServiceClient = Client<typeof issuanceV1.GrantService>;
 
 const DEFAULT_INVALID_GRANT = "pre-authorized code is invalid, expired or already used";
 const DEFAULT_INVALID_ISSUER_STATE = "issuer_state is invalid, expired or already used";
+const DEFAULT_INACTIVE_ISSUER = "the credential issuer is no longer active";
 /** Statuses by which the issuer says "this grant cannot be redeemed". */
 const NOT_REDEEMABLE = new Set([400, 404, 410]);
 
@@ -71,6 +72,14 @@ export function createGrantRedeemer(client: GrantServiceClient): GrantRedeemer {
         throw toGrantFailure(error, DEFAULT_INVALID_ISSUER_STATE);
       }
       return grantOf(response.grant);
+    },
+
+    async checkIssuerActive(tenant) {
+      try {
+        await client.checkIssuerActive({ tenant });
+      } catch (error) {
+        throw toGrantFailure(error, DEFAULT_INACTIVE_ISSUER);
+      }
     },
   };
 }

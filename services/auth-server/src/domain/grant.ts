@@ -27,4 +27,10 @@ export interface GrantRedeemer {
   resolveIssuerState(issuerState: string): Promise<Grant | undefined>;
   /** Consumes an `issuer_state` once the person approved: of concurrent redemptions exactly one succeeds. */
   redeemIssuerState(issuerState: string): Promise<Grant>;
+  /**
+   * Throws `InvalidGrant` unless the tenant may issue now (the trust registry's tenant lifecycle,
+   * asked fresh through the credential issuer): before an authorization code is exchanged, since
+   * its grant was redeemed at consent, possibly before the tenant was deactivated.
+   */
+  checkIssuerActive(tenant: string): Promise<void>;
 }

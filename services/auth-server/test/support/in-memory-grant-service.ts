@@ -29,6 +29,8 @@ export class InMemoryGrantService {
   readonly requests: Array<{ preAuthorizedCode: string; txCode: string }> = [];
   /** ResolveIssuerState / RedeemIssuerState calls, in order. */
   readonly issuerStateRequests: Array<{ rpc: "resolve" | "redeem"; issuerState: string }> = [];
+  /** Tenants CheckIssuerActive refuses (deactivated). */
+  readonly deactivatedTenants = new Set<string>();
   private readonly offers = new Map<string, StoredOffer>();
   /** Authorization-code offers by issuer_state (as the issuer keeps them: lowercase UUIDs). */
   private readonly issuerStates = new Map<string, StoredOffer>();
@@ -108,6 +110,11 @@ export class InMemoryGrantService {
         if (offer.expiresAt <= this.now()) throw invalidGrant("issuer_state has expired");
         offer.redeemed = true;
         return { grant: offer.grant };
+      },
+      checkIssuerActive: async (request) => {
+        if (this.deactivatedTenants.has(request.tenant))
+          throw invalidGrant("the credential issuer is no longer active");
+        return {};
       },
     });
   };

@@ -1,6 +1,7 @@
 import { gone, notFound } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
+import { isIssuerActive } from "./issuer-lifecycle.js";
 import { type Offer, preAuthorizedCodeContext } from "./offer.js";
 
 export const PRE_AUTHORIZED_CODE_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
@@ -31,6 +32,8 @@ export async function getOfferDocument(deps: IssuerDependencies, offerId: string
   const offer = await deps.offers.findById(offerId);
   if (!offer) throw notFound("Offer not found");
   if (offer.expiresAt.getTime() <= deps.now().getTime()) throw gone("Offer has expired");
+  // A deactivated tenant's open offers expire with it.
+  if (!(await isIssuerActive(deps, offer.tenant))) throw gone("Offer has expired");
   return {
     credential_issuer: issuerIdentifierOf(deps.issuerUrl, offer.tenant),
     credential_configuration_ids: [offer.credentialConfigurationId],

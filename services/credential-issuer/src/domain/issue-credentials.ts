@@ -25,6 +25,7 @@ import { type CredentialSigner, credentialSignerOf } from "./credential-signer.j
 import type { IssuerDependencies } from "./dependencies.js";
 import { type IssuedArtifact, issueMdocCredential } from "./issue-mdoc-credential.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
+import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { isUuid, type Offer } from "./offer.js";
 import type { CredentialRequest } from "./parse-credential-request.js";
 import type { CredentialTypeInfo } from "./ports.js";
@@ -64,6 +65,8 @@ async function loadOffer(deps: IssuerDependencies, token: AccessTokenClaims): Pr
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
   }
+  // A token minted before its tenant was deactivated yields nothing (OID4VCI 1.0 §8.3.1.2).
+  if (!(await isIssuerActive(deps, offer.tenant))) throw new CredentialRequestDenied(INACTIVE_ISSUER);
   return offer;
 }
 

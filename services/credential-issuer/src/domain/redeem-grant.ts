@@ -1,6 +1,7 @@
 import { AppError, notFound } from "@attesto/runtime/errors";
 import { sha256Hex } from "./create-offer.js";
 import type { IssuerDependencies } from "./dependencies.js";
+import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { dpopRequiredFor, isUuid, type Offer } from "./offer.js";
 
 /** What a redeemed grant entitles the token holder to (GrantService `Grant`). */
@@ -29,6 +30,17 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
     return invalidGrant(txCodeGiven ? "tx_code is wrong" : "tx_code is required");
   }
   return invalidGrant(`${what} cannot be redeemed`);
+}
+
+/** A grant of a deactivated tenant is refused (`invalid_grant`), also when its code was valid. */
+async function activeGrant(deps: IssuerDependencies, grant: RedeemedGrant): Promise<RedeemedGrant> {
+  if (!(await isIssuerActive(deps, grant.tenant))) throw invalidGrant(INACTIVE_ISSUER);
+  return grant;
+}
+
+/** GrantService.CheckIssuerActive: `invalid_grant` unless the tenant may issue now. */
+export async function checkIssuerActive(deps: IssuerDependencies, tenant: string): Promise<void> {
+  if (tenant === "" || !(await isIssuerActive(deps, tenant.toLowerCase()))) throw invalidGrant(INACTIVE_ISSUER);
 }
 
 /** How long a redemption may be repeated with its idempotency key (a lost answer retried). */
@@ -70,9 +82,9 @@ export async function redeemPreAuthorizedCode(
   const txCodeHash = input.txCode === "" ? undefined : sha256Hex(input.txCode);
   const now = deps.now();
   const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, redemptionId || undefined, now);
-  if (offer) return grantOf(offer);
+  if (offer) return activeGrant(deps, grantOf(offer));
   const current = await deps.offers.findByCodeHash(codeHash);
-  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return grantOf(current);
+  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return activeGrant(deps, grantOf(current));
   throw whyNotRedeemable(current, now, "pre-authorized code", txCodeHash !== undefined);
 }
 
@@ -82,6 +94,7 @@ export async function resolveIssuerState(deps: IssuerDependencies, issuerState: 
   if (offer?.status !== "offered" || offer.expiresAt.getTime() <= deps.now().getTime()) {
     throw notFound("issuer_state is unknown, used or expired");
   }
+  if (!(await isIssuerActive(deps, offer.tenant))) throw notFound("issuer_state is unknown, used or expired");
   return grantOf(offer);
 }
 
@@ -90,6 +103,6 @@ export async function redeemIssuerState(deps: IssuerDependencies, issuerState: s
   if (!isUuid(issuerState)) throw invalidGrant("issuer_state is invalid");
   const now = deps.now();
   const offer = await deps.offers.redeemIssuerState(issuerState.toLowerCase(), now);
-  if (offer) return grantOf(offer);
+  if (offer) return activeGrant(deps, grantOf(offer));
   throw whyNotRedeemable(await deps.offers.findByIssuerState(issuerState.toLowerCase()), now, "issuer_state");
 }

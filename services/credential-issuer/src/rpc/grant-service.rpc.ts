@@ -3,6 +3,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import {
+  checkIssuerActive,
   type RedeemedGrant,
   redeemIssuerState,
   redeemPreAuthorizedCode,
@@ -41,5 +42,10 @@ export class GrantServiceRpc implements ServiceImpl<Service> {
 
   async redeemIssuerState(request: issuanceV1.RedeemIssuerStateRequest) {
     return { grant: toGrant(await redeemIssuerState(this.deps, request.issuerState)) };
+  }
+
+  async checkIssuerActive(request: issuanceV1.CheckIssuerActiveRequest) {
+    await checkIssuerActive(this.deps, request.tenant);
+    return {};
   }
 }

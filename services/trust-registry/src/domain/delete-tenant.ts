@@ -2,7 +2,8 @@ import { notFound } from "@attesto/runtime/errors";
 import type { TenantDeactivation, TenantRepository } from "./tenant-repository.js";
 
 /**
- * Operator DeleteTenant: deactivates the tenant. Its API keys are revoked and its webhooks removed
+ * Operator DeleteTenant: deactivates the tenant (domain/tenant-lifecycle.ts says what that stops), recorded
+ * with `actor` in the lifecycle audit record. Its API keys are revoked and its webhooks removed
  * at once; from then on every lookup treats it as unknown (GetTenant, API keys, login, DID routes,
  * the DID configuration). Its records stay, so the identifier cannot be taken over by a new
  * registration; ApplyTenant reactivates it. Idempotent: unknown or already deactivated is success.
@@ -10,8 +11,9 @@ import type { TenantDeactivation, TenantRepository } from "./tenant-repository.j
 export async function deleteTenant(
   dependencies: { tenants: TenantRepository },
   tenant: string,
+  actor?: string,
 ): Promise<TenantDeactivation> {
-  return dependencies.tenants.deactivate(tenant.toLowerCase());
+  return dependencies.tenants.deactivate(tenant.toLowerCase(), actor);
 }
 
 /**

@@ -30,13 +30,15 @@ export interface ReconciledTenant {
 export async function reconcileTenant(
   domain: TrustRegistryDomain,
   declared: DeclaredTenant,
+  /** Who asked (recorded when this reactivates the tenant). */
+  actor?: string,
 ): Promise<ReconciledTenant> {
   const configurations = provisionCredentialConfigurations(await domain.credentialTypes.listActive());
   const existing = await domain.tenants.findByTenant(declared.tenant);
   if (existing) return { account: await update(domain, declared, configurations) };
 
   const apiKey = generateApiKey(domain.apiKeyFormat);
-  if (await domain.tenants.reactivate(declared.tenant, hashApiKey(apiKey))) {
+  if (await domain.tenants.reactivate(declared.tenant, hashApiKey(apiKey), actor)) {
     return { account: await update(domain, declared, configurations), apiKey };
   }
   try {

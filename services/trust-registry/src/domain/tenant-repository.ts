@@ -1,4 +1,5 @@
 import type { CredentialConfiguration, TenantAccount, TenantStatus } from "./tenant.js";
+import type { TenantLifecycleEvent } from "./tenant-lifecycle.js";
 
 /** A tenant to create, with its first API key (hash only) and its credential configurations. */
 export interface NewTenant {
@@ -51,10 +52,20 @@ export interface TenantRepository {
   replaceApiKeys(tenant: string, newKeyHash: string): Promise<boolean>;
   /** Revokes every key of the tenant; the number revoked, undefined when the tenant is unknown. */
   revokeApiKeys(tenant: string): Promise<number | undefined>;
-  /** Deactivates the tenant, revokes its keys and removes its webhooks, atomically. */
-  deactivate(tenant: string): Promise<TenantDeactivation>;
-  /** Reactivates a deactivated tenant with a new key hash, atomically; false when it is not deactivated. */
-  reactivate(tenant: string, newKeyHash: string): Promise<boolean>;
+  /**
+   * Deactivates the tenant, revokes its keys, removes its webhooks and records the transition
+   * (`actor`: who asked) in the lifecycle audit record, atomically.
+   */
+  deactivate(tenant: string, actor?: string): Promise<TenantDeactivation>;
+  /**
+   * Reactivates a deactivated tenant with a new key hash and records the transition, atomically;
+   * false when it is not deactivated.
+   */
+  reactivate(tenant: string, newKeyHash: string, actor?: string): Promise<boolean>;
+  /** The tenant's lifecycle facts, deactivated or not (undefined when it never existed). */
+  findLifecycle(tenant: string): Promise<{ isIssuer: boolean; deactivatedAt: Date | null } | undefined>;
+  /** The audit record of the tenant's lifecycle transitions, oldest first. */
+  listLifecycleEvents(tenant: string): Promise<{ event: TenantLifecycleEvent; actor: string; at: Date }[]>;
   /** Moves an active tenant to APPROVED; undefined when unknown, else whether it was pending until now. */
   approve(tenant: string): Promise<{ wasPending: boolean } | undefined>;
   /** Changes name and roles (operator reconcile). */

@@ -8,6 +8,7 @@ import { approveTenant } from "../domain/approve-tenant.js";
 import { authenticateApiKey } from "../domain/authenticate-api-key.js";
 import { deleteTenant, revokeApiKeys } from "../domain/delete-tenant.js";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import { getIssuerStanding } from "../domain/get-issuer-standing.js";
 import { listRegisteredIssuers } from "../domain/list-registered-issuers.js";
 import { provisionCredentialTypes } from "../domain/provision-credential-types.js";
 import { reconcileTenant } from "../domain/reconcile-tenant.js";
@@ -21,6 +22,11 @@ type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
 /** The one caller GetWebhooks answers the signing secret to (it signs the deliveries). */
 const WEBHOOK_SECRET_READER = "scheduler";
 
+const STANDING_TO_WIRE = {
+  active: tenantV1.IssuerStanding.ACTIVE,
+  deactivated: tenantV1.IssuerStanding.DEACTIVATED,
+} as const;
+
 const ROLE_TO_WIRE = { issuer: tenantV1.Role.ISSUER, verifier: tenantV1.Role.VERIFIER } as const;
 
 function toTenantMessage(account: TenantAccount): MessageInitShape<typeof tenantV1.TenantSchema> {
@@ -32,6 +38,9 @@ function toTenantMessage(account: TenantAccount): MessageInitShape<typeof tenant
     status: account.status,
   };
 }
+
+/** The calling service identity, recorded in the lifecycle audit record. */
+const actorOf = (context: HandlerContext) => context.values.get(callerKey) || "unknown";
 
 /** Parses one field with its field rule (trust registry README, "POST /v1/apply"); a violation is InvalidArgument with the rule's message. */
 function field<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
@@ -62,6 +71,15 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
     return listRegisteredIssuers(this.domain);
   }
 
+  async getIssuerStanding(
+    request: tenantV1.GetIssuerStandingRequest,
+  ): Reply<typeof tenantV1.GetIssuerStandingResponseSchema> {
+    const result = await getIssuerStanding(this.domain, { iss: request.iss, did: request.did || undefined });
+    return result.standing === "unknown"
+      ? { standing: tenantV1.IssuerStanding.UNKNOWN }
+      : { standing: STANDING_TO_WIRE[result.standing], tenant: result.tenant };
+  }
+
   async provisionCredentialTypes(): Reply<typeof tenantV1.ProvisionCredentialTypesResponseSchema> {
     return { configurationsAdded: await provisionCredentialTypes(this.domain) };
   }
@@ -73,14 +91,21 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
     return { tenant: toTenantMessage(account), credentialConfigurations: configurations };
   }
 
-  async applyTenant(request: tenantV1.ApplyTenantRequest): Reply<typeof tenantV1.ApplyTenantResponseSchema> {
-    const reconciled = await reconcileTenant(this.domain, {
-      tenant: field(zTenantIdentifier, request.tenant),
-      name: field(zOrganizationName, request.name),
-      email: field(zOrganizationEmail, request.email),
-      isIssuer: request.isIssuer,
-      isVerifier: request.isVerifier,
-    });
+  async applyTenant(
+    request: tenantV1.ApplyTenantRequest,
+    context: HandlerContext,
+  ): Reply<typeof tenantV1.ApplyTenantResponseSchema> {
+    const reconciled = await reconcileTenant(
+      this.domain,
+      {
+        tenant: field(zTenantIdentifier, request.tenant),
+        name: field(zOrganizationName, request.name),
+        email: field(zOrganizationEmail, request.email),
+        isIssuer: request.isIssuer,
+        isVerifier: request.isVerifier,
+      },
+      actorOf(context),
+    );
     return { tenant: toTenantMessage(reconciled.account), apiKey: reconciled.apiKey ?? "" };
   }
 
@@ -123,8 +148,11 @@ export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantServi
     return { revoked: await revokeApiKeys(this.domain, field(zTenantIdentifier, request.tenant)) };
   }
 
-  async deleteTenant(request: tenantV1.DeleteTenantRequest): Reply<typeof tenantV1.DeleteTenantResponseSchema> {
-    const result = await deleteTenant(this.domain, field(zTenantIdentifier, request.tenant));
+  async deleteTenant(
+    request: tenantV1.DeleteTenantRequest,
+    context: HandlerContext,
+  ): Reply<typeof tenantV1.DeleteTenantResponseSchema> {
+    const result = await deleteTenant(this.domain, field(zTenantIdentifier, request.tenant), actorOf(context));
     return { found: result.found, deactivated: result.deactivated, revokedApiKeys: result.revokedApiKeys };
   }
 }

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from "kysely";
 import type { TenantStatus } from "../domain/tenant.js";
+import type { TenantLifecycleEvent } from "../domain/tenant-lifecycle.js";
 
 /** An organization account; one per tenant. */
 export interface TenantsTable {
@@ -61,10 +62,21 @@ export interface TenantWebhooksTable {
   updated_at: Generated<Date>;
 }
 
+/** The audit record of lifecycle transitions (domain/tenant-lifecycle.ts; migration 0005). */
+export interface TenantLifecycleEventsTable {
+  id: Generated<string>;
+  tenant: string;
+  event: TenantLifecycleEvent;
+  /** The service identity that asked for it (the operator, the CLI). */
+  actor: string;
+  at: Date;
+}
+
 export interface TrustRegistryTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   tenant_credential_configurations: TenantCredentialConfigurationsTable;
   tenant_dids: TenantDidsTable;
   tenant_webhooks: TenantWebhooksTable;
+  tenant_lifecycle_events: TenantLifecycleEventsTable;
 }

@@ -1,7 +1,12 @@
 import { compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { CredentialConfiguration, TenantAccount } from "../domain/tenant.js";
+import type { TenantLifecycleEvent } from "../domain/tenant-lifecycle.js";
 import { DuplicateTenantError, type TenantRepository } from "../domain/tenant-repository.js";
+
+/** Who a lifecycle transition is recorded as when the caller is not named (direct use in tests). */
+const DEFAULT_ACTOR = "unknown";
+
 import type { TenantsTable, TrustRegistryTables } from "./tables.js";
 import { uniqueViolationOf } from "./unique-violation.js";
 
@@ -86,6 +91,10 @@ export function createTenantStore(database: Kysely<unknown>, now: () => Date): T
   };
 
   /** An active tenant (deactivated ones are unknown to lookups) by its account UUID or identifier. */
+  /** Appends a lifecycle transition to the audit record (in the transaction of the change). */
+  const recordEvent = (trx: Kysely<TrustRegistryTables>, tenant: string, event: TenantLifecycleEvent, actor: string) =>
+    trx.insertInto("tenant_lifecycle_events").values({ tenant, event, actor, at: now() }).execute();
+
   const findActive = async (column: "account_uuid" | "tenant", value: string) => {
     const row = await db
       .selectFrom("tenants")
@@ -169,7 +178,7 @@ export function createTenantStore(database: Kysely<unknown>, now: () => Date): T
       });
     },
 
-    async deactivate(tenant) {
+    async deactivate(tenant, actor = DEFAULT_ACTOR) {
       return db.transaction().execute(async (trx) => {
         const account = await lockTenant(trx, tenant);
         if (!account) return { found: false, deactivated: false, revokedApiKeys: 0 };
@@ -180,6 +189,7 @@ export function createTenantStore(database: Kysely<unknown>, now: () => Date): T
             .set({ deactivated_at: now(), updated_at: now() })
             .where("account_uuid", "=", account.account_uuid)
             .execute();
+          await recordEvent(trx, tenant, "deactivated", actor);
         }
         const revokedApiKeys = await revokeKeysOf(trx, account.account_uuid, now());
         // Nothing is delivered for a tenant that is gone: its endpoints and signing secret go.
@@ -188,7 +198,7 @@ export function createTenantStore(database: Kysely<unknown>, now: () => Date): T
       });
     },
 
-    async reactivate(tenant, newKeyHash) {
+    async reactivate(tenant, newKeyHash, actor = DEFAULT_ACTOR) {
       return db.transaction().execute(async (trx) => {
         const account = await lockTenant(trx, tenant);
         if (!account || account.deactivated_at === null) return false;
@@ -202,8 +212,27 @@ export function createTenantStore(database: Kysely<unknown>, now: () => Date): T
           .insertInto("api_keys")
           .values({ key_hash: newKeyHash, account_uuid: account.account_uuid, created_at: now() })
           .execute();
+        await recordEvent(trx, tenant, "reactivated", actor);
         return true;
       });
+    },
+
+    async findLifecycle(tenant) {
+      const row = await db
+        .selectFrom("tenants")
+        .select(["is_issuer", "deactivated_at"])
+        .where("tenant", "=", tenant)
+        .executeTakeFirst();
+      return row ? { isIssuer: row.is_issuer, deactivatedAt: row.deactivated_at } : undefined;
+    },
+
+    async listLifecycleEvents(tenant) {
+      return db
+        .selectFrom("tenant_lifecycle_events")
+        .select(["event", "actor", "at"])
+        .where("tenant", "=", tenant)
+        .orderBy("id")
+        .execute();
     },
 
     async approve(tenant) {

@@ -1,7 +1,18 @@
-import type { tenantV1 } from "@attesto/proto";
+import { tenantV1 } from "@attesto/proto";
 import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
 import type { Client } from "@connectrpc/connect";
-import { type RegisteredIssuerSnapshot, type RegisteredIssuers, UpstreamUnavailableError } from "../domain/upstream.js";
+import {
+  type IssuerStanding,
+  type RegisteredIssuerSnapshot,
+  type RegisteredIssuers,
+  UpstreamUnavailableError,
+} from "../domain/upstream.js";
+
+const STANDING_OF_WIRE: Partial<Record<tenantV1.IssuerStanding, IssuerStanding>> = {
+  [tenantV1.IssuerStanding.ACTIVE]: "active",
+  [tenantV1.IssuerStanding.DEACTIVATED]: "deactivated",
+  [tenantV1.IssuerStanding.UNKNOWN]: "unknown",
+};
 
 function toSnapshot(response: tenantV1.ListRegisteredIssuersResponse): RegisteredIssuerSnapshot {
   return {
@@ -52,6 +63,15 @@ export function createRegisteredIssuers(
     async snapshot(isKnown) {
       if (cached && now() < cached.until && (!isKnown || isKnown(cached.snapshot))) return cached.snapshot;
       return refresh();
+    },
+    async standingOf({ iss, did }) {
+      let response: tenantV1.GetIssuerStandingResponse;
+      try {
+        response = await tenants.getIssuerStanding({ iss, did: did ?? "" });
+      } catch (error) {
+        throw new UpstreamUnavailableError("trust registry GetIssuerStanding failed", { cause: error });
+      }
+      return STANDING_OF_WIRE[response.standing] ?? "unknown";
     },
   };
 }

@@ -40,7 +40,7 @@ export function createTrustAnchorSource(
           lastFailed = true;
         }
       }
-      return { certificates: [...platform, ...configured], unavailable: lastFailed };
+      return { certificates: [...platform, ...configured], unavailable: lastFailed, configured };
     },
   };
 }

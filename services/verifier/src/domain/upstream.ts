@@ -17,7 +17,8 @@ export interface LedgerDidResolver {
  * configured TRUSTED_X509_ROOTS_PEM. `unavailable` is set when the trust registry could not be asked.
  */
 export interface TrustAnchorSource {
-  anchors(): Promise<{ certificates: Certificate[]; unavailable: boolean }>;
+  /** `configured`: the TRUSTED_X509_ROOTS_PEM part of `certificates` (anchors of non-tenant issuers). */
+  anchors(): Promise<{ certificates: Certificate[]; unavailable: boolean; configured?: Certificate[] }>;
 }
 
 /**
@@ -61,4 +62,13 @@ export interface RegisteredIssuerSnapshot {
  */
 export interface RegisteredIssuers {
   snapshot(isKnown?: (snapshot: RegisteredIssuerSnapshot) => boolean): Promise<RegisteredIssuerSnapshot>;
+  /**
+   * Where the issuer stands in the trust registry's tenant lifecycle (TenantService.GetIssuerStanding),
+   * asked on every call, never cached: a tenant deactivated a moment ago is `deactivated` at once on
+   * every replica. Throws UpstreamUnavailableError when the trust registry cannot answer.
+   */
+  standingOf(issuer: { iss: string; did?: string | undefined }): Promise<IssuerStanding>;
 }
+
+/** An active issuer tenant, a deactivated one, or no issuer tenant of this platform. */
+export type IssuerStanding = "active" | "deactivated" | "unknown";

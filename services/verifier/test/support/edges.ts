@@ -40,6 +40,8 @@ export class PlatformEdges {
   trustAnchors: string[] = [];
   /** What ListRegisteredIssuers answers: the platform's issuer tenants and X.509 roots. */
   readonly registered = { issuerUrls: new Set<string>(), dids: new Set<string>(), x509Roots: [] as string[] };
+  /** Issuer URLs or DIDs of tenants the operator deactivated (GetIssuerStanding DEACTIVATED). */
+  readonly deactivatedIssuers = new Set<string>();
   /** Issuers' web documents (JWT VC Issuer Metadata, JWKS) by URL: the web, as the verifier fetches it. */
   readonly web = new Map<string, unknown>();
   /** Status List Tokens by URI, served as application/statuslist+jwt (a number: that HTTP status, no token). */
@@ -51,6 +53,7 @@ export class PlatformEdges {
     getTrustAnchors: 0,
     statusList: 0,
     listRegisteredIssuers: 0,
+    getIssuerStanding: 0,
     fetchJson: 0,
   };
   /**
@@ -109,6 +112,18 @@ export class PlatformEdges {
           default:
             return { outcome: tenantV1.ApiKeyOutcome.INVALID };
         }
+      },
+      getIssuerStanding: (req) => {
+        this.calls.getIssuerStanding++;
+        this.unavailable("trust-registry");
+        const did = req.iss.startsWith("did:") ? req.iss.split("#")[0]! : req.did.split("#")[0]!;
+        if (this.deactivatedIssuers.has(req.iss) || this.deactivatedIssuers.has(did)) {
+          return { standing: tenantV1.IssuerStanding.DEACTIVATED, tenant: "gone" };
+        }
+        const active = this.registered.issuerUrls.has(req.iss) || (did !== "" && this.registered.dids.has(did));
+        return active
+          ? { standing: tenantV1.IssuerStanding.ACTIVE, tenant: "acme" }
+          : { standing: tenantV1.IssuerStanding.UNKNOWN };
       },
       listRegisteredIssuers: () => {
         this.calls.listRegisteredIssuers++;

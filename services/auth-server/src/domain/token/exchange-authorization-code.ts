@@ -9,6 +9,7 @@ import {
   clientAttestationRequired,
   sendsClientAttestation,
 } from "../client-authentication.js";
+import type { GrantRedeemer } from "../grant.js";
 import { sha256Hex } from "../secrets.js";
 import type { AuthorizationCodeGrantRequest } from "./parse-grant-request.js";
 
@@ -17,6 +18,8 @@ export interface AuthorizationCodeGrantDeps {
   clientAuthentication: ClientAuthenticationDeps;
   /** CLIENT_ATTESTATION_REQUIRED_AT_TOKEN: a code from an attested PAR needs an attested token request. */
   clientAttestationRequiredAtToken: boolean;
+  /** The tenant lifecycle: a deactivated tenant's code is `invalid_grant`. */
+  issuers: Pick<GrantRedeemer, "checkIssuerActive">;
   now: () => Date;
 }
 
@@ -63,7 +66,8 @@ function checkBinding(
  * The authorization-code grant after the DPoP step, as ordered steps: client attestation when sent
  * (401 `invalid_client`), the code (unknown, expired, reused -> `invalid_grant`; a reuse revokes
  * the token the code issued), attestation again when the PAR was attested (and so configured),
- * client_id, redirect_uri, PKCE S256 and the DPoP key binding, then the atomic redemption. A
+ * client_id, redirect_uri, PKCE S256 and the DPoP key binding, the issuing tenant still active
+ * (`invalid_grant` once it was deactivated), then the atomic redemption. A
  * failed check leaves the code unused (the PKCE verifier cannot be guessed).
  *
  * `issue` signs the access token; its `jti` is recorded with the code so a replay can revoke it.
@@ -82,6 +86,7 @@ export async function exchangeAuthorizationCode(
     throw clientAttestationRequired("the authorization request was authenticated with a client attestation");
   }
   checkBinding(request, code, context.proof);
+  await deps.issuers.checkIssuerActive(code.grant.tenant);
 
   const redeemed = await deps.codes.redeem(codeHash, deps.now());
   if (!redeemed) {

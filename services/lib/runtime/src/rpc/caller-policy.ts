@@ -19,6 +19,7 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     RedeemPreAuthorizedCode: ["auth-server"],
     ResolveIssuerState: ["auth-server"],
     RedeemIssuerState: ["auth-server"],
+    CheckIssuerActive: ["auth-server"],
   },
   "attesto.issuance.v1.IssuerService": {
     ApplyIssuerConfiguration: ["operator"],
@@ -79,6 +80,8 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     DeleteTenant: ["operator"],
     // The issuers the platform registered, for the verifier's issuer_trust check.
     ListRegisteredIssuers: ["verifier"],
+    // Whether a credential's issuer is an active tenant, asked for every presentation (issuer_trust).
+    GetIssuerStanding: ["verifier"],
     // After `attesto types add`: every tenant gets a configuration for the new type.
     ProvisionCredentialTypes: ["operator"],
   },

@@ -4,6 +4,7 @@ import { createTenants } from "./0001-tenants.js";
 import { createTenantDids } from "./0002-tenant-dids.js";
 import { createTenantWebhooks } from "./0003-tenant-webhooks.js";
 import { addTenantDeactivation } from "./0004-tenant-deactivation.js";
+import { createTenantLifecycleEvents } from "./0005-tenant-lifecycle-events.js";
 
 /** Migrations of the trust_registry schema (tenants, DIDs, webhooks and key custody), applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -11,5 +12,6 @@ export const migrations: Migrations = {
   "0002_tenant_dids": createTenantDids,
   "0003_tenant_webhooks": createTenantWebhooks,
   "0004_tenant_deactivation": addTenantDeactivation,
+  "0005_tenant_lifecycle_events": createTenantLifecycleEvents,
   ...custodyMigrations,
 };

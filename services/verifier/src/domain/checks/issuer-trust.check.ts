@@ -1,5 +1,5 @@
 import { type Certificate, SdJwtVerificationError, verifyX5cChain } from "@attesto/protocol";
-import { type RegisteredIssuerSnapshot, UpstreamUnavailableError } from "../upstream.js";
+import { type IssuerStanding, UpstreamUnavailableError } from "../upstream.js";
 import {
   type CheckOutcome,
   failed,
@@ -49,45 +49,30 @@ function trustedByQuery({ query }: PresentationUnderVerification, issuer: Issuer
   );
 }
 
-const isRegistered = (snapshot: RegisteredIssuerSnapshot, issuer: IssuerIdentity) =>
-  snapshot.issuerUrls.has(issuer.iss) ||
-  snapshot.dids.has(didOf(issuer.iss)) ||
-  (issuer.did !== undefined && snapshot.dids.has(issuer.did));
-
 /**
- * (c) Registered on this platform: an active issuer tenant's issuer URL or DID; or an x5c chain,
- * which issuer_signature validated up to the platform's anchors (the platform root CA, the roots of
- * certificates tenants imported, TRUSTED_X509_ROOTS_PEM) or a policy root.
+ * (c) Registered on this platform: the issuer (its `iss`, or the DID that signed) is an ACTIVE issuer
+ * tenant, asked of the trust registry for this presentation (its tenant lifecycle; never a cached
+ * list). A chain to the platform root CA alone is not enough: the tenant its leaf names must still
+ * be active. An issuer that is no tenant counts only with an x5c chain to TRUSTED_X509_ROOTS_PEM,
+ * anchors this verifier's operator configured.
  */
 async function trustedByPlatform(
   presentation: PresentationUnderVerification,
   context: VerificationContext,
+  standing: IssuerStanding,
 ): Promise<CheckOutcome | undefined> {
+  if (standing === "active") return success("registered", "the issuer is an active issuer tenant of this platform");
   const issuer = presentation.issuer!;
   if (issuer.chain) {
-    const { certificates } = await context.ports.trustAnchors.anchors();
-    let roots = certificates;
-    try {
-      roots = [...certificates, ...(await context.ports.registeredIssuers.snapshot()).x509Roots];
-    } catch (error) {
-      if (!(error instanceof UpstreamUnavailableError)) throw error;
-    }
-    if (await chainLeadsTo(presentation, roots, context.now)) {
-      return success("registered", "the issuer's x5c chain leads to a trust anchor of this platform");
+    const { configured = [] } = await context.ports.trustAnchors.anchors();
+    if (await chainLeadsTo(presentation, configured, context.now)) {
+      return success(
+        "registered",
+        "the issuer's x5c chain leads to a configured trust anchor (TRUSTED_X509_ROOTS_PEM)",
+      );
     }
   }
-  let snapshot: RegisteredIssuerSnapshot;
-  try {
-    snapshot = await context.ports.registeredIssuers.snapshot((known) => isRegistered(known, issuer));
-  } catch (error) {
-    if (error instanceof UpstreamUnavailableError) {
-      return failed("registry_unavailable", "the trust registry could not be asked whether the issuer is registered");
-    }
-    throw error;
-  }
-  return isRegistered(snapshot, issuer)
-    ? success("registered", "the issuer is registered on this platform")
-    : undefined;
+  return undefined;
 }
 
 /**
@@ -101,12 +86,29 @@ export const issuerTrustCheck = perPresentationCheck("issuer_trust", async (pres
   if (!issuer?.signatureVerified) {
     return skipped("not_evaluable", "the issuer could not be verified (see issuer_signature)");
   }
+  // The tenant lifecycle first: a deactivated issuer is never trusted, whatever a policy or the
+  // query says (trust registry README, "Tenant lifecycle"). Fail closed when it cannot be asked.
+  let standing: IssuerStanding;
+  try {
+    standing = await context.ports.registeredIssuers.standingOf({ iss: issuer.iss, did: issuer.did });
+  } catch (error) {
+    if (error instanceof UpstreamUnavailableError) {
+      return failed("registry_unavailable", "the trust registry could not be asked whether the issuer is registered");
+    }
+    throw error;
+  }
+  if (standing === "deactivated") {
+    return failed(
+      "issuer_deactivated",
+      "the issuer's tenant was deactivated on this platform: its credentials are no longer trusted",
+    );
+  }
   const policy = await trustedByPolicy(presentation, context);
   if (policy !== undefined) return success("policy", `the issuer is trusted by verifier policy '${policy}'`);
   if (trustedByQuery(presentation, issuer)) {
     return success("trusted_authorities", "the issuer is one of the query's trusted authorities");
   }
-  const platform = await trustedByPlatform(presentation, context);
+  const platform = await trustedByPlatform(presentation, context, standing);
   if (platform?.status === "success") return platform;
   const acceptAny = context.policies.find(({ policy }) => policy.acceptAnyIssuer);
   if (acceptAny) {

@@ -22,8 +22,8 @@ export function withPolicyAnchors(source: TrustAnchorSource, policies: readonly 
   if (extra.length === 0) return source;
   return {
     async anchors() {
-      const { certificates, unavailable } = await source.anchors();
-      return { certificates: [...certificates, ...extra], unavailable };
+      const anchors = await source.anchors();
+      return { ...anchors, certificates: [...anchors.certificates, ...extra] };
     },
   };
 }

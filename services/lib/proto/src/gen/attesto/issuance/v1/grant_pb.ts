@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_issuance_v1_grant: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch9hdHRlc3RvL2lzc3VhbmNlL3YxL2dyYW50LnByb3RvEhNhdHRlc3RvLmlzc3VhbmNlLnYxImYKBUdyYW50EhAKCG9mZmVyX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIkChxjcmVkZW50aWFsX2NvbmZpZ3VyYXRpb25faWRzGAMgAygJEhUKDWRwb3BfcmVxdWlyZWQYBCABKAgiZQoeUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0EhsKE3ByZV9hdXRob3JpemVkX2NvZGUYASABKAkSDwoHdHhfY29kZRgCIAEoCRIVCg1yZWRlbXB0aW9uX2lkGAMgASgJIkwKH1JlZGVlbVByZUF1dGhvcml6ZWRDb2RlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IjEKGVJlc29sdmVJc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkcKGlJlc29sdmVJc3N1ZXJTdGF0ZVJlc3BvbnNlEikKBWdyYW50GAEgASgLMhouYXR0ZXN0by5pc3N1YW5jZS52MS5HcmFudCIwChhSZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkYKGVJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50MooDCgxHcmFudFNlcnZpY2USiQEKF1JlZGVlbVByZUF1dGhvcml6ZWRDb2RlEjMuYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1QcmVBdXRob3JpemVkQ29kZVJlcXVlc3QaNC5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlZGVlbVByZUF1dGhvcml6ZWRDb2RlUmVzcG9uc2UiA5ACAhJ6ChJSZXNvbHZlSXNzdWVyU3RhdGUSLi5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlc29sdmVJc3N1ZXJTdGF0ZVJlcXVlc3QaLy5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlc29sdmVJc3N1ZXJTdGF0ZVJlc3BvbnNlIgOQAgEScgoRUmVkZWVtSXNzdWVyU3RhdGUSLS5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlZGVlbUlzc3VlclN0YXRlUmVxdWVzdBouLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVkZWVtSXNzdWVyU3RhdGVSZXNwb25zZWIGcHJvdG8z",
+    "Ch9hdHRlc3RvL2lzc3VhbmNlL3YxL2dyYW50LnByb3RvEhNhdHRlc3RvLmlzc3VhbmNlLnYxImYKBUdyYW50EhAKCG9mZmVyX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIkChxjcmVkZW50aWFsX2NvbmZpZ3VyYXRpb25faWRzGAMgAygJEhUKDWRwb3BfcmVxdWlyZWQYBCABKAgiZQoeUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0EhsKE3ByZV9hdXRob3JpemVkX2NvZGUYASABKAkSDwoHdHhfY29kZRgCIAEoCRIVCg1yZWRlbXB0aW9uX2lkGAMgASgJIkwKH1JlZGVlbVByZUF1dGhvcml6ZWRDb2RlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IjEKGVJlc29sdmVJc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkcKGlJlc29sdmVJc3N1ZXJTdGF0ZVJlc3BvbnNlEikKBWdyYW50GAEgASgLMhouYXR0ZXN0by5pc3N1YW5jZS52MS5HcmFudCIwChhSZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkYKGVJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IioKGENoZWNrSXNzdWVyQWN0aXZlUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiGwoZQ2hlY2tJc3N1ZXJBY3RpdmVSZXNwb25zZTKDBAoMR3JhbnRTZXJ2aWNlEokBChdSZWRlZW1QcmVBdXRob3JpemVkQ29kZRIzLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0GjQuYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1QcmVBdXRob3JpemVkQ29kZVJlc3BvbnNlIgOQAgISegoSUmVzb2x2ZUlzc3VlclN0YXRlEi4uYXR0ZXN0by5pc3N1YW5jZS52MS5SZXNvbHZlSXNzdWVyU3RhdGVSZXF1ZXN0Gi8uYXR0ZXN0by5pc3N1YW5jZS52MS5SZXNvbHZlSXNzdWVyU3RhdGVSZXNwb25zZSIDkAIBEnIKEVJlZGVlbUlzc3VlclN0YXRlEi0uYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QaLi5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USdwoRQ2hlY2tJc3N1ZXJBY3RpdmUSLS5hdHRlc3RvLmlzc3VhbmNlLnYxLkNoZWNrSXNzdWVyQWN0aXZlUmVxdWVzdBouLmF0dGVzdG8uaXNzdWFuY2UudjEuQ2hlY2tJc3N1ZXJBY3RpdmVSZXNwb25zZSIDkAIBYgZwcm90bzM",
   );
 
 /**
@@ -176,6 +176,37 @@ export const RedeemIssuerStateResponseSchema: GenMessage<RedeemIssuerStateRespon
   messageDesc(file_attesto_issuance_v1_grant, 6);
 
 /**
+ * @generated from message attesto.issuance.v1.CheckIssuerActiveRequest
+ */
+export type CheckIssuerActiveRequest = Message<"attesto.issuance.v1.CheckIssuerActiveRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+};
+
+/**
+ * Describes the message attesto.issuance.v1.CheckIssuerActiveRequest.
+ * Use `create(CheckIssuerActiveRequestSchema)` to create a new message.
+ */
+export const CheckIssuerActiveRequestSchema: GenMessage<CheckIssuerActiveRequest> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_issuance_v1_grant, 7);
+
+/**
+ * @generated from message attesto.issuance.v1.CheckIssuerActiveResponse
+ */
+export type CheckIssuerActiveResponse = Message<"attesto.issuance.v1.CheckIssuerActiveResponse"> & {};
+
+/**
+ * Describes the message attesto.issuance.v1.CheckIssuerActiveResponse.
+ * Use `create(CheckIssuerActiveResponseSchema)` to create a new message.
+ */
+export const CheckIssuerActiveResponseSchema: GenMessage<CheckIssuerActiveResponse> =
+  /*@__PURE__*/
+  messageDesc(file_attesto_issuance_v1_grant, 8);
+
+/**
  * GrantService (credential issuer): lets the authorization server redeem the grants that
  * credential offers carry. The issuer owns offers; the authorization server owns tokens.
  *
@@ -218,5 +249,18 @@ export const GrantService: GenService<{
     methodKind: "unary";
     input: typeof RedeemIssuerStateRequestSchema;
     output: typeof RedeemIssuerStateResponseSchema;
+  };
+  /**
+   * CheckIssuerActive succeeds when the tenant may issue now (its lifecycle state, read from the
+   * trust registry's database on every call); else INVALID_ARGUMENT with error code `invalid_grant`.
+   * The authorization server asks it before it exchanges an authorization code: the grant was
+   * redeemed at consent, possibly before the tenant was deactivated.
+   *
+   * @generated from rpc attesto.issuance.v1.GrantService.CheckIssuerActive
+   */
+  checkIssuerActive: {
+    methodKind: "unary";
+    input: typeof CheckIssuerActiveRequestSchema;
+    output: typeof CheckIssuerActiveResponseSchema;
   };
 }> = /*@__PURE__*/ serviceDesc(file_attesto_issuance_v1_grant, 0);
