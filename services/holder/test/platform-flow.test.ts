@@ -397,4 +397,79 @@ describe("holder against the platform", () => {
     while ((await statusOf()) !== "revoked" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect(await statusOf()).toBe("revoked");
   });
+
+  it("mDL end to end: offer -> holder receives -> presents age_over_18 only to our verifier -> completed", async () => {
+    const mdlHolder = p256DidKey();
+    const NS = "org.iso.18013.5.1";
+    const offer = await call<{ deep_link: string }>(`${platform.urls["credential-issuer"]}/v1/offers`, {
+      headers: { "x-api-key": tenant.apiKey },
+      body: {
+        credential: {
+          config_id: "org.iso.18013.5.1.mDL",
+          claims: {
+            [NS]: {
+              family_name: "Lovelace",
+              given_name: "Ada",
+              birth_date: "1815-12-10",
+              issuing_country: "UT",
+              age_over_18: true,
+            },
+          },
+        },
+        flow: "pre-authorized",
+      },
+    });
+    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+    const received = await receive(offer.body.deep_link, mdlHolder, { notarize_on_ledger: false });
+    expect(received.status, JSON.stringify(received.body)).toBe(201);
+    const id = received.body.credential_id!;
+
+    const verifierKey = generateEd25519Jwk();
+    const session = await call<{ session_id: string; authorization_request: string }>(
+      `${platform.urls.verifier}/v1/verifier/authorization-request`,
+      {
+        headers: { "x-api-key": tenant.apiKey },
+        body: {
+          dcql_query: {
+            credentials: [
+              {
+                id: "mdl",
+                format: "mso_mdoc",
+                meta: { doctype_value: "org.iso.18013.5.1.mDL" },
+                claims: [{ path: [NS, "age_over_18"] }],
+              },
+            ],
+          },
+          verifier_private_key: verifierKey.d,
+          verifier_client_id: didKeyFromPublicJwk(ed25519PublicJwk(verifierKey)),
+          response_mode: "direct_post",
+        },
+      },
+    );
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const details = await holder.post<{ matching_credentials: Array<Record<string, unknown>> }>(
+      "/v1/oid4vp/request-details",
+      { authorization_request_uri: session.body.authorization_request },
+    );
+    expect(details.status, JSON.stringify(details.body)).toBe(200);
+    expect(details.body.matching_credentials).toContainEqual(
+      expect.objectContaining({ credential_id: id, query_id: "mdl", claims: { [NS]: { age_over_18: true } } }),
+    );
+    const presented = await holder.post("/v1/oid4vp/presentation", {
+      authorization_request_uri: session.body.authorization_request,
+      selected_credentials: [{ credential_id: id, query_id: "mdl" }],
+      holder_did: mdlHolder.did,
+      private_key: mdlHolder.privateKey,
+    });
+    expect(presented.status, JSON.stringify(presented.body)).toBe(200);
+    const verification = (
+      await call<Record<string, unknown>>(`${platform.urls.verifier}/v1/verifier/result/${session.body.session_id}`, {
+        headers: { "x-api-key": tenant.apiKey },
+      })
+    ).body;
+    expect(verification, JSON.stringify(verification)).toMatchObject({ status: "completed" });
+    expect((verification.presentation_metadata as { claims: unknown }).claims).toEqual({
+      [NS]: { age_over_18: true },
+    });
+  });
 });

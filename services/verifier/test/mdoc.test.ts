@@ -53,6 +53,8 @@ describe("mso_mdoc presentations (OID4VP 1.0 Appendix B.2)", () => {
     pki = await x509Hierarchy();
     verifier.edges.trustAnchors = [pki.rootBase64];
     issuer = await pki.issuer();
+    // A chain to the platform root alone is not trusted: the issuer is an active tenant (issuer_trust).
+    verifier.edges.registered.issuerUrls.add(issuer.iss);
     mdl = await issueMdoc(issuer);
   });
   afterAll(() => verifier.close());
