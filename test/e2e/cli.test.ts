@@ -264,7 +264,7 @@ describe("attesto CLI against npm start", { timeout: 120_000 }, () => {
     const invalid = await attesto("types", "add", "-f", typeFile);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toBe(
-      `attesto: ${typeFile}: invalid credential type:\n  type: must be lowercase letters, digits, '.', '-' or '_'\n  display: Too small: expected array to have >=1 items\n`,
+      `attesto: ${typeFile}: invalid credential type:\n  type: must be lowercase letters, digits, '.', '-' or '_'\n  display: expected array to contain at least 1 item(s)\n`,
     );
   });
 

@@ -299,7 +299,8 @@ describe("hostile input: trust registry, schema registry, ledger", () => {
     it("LIKE wildcards and SQL in type/name match literally, not everything", async () => {
       const all = (await http(`${platform.url.schema}/schemas?limit=100`)).json as { meta: { total: number } };
       expect(all.meta.total).toBeGreaterThan(0);
-      for (const text of ["%", "_", "%%", "%_%", "\\", "\\%", "' OR '1'='1", "' OR 1=1 --", "*", "."]) {
+      // "." is left out: mdoc doctypes (org.iso.18013.5.1.mDL) hold a literal dot, so it rightly matches them.
+      for (const text of ["%", "_", "%%", "%_%", "\\", "\\%", "' OR '1'='1", "' OR 1=1 --", "*"]) {
         for (const parameter of ["type", "name"]) {
           const result = await http(`${platform.url.schema}/schemas?${parameter}=${encodeURIComponent(text)}`);
           expect(result.status, `${parameter}=${text}`).toBe(200);

@@ -3,7 +3,7 @@
  * API (OpenID4VP 1.0 Appendix A). Dependency-free ES module, served by the verifier at
  * /v1/verifier/dc-api.js.
  *
- *   import { isDigitalCredentialsSupported, presentWithDigitalCredentials } from "<verifier>/v1/verifier/dc-api.js";
+ *   const { isDigitalCredentialsSupported, presentWithDigitalCredentials } = await import(`${verifierUrl}/v1/verifier/dc-api.js`);
  *   // created = the answer of POST /v1/verifier/authorization-request with response_mode dc_api or dc_api.jwt
  *   //           (made by your backend, with your API key)
  *   await presentWithDigitalCredentials({ verifierUrl, sessionId: created.session_id, request: created.dc_api_request });

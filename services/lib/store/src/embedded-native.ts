@@ -1,5 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -276,6 +286,9 @@ export async function startNativePostgres(options: NativePostgresOptions): Promi
   // A cluster restored or copied in by root is handed over whole (PostgreSQL refuses files it does not own).
   else if (account && statSync(dataDir).uid !== account.uid) giveTreeToServer(account, dataDir);
   await stopOrphanedServer(dataDir);
+  // PostgreSQL refuses a data directory that group or others can enter (0700 or 0750 only), whatever the
+  // umask of the copy that made it: set it here, every start (root owns the right to; so does the owner).
+  chmodSync(dataDir, 0o700);
   const listen = await listening(options, account);
   const settings = Object.entries(NATIVE_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
   const child = spawn(binaries.postgres, ["-D", dataDir, ...settings, ...listen.args], {

@@ -13,7 +13,8 @@ const zLocale = z.string().regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, "must be
 const TYPE_RULE = "must be lowercase letters, digits, '.', '-' or '_'";
 const LOWERCASE_TYPE = /^[a-z0-9](?:[a-z0-9._-]{0,98}[a-z0-9])?$/;
 /** Any case here: an mdoc type may be named by its doctype (`org.iso.18013.5.1.mDL`); others are lowercase. */
-const zType = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$/, TYPE_RULE);
+const ANY_CASE_TYPE = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$/;
+const zType = z.string().regex(ANY_CASE_TYPE, TYPE_RULE);
 const zVersion = z
   .string()
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,48}[A-Za-z0-9])?$/, "must be letters, digits, '.', '-' or '_'");
@@ -102,7 +103,10 @@ export const zCredentialTypeSeed = z
   })
   .superRefine((seed, ctx) => {
     if (seed.format !== "mso_mdoc") {
-      if (!LOWERCASE_TYPE.test(seed.type)) ctx.addIssue({ code: "custom", path: ["type"], message: TYPE_RULE });
+      // Only when zType passed (an upper-case letter): zType already names any other fault of `type`, once.
+      if (ANY_CASE_TYPE.test(seed.type) && !LOWERCASE_TYPE.test(seed.type)) {
+        ctx.addIssue({ code: "custom", path: ["type"], message: TYPE_RULE });
+      }
       if (seed.doctype !== undefined) {
         ctx.addIssue({ code: "custom", path: ["doctype"], message: 'is only allowed with format "mso_mdoc"' });
       }
@@ -111,7 +115,7 @@ export const zCredentialTypeSeed = z
     if (seed.doctype === undefined) {
       ctx.addIssue({ code: "custom", path: ["doctype"], message: 'is required with format "mso_mdoc"' });
     }
-    if (!LOWERCASE_TYPE.test(seed.type) && seed.type !== seed.doctype) {
+    if (ANY_CASE_TYPE.test(seed.type) && !LOWERCASE_TYPE.test(seed.type) && seed.type !== seed.doctype) {
       ctx.addIssue({ code: "custom", path: ["type"], message: `${TYPE_RULE} (or equal the doctype)` });
     }
     checkMdocSchema(seed.schema, ctx);

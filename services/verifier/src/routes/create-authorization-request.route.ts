@@ -16,60 +16,86 @@ const zUri = z.url({ error: "must be a URL" });
 const requiredString = (missing: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? missing : "must be a string") });
 
-const zBody = z.object({
-  /** Validated by the DCQL rules in the use case (messages name the offending member). */
-  dcql_query: z.unknown().optional(),
-  /** Required unless client_id_prefix is given (refused with it) or for an unsigned dc_api request (the use case names the fields). */
-  verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)").optional(),
-  verifier_client_id: requiredString("is required (the verifier's DID or URL)")
-    .trim()
-    .min(1, "must not be empty")
-    .max(2048, "must be at most 2048 characters")
-    .regex(/^\S*$/, "must not contain whitespace")
-    .optional(),
-  client_id_prefix: z.enum(CLIENT_ID_PREFIXES, { error: `must be one of ${CLIENT_ID_PREFIXES.join(", ")}` }).optional(),
-  response_mode: z.enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` }).optional(),
-  expected_origins: z
-    .array(
-      z
-        .string({ error: "must be web origins (https://host[:port])" })
-        .max(2048, "must be at most 2048 characters")
-        .transform((value, context) => {
-          const origin = parseWebOrigin(value);
-          if (origin === undefined) {
-            context.addIssue({ code: "custom", message: "must be web origins (https://host[:port], no path)" });
-            return z.NEVER;
-          }
-          return origin;
-        }),
-      { error: "must be an array of web origins" },
-    )
-    .min(1, "must not be empty")
-    .max(MAX_EXPECTED_ORIGINS, `must hold at most ${MAX_EXPECTED_ORIGINS} origins`)
-    .optional()
-    .describe("dc_api and dc_api.jwt: the origins of the pages that call the wallet; required when signed"),
-  client_metadata: z
-    .object(
-      {
-        client_name: z.string().max(256, "must be at most 256 characters").optional(),
-        logo_uri: zUri.optional(),
-        policy_uri: zUri.optional(),
-        tos_uri: zUri.optional(),
-      },
-      { error: "must be an object" },
-    )
-    .optional(),
-  redirect_uri: zUri
-    .max(2048, "must be at most 2048 characters")
-    .refine((uri) => !URL.canParse(uri) || !UNSAFE_SCHEMES.has(new URL(uri).protocol), "must not use that URL scheme")
-    .optional(),
-  expires_in: z
-    .number({ error: "must be an integer number of seconds" })
-    .int("must be an integer number of seconds")
-    .min(MIN_SESSION_TTL_SECONDS, `must be at least ${MIN_SESSION_TTL_SECONDS}`)
-    .max(MAX_SESSION_TTL_SECONDS, `must be at most ${MAX_SESSION_TTL_SECONDS}`)
-    .optional(),
-});
+const zBody = z
+  .object({
+    /** Validated by the DCQL rules in the use case (messages name the offending member). */
+    dcql_query: z.unknown().optional(),
+    /** Required unless client_id_prefix is given (refused with it) or for an unsigned dc_api request (the use case names the fields). */
+    verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)").optional(),
+    verifier_client_id: requiredString("is required (the verifier's DID or URL)")
+      .trim()
+      .min(1, "must not be empty")
+      .max(2048, "must be at most 2048 characters")
+      .regex(/^\S*$/, "must not contain whitespace")
+      .optional(),
+    client_id_prefix: z
+      .enum(CLIENT_ID_PREFIXES, { error: `must be one of ${CLIENT_ID_PREFIXES.join(", ")}` })
+      .optional(),
+    response_mode: z.enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` }).optional(),
+    expected_origins: z
+      .array(
+        z
+          .string({ error: "must be web origins (https://host[:port])" })
+          .max(2048, "must be at most 2048 characters")
+          .transform((value, context) => {
+            const origin = parseWebOrigin(value);
+            if (origin === undefined) {
+              context.addIssue({ code: "custom", message: "must be web origins (https://host[:port], no path)" });
+              return z.NEVER;
+            }
+            return origin;
+          }),
+        { error: "must be an array of web origins" },
+      )
+      .min(1, "must not be empty")
+      .max(MAX_EXPECTED_ORIGINS, `must hold at most ${MAX_EXPECTED_ORIGINS} origins`)
+      .optional()
+      .describe("dc_api and dc_api.jwt: the origins of the pages that call the wallet; required when signed"),
+    client_metadata: z
+      .object(
+        {
+          client_name: z.string().max(256, "must be at most 256 characters").optional(),
+          logo_uri: zUri.optional(),
+          policy_uri: zUri.optional(),
+          tos_uri: zUri.optional(),
+        },
+        { error: "must be an object" },
+      )
+      .optional(),
+    redirect_uri: zUri
+      .max(2048, "must be at most 2048 characters")
+      .refine((uri) => !URL.canParse(uri) || !UNSAFE_SCHEMES.has(new URL(uri).protocol), "must not use that URL scheme")
+      .optional(),
+    expires_in: z
+      .number({ error: "must be an integer number of seconds" })
+      .int("must be an integer number of seconds")
+      .min(MIN_SESSION_TTL_SECONDS, `must be at least ${MIN_SESSION_TTL_SECONDS}`)
+      .max(MAX_SESSION_TTL_SECONDS, `must be at most ${MAX_SESSION_TTL_SECONDS}`)
+      .optional(),
+  })
+  .superRefine(
+    (body, context) => {
+      // Today's mode (no client_id_prefix, a redirect response mode) needs the caller's key and client id:
+      // reported here with every other failing field at once (the use case checks the same again).
+      const unsignedDcApi = typeof body.response_mode === "string" && body.response_mode.startsWith("dc_api");
+      if (body.client_id_prefix !== undefined || unsignedDcApi) return;
+      if (body.verifier_private_key === undefined) {
+        context.addIssue({
+          code: "custom",
+          path: ["verifier_private_key"],
+          message: "is required (base64url Ed25519 private key, 32 bytes)",
+        });
+      }
+      if (body.verifier_client_id === undefined) {
+        context.addIssue({
+          code: "custom",
+          path: ["verifier_client_id"],
+          message: "is required (the verifier's DID or URL)",
+        });
+      }
+    },
+    { when: () => true },
+  );
 
 const zDcApiRequest = z
   .object({
