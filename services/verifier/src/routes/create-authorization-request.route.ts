@@ -77,6 +77,8 @@ const zBody = z
     (body, context) => {
       // Today's mode (no client_id_prefix, a redirect response mode) needs the caller's key and client id:
       // reported here with every other failing field at once (the use case checks the same again).
+      // `when` runs this for any input, also one that is not an object (zod has already refused it).
+      if (typeof body !== "object" || body === null) return;
       const unsignedDcApi = typeof body.response_mode === "string" && body.response_mode.startsWith("dc_api");
       if (body.client_id_prefix !== undefined || unsignedDcApi) return;
       if (body.verifier_private_key === undefined) {
