@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { type BaseConfig, ConfigError, envPrefixOf } from "@attesto/runtime/config";
 import { enableInProcessRpc } from "@attesto/runtime/rpc";
+import { makePrivate } from "@attesto/store";
 import { launchService, type RunningService, type ServiceModule } from "@attesto/runtime/service";
 import type { Tracing } from "@attesto/runtime/telemetry";
 import type { Logger } from "pino";
@@ -12,7 +13,6 @@ import { demoProviderTrust } from "./demo-provider-trust.js";
 import { developmentSecrets, identityPublicKeysOf, SECRETS_FILE } from "./dev-secrets.js";
 import { ownOutboundAllowance, withOwnAllowance } from "./outbound-allowance.js";
 import { writePlatformFile } from "./platform-file.js";
-import { makeDataDirPrivate } from "./private-data-dir.js";
 import { buildServiceEnv, type Env, PER_SERVICE_VARIABLES, planAddresses, type ServiceAddress } from "./service-env.js";
 import { platformServices } from "./services.js";
 import { StartupError } from "./startup-error.js";
@@ -72,7 +72,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const cwd = options.cwd ?? process.cwd();
   enableInProcessRpc(config.IN_PROCESS_RPC);
   const dataDir = resolve(cwd, config.ATTESTO_DATA_DIR);
-  const tightened = makeDataDirPrivate(dataDir);
+  const tightened = makePrivate(dataDir);
   if (tightened > 0) {
     logger.warn(
       `tightened the modes of ${tightened} files and folders under ${dataDir}: group and other access removed`,

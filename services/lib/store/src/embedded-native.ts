@@ -25,6 +25,7 @@ import {
 } from "./embedded-socket.js";
 import { type NativeBinaries, nativeBinaries, nativeTemplateDir } from "./native-binaries.js";
 import { giveToServer, reachableBy, type ServerAccount, serverAccount } from "./native-user.js";
+import { makePrivate } from "./private-folder.js";
 
 /**
  * Settings of the native embedded server (`-c` at start, so a cluster's postgresql.conf stays as
@@ -140,6 +141,8 @@ async function newCluster(binaries: NativeBinaries, dataDir: string, account: Se
   if (template) {
     rmSync(building, { recursive: true, force: true });
     cpSync(template, building, { recursive: true });
+    // The copy's folders take the umask's modes (Node 22's cpSync does not keep a folder's mode): owner only.
+    makePrivate(building);
     giveTreeToServer(account, building);
   } else {
     await initdb(binaries, building, account);

@@ -32,6 +32,7 @@ export { startEmbeddedPostgresThread } from "./embedded-thread.js";
 export { MigrationError, type Migrations, migrateToLatest, missingMigrations } from "./migrate.js";
 export { NamingClient } from "./named-statements.js";
 export { type NativeBinaries, nativeBinaries } from "./native-binaries.js";
+export { makePrivate } from "./private-folder.js";
 export { createPostgresRateLimitCounter, type RateLimitDecision } from "./rate-limit-counter.js";
 export {
   createReplayGuard,

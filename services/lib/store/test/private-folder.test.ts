@@ -2,17 +2,17 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeDataDirPrivate } from "./private-data-dir.js";
+import { makePrivate } from "../src/private-folder.js";
 
 const modeOf = (path: string) => lstatSync(path).mode & 0o7777;
 
-describe("makeDataDirPrivate", () => {
+describe("makePrivate", () => {
   const root = mkdtempSync(join(tmpdir(), "attesto-private-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("makes a new data folder 0700 and leaves the folders above it alone", () => {
     const dataDir = join(root, "made", "nested", ".attesto");
-    expect(makeDataDirPrivate(dataDir)).toBe(0);
+    expect(makePrivate(dataDir)).toBe(0);
     expect(modeOf(dataDir)).toBe(0o700);
     expect(modeOf(join(root, "made")) & 0o005).not.toBe(0); // the umask's mode, not 0700
   });
@@ -31,13 +31,13 @@ describe("makeDataDirPrivate", () => {
     chmodSync(join(dataDir, "pgdata", "private"), 0o600);
     symlinkSync("/etc/hostname", join(dataDir, "link"));
 
-    expect(makeDataDirPrivate(dataDir)).toBe(5);
+    expect(makePrivate(dataDir)).toBe(5);
     expect(modeOf(dataDir)).toBe(0o700);
     expect(modeOf(join(dataDir, "pgdata"))).toBe(0o700);
     expect(modeOf(join(dataDir, "pgdata", "base"))).toBe(0o700);
     expect(modeOf(join(dataDir, "secrets.json"))).toBe(0o600);
     expect(modeOf(join(dataDir, "pgdata", "base", "1234"))).toBe(0o600);
     expect(modeOf(join(dataDir, "pgdata", "private"))).toBe(0o600);
-    expect(makeDataDirPrivate(dataDir)).toBe(0); // nothing left to tighten
+    expect(makePrivate(dataDir)).toBe(0); // nothing left to tighten
   });
 });
