@@ -1,9 +1,9 @@
 import { join, resolve } from "node:path";
 import { type BaseConfig, ConfigError, envPrefixOf } from "@attesto/runtime/config";
 import { enableInProcessRpc } from "@attesto/runtime/rpc";
-import { makePrivate } from "@attesto/store";
 import { launchService, type RunningService, type ServiceModule } from "@attesto/runtime/service";
 import type { Tracing } from "@attesto/runtime/telemetry";
+import { makePrivate } from "@attesto/store";
 import type { Logger } from "pino";
 import { assertPortsFree } from "./check-ports.js";
 import type { LauncherConfig } from "./config.js";
