@@ -7,7 +7,7 @@ import {
 } from "@attesto/protocol/mdoc";
 import { cborDecode as a0Decode, cborEncode as a0Encode } from "@auth0/mdl/lib/cbor/index.js";
 import { IssuerSignedItem, DeviceResponse as OwfDeviceResponse } from "@owf/mdoc";
-import { CompactEncrypt, calculateJwkThumbprint, importJWK, type JWK } from "jose";
+import { CompactEncrypt, calculateJwkThumbprint, decodeJwt, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   holderKey,
@@ -36,6 +36,7 @@ import {
   readResult,
   startTestVerifier,
   type TestVerifier,
+  verifierIdentity,
 } from "./support/test-verifier.js";
 
 /**
@@ -290,6 +291,114 @@ describe("mso_mdoc presentations (OID4VP 1.0 Appendix B.2)", () => {
       expect(response.statusCode).toBe(400);
       expect(response.json().errors.map((error: { field: string }) => error.field)).toContain(field);
     }
+  });
+
+  describe("through the Digital Credentials API (OpenID4VPDCAPIHandover)", () => {
+    const RP = "https://rp.example";
+
+    /** A DC API session as the RP creates it; what the page hands the browser is `dc_api_request.data`. */
+    const openDcApi = async (body: Record<string, unknown>) => {
+      const created = await verifier.app.inject({
+        method: "POST",
+        url: "/v1/verifier/authorization-request",
+        headers: { "x-api-key": "key-verifier-acme" },
+        payload: { dcql_query: mdlQuery(), expected_origins: [RP], ...body },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const { session_id, dc_api_request } = created.json();
+      const data = dc_api_request.data as Record<string, unknown>;
+      const request = (typeof data.request === "string" ? decodeJwt(data.request) : data) as {
+        nonce: string;
+        client_metadata: { jwks?: { keys: JWK[] } };
+      };
+      // The wallet library presents against an OpenedSession; only the transcript below is used.
+      const session = { sessionId: session_id, request } as unknown as OpenedSession;
+      return { sessionId: session_id as string, request, session };
+    };
+
+    const submitDcApi = async (sessionId: string, data: Record<string, unknown>) => {
+      const response = await verifier.app.inject({
+        method: "POST",
+        url: `/v1/verifier/dc-api/${sessionId}`,
+        headers: { origin: RP },
+        payload: { data },
+      });
+      expect([response.statusCode, response.json()]).toEqual([200, {}]);
+      return (await readResult(verifier.app, sessionId)).json();
+    };
+
+    it("dc_api: a device signature over the DC API handover (origin, nonce) completes; only age_over_18 disclosed", async () => {
+      const { sessionId, request, session } = await openDcApi({ response_mode: "dc_api" });
+      const presentation = await presentMdoc(mdl, session, {
+        transcript: dcApiTranscriptBytes({ origin: RP, nonce: request.nonce }),
+      });
+      const result = await submitDcApi(sessionId, { vp_token: { mdl: [presentation] } });
+      expect([result.status, failedCheck(result)]).toEqual(["completed", undefined]);
+      expect(result.presentation_metadata.claims).toEqual({ [MDL_NAMESPACE]: { age_over_18: true } });
+    });
+
+    it("dc_api.jwt (signed request): the DC API handover names the response key's thumbprint", async () => {
+      const identity = verifierIdentity();
+      const { sessionId, request, session } = await openDcApi({
+        response_mode: "dc_api.jwt",
+        verifier_private_key: identity.privateKey,
+        verifier_client_id: identity.did,
+      });
+      const jwk = request.client_metadata.jwks!.keys[0]!;
+      const presentation = await presentMdoc(mdl, session, {
+        transcript: dcApiTranscriptBytes({
+          origin: RP,
+          nonce: request.nonce,
+          jwkThumbprint: await calculateJwkThumbprint(jwk, "sha256"),
+        }),
+      });
+      const response = await new CompactEncrypt(
+        new TextEncoder().encode(JSON.stringify({ vp_token: { mdl: [presentation] } })),
+      )
+        .setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM", kid: jwk.kid! })
+        .encrypt(await importJWK(jwk, "ECDH-ES"));
+      const result = await submitDcApi(sessionId, { response });
+      expect([result.status, failedCheck(result)]).toEqual(["completed", undefined]);
+    });
+
+    it("refused there: a device signature over the redirect handover, another origin, or no thumbprint under dc_api.jwt", async () => {
+      const redirect = await openDcApi({ response_mode: "dc_api" });
+      const overRedirect = await presentMdoc(mdl, redirect.session, {
+        transcript: oid4vpTranscriptBytes({
+          clientId: `origin:${RP}`,
+          nonce: redirect.request.nonce,
+          responseUri: `${RP}/v1/verifier/dc-api/${redirect.sessionId}`,
+        }),
+      });
+      const refused = await submitDcApi(redirect.sessionId, { vp_token: { mdl: [overRedirect] } });
+      expect([refused.status, failedCheck(refused)]).toEqual([
+        "failed",
+        expect.objectContaining({ check: "holder_binding", reason_code: "device_signature_invalid" }),
+      ]);
+      const otherOrigin = await openDcApi({ response_mode: "dc_api" });
+      const forEvil = await presentMdoc(mdl, otherOrigin.session, {
+        transcript: dcApiTranscriptBytes({ origin: "https://evil.example", nonce: otherOrigin.request.nonce }),
+      });
+      const evil = await submitDcApi(otherOrigin.sessionId, { vp_token: { mdl: [forEvil] } });
+      expect(failedCheck(evil)).toMatchObject({ check: "holder_binding", reason_code: "device_signature_invalid" });
+      const identity = verifierIdentity();
+      const encrypted = await openDcApi({
+        response_mode: "dc_api.jwt",
+        verifier_private_key: identity.privateKey,
+        verifier_client_id: identity.did,
+      });
+      const jwk = encrypted.request.client_metadata.jwks!.keys[0]!;
+      const withoutThumbprint = await presentMdoc(mdl, encrypted.session, {
+        transcript: dcApiTranscriptBytes({ origin: RP, nonce: encrypted.request.nonce }),
+      });
+      const response = await new CompactEncrypt(
+        new TextEncoder().encode(JSON.stringify({ vp_token: { mdl: [withoutThumbprint] } })),
+      )
+        .setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM", kid: jwk.kid! })
+        .encrypt(await importJWK(jwk, "ECDH-ES"));
+      const unbound = await submitDcApi(encrypted.sessionId, { response });
+      expect(failedCheck(unbound)).toMatchObject({ check: "holder_binding", reason_code: "device_signature_invalid" });
+    });
   });
 
   describe("hostile presentations fail with a named check", () => {
