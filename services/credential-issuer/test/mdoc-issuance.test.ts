@@ -1,6 +1,8 @@
+import { issuerConfigurationV1 } from "@attesto/proto";
 import { decodeIssuerSigned } from "@attesto/protocol/mdoc";
 import { DeviceResponse as Auth0DeviceResponse, Verifier as Auth0Verifier, parse as auth0Parse } from "@auth0/mdl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issuerServiceAs } from "./support/issuer-service.js";
 import { addMdlType, MDL_DOCTYPE, MDL_NAMESPACE, mdlClaims } from "./support/mdl-type.fixture.js";
 import { ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
@@ -62,6 +64,34 @@ describe("mso_mdoc issuance", () => {
       mandatory: true,
     });
     expect(metadata.credential_configurations_supported["university-diploma"].format).toBe("dc+sd-jwt");
+  });
+
+  it("lists mdoc configurations only where the tenant can issue them: not when its issuer signs with DIDs", async () => {
+    const operator = issuerServiceAs(issuer, "operator");
+    const listed = async () =>
+      Object.keys(
+        (await issuer.app.inject({ method: "GET", url: "/.well-known/openid-credential-issuer/acme" })).json()
+          .credential_configurations_supported,
+      );
+    const declare = (signingMode: issuerConfigurationV1.SigningMode) =>
+      operator.applyIssuerConfiguration({
+        configuration: {
+          tenant: "acme",
+          issuerName: "attesto-tenants/acme",
+          credentialConfigurations: [{ id: "university-diploma" }, { id: MDL_DOCTYPE }],
+          signingMode,
+        },
+      });
+    try {
+      await declare(issuerConfigurationV1.SigningMode.DID);
+      expect(await listed()).toEqual(["university-diploma"]);
+      // What it does not list it refuses to offer.
+      expect((await createOffer(issuer, mdlOffer)).statusCode).toBe(400);
+      await declare(issuerConfigurationV1.SigningMode.X509);
+      expect((await listed()).sort()).toEqual([MDL_DOCTYPE, "university-diploma"].sort());
+    } finally {
+      await operator.deleteIssuerConfiguration({ tenant: "acme" });
+    }
   });
 
   it("refuses an offer whose elements fail the type, naming every failing element", async () => {

@@ -174,6 +174,10 @@ export async function createIssuerMetadata(
         [configuration.id, await configurationMetadata(deps, configuration, offered.get(configuration.id))] as const,
     ),
   );
+  // mdocs are signed only with the tenant's X.509 key (their x5chain): a tenant configured for DID
+  // signing cannot issue them (its mdoc offers are refused), so its metadata does not list them.
+  const issuable =
+    configured?.signingMode === "did" ? entries.filter(([, entry]) => entry.format !== "mso_mdoc") : entries;
   return {
     credential_issuer: issuerIdentifierOf(deps.issuerUrl, tenant.tenant),
     authorization_servers: [deps.authorizationServerUrl],
@@ -182,6 +186,6 @@ export async function createIssuerMetadata(
     notification_endpoint: notificationEndpointOf(deps.issuerUrl),
     batch_credential_issuance: { batch_size: MAX_BATCH_SIZE },
     display: [{ name: tenant.name, locale: DEFAULT_LOCALE }],
-    credential_configurations_supported: Object.fromEntries(entries),
+    credential_configurations_supported: Object.fromEntries(issuable),
   };
 }
