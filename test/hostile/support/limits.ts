@@ -1,6 +1,6 @@
 import { type RawResult, rawHttp } from "./http.js";
 
-/** Default BODY_LIMIT_BYTES of every service (README "Configuration"). */
+/** Default BODY_LIMIT_BYTES of every service (docs/configuration.md). */
 export const BODY_LIMIT_BYTES = 1_048_576;
 
 /**

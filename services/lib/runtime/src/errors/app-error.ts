@@ -3,7 +3,7 @@
  * code and a message that is safe to show. Anything else is an internal error and is answered as
  * 500 `server_error` without details (the log keeps the cause).
  *
- * Two wire shapes exist (root README, "Architecture": errors):
+ * Two wire shapes exist (docs/http-api.md, "Error answers"):
  * - `api`   -> `{ error, message }`             (admin and REST endpoints)
  * - `oauth` -> `{ error, error_description }`   (/v1/par, /v1/token, /credential, presentation)
  * A validation failure adds `errors`: every failing field with what is wrong with it.

@@ -90,7 +90,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   return reply.code(appError.status).headers(appError.headers).send(body);
 }
 
-/** The one Fastify error handler and not-found handler (root README, "Architecture": errors). */
+/** The one Fastify error handler and not-found handler (docs/http-api.md, "Error answers"). */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) =>

@@ -29,7 +29,7 @@ const allowHostsSchema = z
 
 /**
  * Variables of the outbound request guard, for every service that fetches URLs others supply
- * (holder, verifier, scheduler). Documented in the root README.
+ * (holder, verifier, scheduler). Documented in docs/configuration.md.
  */
 export function outboundConfigShape() {
   return {

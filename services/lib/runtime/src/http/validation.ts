@@ -65,7 +65,7 @@ export function fieldMessage(issue: Issue): string | undefined {
         ? `must be ${JSON.stringify(issue.values[0])}`
         : `must be one of ${listed(issue.values)}`;
     case "unrecognized_keys":
-      // The names are the client's input: never echoed (root README, "Errors").
+      // The names are the client's input: never echoed (docs/http-api.md, "Error answers").
       return "has unknown fields";
     case "invalid_union":
       return "is invalid";
