@@ -1,4 +1,16 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  utimesSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { netAddressOf, openDatabase, pingDatabase } from "@attesto/store";
@@ -18,6 +30,49 @@ async function query<T>(url: string, text: string): Promise<T[]> {
   } finally {
     await database.close();
   }
+}
+
+/** Every file and folder under `dir`: its mode, size, modification time and (for files) content digest. */
+function snapshot(dir: string): Record<string, string> {
+  const entries: Record<string, string> = {};
+  const describe = (path: string, stat: Stats) =>
+    `${stat.mode.toString(8)} ${stat.size} ${stat.mtimeMs}${stat.isFile() ? ` ${createHash("sha256").update(readFileSync(path)).digest("hex")}` : ""}`;
+  const walk = (folder: string) => {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      const stat = lstatSync(path);
+      entries[path.slice(dir.length)] = describe(path, stat);
+      if (stat.isDirectory()) walk(path);
+    }
+  };
+  walk(dir);
+  return entries;
+}
+
+/**
+ * What a start that crashed leaves in the temporary folder when its socket could not go in the
+ * data folder: `/tmp/attesto-pg-*` with the socket file of a server that was killed (SIGKILL: it
+ * could not unlink it), dated `ageMs` back.
+ */
+async function crashedSocketPlace(ageMs: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "attesto-pg-"));
+  const socket = join(dir, ".s.PGSQL.5432");
+  const server = spawn(
+    process.execPath,
+    ["-e", `require("node:net").createServer().listen(${JSON.stringify(socket)}, () => console.log("listening"))`],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.stdout!.once("data", () => resolve());
+    server.once("exit", (code) => reject(new Error(`the socket server exited with ${code}`)));
+  });
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGKILL");
+  await exited;
+  expect(lstatSync(socket).isSocket()).toBe(true);
+  const then = new Date(Date.now() - ageMs);
+  utimesSync(dir, then, then);
+  return dir;
 }
 
 /** The embedded database as the launcher opens it: its URL is what every service and psql get. */
@@ -61,35 +116,45 @@ describe.skipIf(process.platform === "win32")("openPlatformDatabase (embedded)",
     }
   });
 
-  it("keeps PGlite available: EMBEDDED_DATABASE_ENGINE=pglite serves .attesto/pgdata", {
-    timeout: 180_000,
-  }, async () => {
-    const other = mkdtempSync(join(tmpdir(), "attesto-platform-db-pglite-"));
+  it("removes a temporary socket folder a crashed start left, on the next start", async () => {
+    const left = await crashedSocketPlace(10 * 60_000);
     try {
-      const config = loadLauncherConfig({ EMBEDDED_DATABASE_ENGINE: "pglite" });
-      const database = await openPlatformDatabase(config, other, logger);
-      try {
-        expect(database.engine).toBe("pglite");
-        expect(netAddressOf(database.url)).toEqual({ path: join(other, ".attesto", "pgdata", ".s.PGSQL.5432") });
-      } finally {
-        await database.close();
-      }
+      const database = await openPlatformDatabase(loadLauncherConfig({}), cwd, logger);
+      await database.close();
+      expect(existsSync(left)).toBe(false);
     } finally {
-      rmSync(other, { recursive: true, force: true });
+      rmSync(left, { recursive: true, force: true });
     }
   });
 
-  it("refuses a data folder made by the other engine, names the setting, and changes nothing", async () => {
+  it("keeps PGlite available (EMBEDDED_DATABASE_ENGINE=pglite, .attesto/pgdata); its folder is refused by the native default, untouched", {
+    timeout: 180_000,
+  }, async () => {
     const other = mkdtempSync(join(tmpdir(), "attesto-platform-db-mixed-"));
     try {
-      const pgdata = join(other, ".attesto", "pgdata");
-      mkdirSync(pgdata, { recursive: true });
-      writeFileSync(join(pgdata, "PG_VERSION"), "18\n");
+      const pglite = loadLauncherConfig({ EMBEDDED_DATABASE_ENGINE: "pglite" });
+      const made = await openPlatformDatabase(pglite, other, logger);
+      try {
+        expect(made.engine).toBe("pglite");
+        expect(netAddressOf(made.url)).toEqual({ path: join(other, ".attesto", "pgdata", ".s.PGSQL.5432") });
+        await query(made.url, "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('made by PGlite')");
+      } finally {
+        await made.close();
+      }
+      const cluster = join(other, ".attesto", "pgdata");
+      const before = snapshot(cluster);
       await expect(openPlatformDatabase(loadLauncherConfig({}), other, logger)).rejects.toThrow(
-        /pgdata holds a database made by PGlite, which native PostgreSQL cannot open; set EMBEDDED_DATABASE_ENGINE=pglite/,
+        /\.attesto[/\\]pgdata holds a database made by PGlite, which native PostgreSQL cannot open; set EMBEDDED_DATABASE_ENGINE=pglite to keep using it \(nothing was changed\)/,
       );
+      expect(snapshot(cluster)).toEqual(before);
       expect(existsSync(join(other, ".attesto", "postgres"))).toBe(false);
-      expect(existsSync(join(pgdata, "PG_VERSION"))).toBe(true);
+      // Nothing emptied: PGlite, asked for, still serves what it held.
+      const again = await openPlatformDatabase(pglite, other, logger);
+      try {
+        expect(await query(again.url, "SELECT note FROM kept")).toEqual([{ note: "made by PGlite" }]);
+      } finally {
+        await again.close();
+      }
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
