@@ -1,7 +1,11 @@
 import { issuerConfigurationV1 } from "@attesto/proto";
 import { decodeIssuerSigned } from "@attesto/protocol/mdoc";
-import { DeviceResponse as Auth0DeviceResponse, Verifier as Auth0Verifier, parse as auth0Parse } from "@auth0/mdl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  deviceResponseOf,
+  presentWithIndependentWallet,
+  verifyWithIndependentVerifier,
+} from "../../../test/support/independent-mdoc.js";
 import { issuerServiceAs } from "./support/issuer-service.js";
 import { addMdlType, MDL_DOCTYPE, MDL_NAMESPACE, mdlClaims } from "./support/mdl-type.fixture.js";
 import { ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
@@ -153,39 +157,22 @@ describe("mso_mdoc issuance", () => {
     const { response, keys } = await issueMdl([p256Key()]);
     const { credential } = (response.json().credentials as Array<{ credential: string }>)[0]!;
     const root = (await issuer.doubles.trustRegistry.chainOf("acme")).root;
-    const mdoc = auth0Parse(deviceResponseOf(MDL_DOCTYPE, Buffer.from(credential, "base64url")));
-    const sessionTranscriptBytes = Buffer.from(`d8184c83f6f668${Buffer.from("handover").toString("hex")}`, "hex");
-    const presented = await Auth0DeviceResponse.from(mdoc)
-      .usingPresentationDefinition({
-        id: "mdl",
-        input_descriptors: [
-          {
-            id: MDL_DOCTYPE,
-            format: { mso_mdoc: { alg: ["ES256"] } },
-            constraints: {
-              limit_disclosure: "required",
-              fields: [
-                { path: [`$['${MDL_NAMESPACE}']['age_over_18']`], intent_to_retain: false },
-                { path: [`$['${MDL_NAMESPACE}']['issuing_country']`], intent_to_retain: false },
-              ],
-            },
-          },
-        ],
-      })
-      .usingSessionTranscriptBytes(sessionTranscriptBytes)
-      .authenticateWithSignature(keys[0]!.privateJwk as never, "ES256")
-      .sign();
-    const checks: Array<{ status: string; check: string }> = [];
-    const verified = await new Auth0Verifier([root.toString("pem")]).verify(presented.encode(), {
-      encodedSessionTranscript: sessionTranscriptBytes,
-      onCheck: (check) => checks.push(check),
+    const transcript = Buffer.from(`d8184c83f6f668${Buffer.from("handover").toString("hex")}`, "hex");
+    const presented = await presentWithIndependentWallet({
+      mdoc: deviceResponseOf(MDL_DOCTYPE, credential),
+      docType: MDL_DOCTYPE,
+      claims: [{ path: [MDL_NAMESPACE, "age_over_18"] }, { path: [MDL_NAMESPACE, "issuing_country"] }],
+      transcript,
+      devicePrivateJwk: keys[0]!.privateJwk,
     });
-    expect(checks.filter((check) => check.status === "FAILED")).toEqual([]);
-    expect(checks.map((check) => check.check)).toContain("Issuer certificate must be valid");
-    expect(verified.documents[0]?.getIssuerNameSpace(MDL_NAMESPACE)).toEqual({
-      age_over_18: true,
-      issuing_country: "UT",
+    const verified = await verifyWithIndependentVerifier({
+      deviceResponse: presented,
+      trustAnchors: [root.toString("pem")],
+      transcript,
     });
+    expect(verified.failed).toEqual([]);
+    expect(verified.passed).toContain("Issuer certificate must be valid");
+    expect(verified.elements).toEqual({ [MDL_NAMESPACE]: { age_over_18: true, issuing_country: "UT" } });
   });
 
   it("refuses an Ed25519 proof for an mdoc (device keys are P-256) with invalid_proof", async () => {
@@ -194,28 +181,3 @@ describe("mso_mdoc issuance", () => {
     expect(response.json()).toMatchObject({ error: "invalid_proof" });
   });
 });
-
-/** CBOR: a DeviceResponse map around one raw IssuerSigned (what @auth0/mdl parses as an mdoc). */
-function deviceResponseOf(docType: string, issuerSigned: Uint8Array): Uint8Array {
-  const head = (major: number, length: number) =>
-    length < 24
-      ? [(major << 5) | length]
-      : length < 256
-        ? [(major << 5) | 24, length]
-        : [(major << 5) | 25, length >> 8, length & 0xff];
-  const text = (value: string) => [...head(3, Buffer.byteLength(value)), ...Buffer.from(value)];
-  return new Uint8Array([
-    ...head(5, 3),
-    ...text("version"),
-    ...text("1.0"),
-    ...text("documents"),
-    ...head(4, 1),
-    ...head(5, 2),
-    ...text("docType"),
-    ...text(docType),
-    ...text("issuerSigned"),
-    ...issuerSigned,
-    ...text("status"),
-    0,
-  ]);
-}

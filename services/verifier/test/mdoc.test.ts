@@ -5,10 +5,10 @@ import {
   issueMdoc as productIssueMdoc,
   sessionTranscriptBytes,
 } from "@attesto/protocol/mdoc";
-import { cborDecode as a0Decode, cborEncode as a0Encode } from "@auth0/mdl/lib/cbor/index.js";
 import { IssuerSignedItem, DeviceResponse as OwfDeviceResponse } from "@owf/mdoc";
 import { CompactEncrypt, calculateJwkThumbprint, decodeJwt, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deviceResponseOf } from "../../../test/support/independent-mdoc.js";
 import {
   holderKey,
   issueCredential,
@@ -205,24 +205,7 @@ describe("mso_mdoc presentations (OID4VP 1.0 Appendix B.2)", () => {
         new Uint8Array(sign("sha256", toBeSigned, { key: signingKey, dsaEncoding: "ieee-p1363" })),
     });
     // @auth0/mdl presents it: its MDoc wraps the IssuerSigned in a document.
-    const issued: IssuedMdoc = {
-      mdoc: a0Encode(
-        new Map<string, unknown>([
-          ["version", "1.0"],
-          [
-            "documents",
-            [
-              new Map<string, unknown>([
-                ["docType", MDL_DOCTYPE],
-                ["issuerSigned", a0Decode(Buffer.from(issuerSigned, "base64url"))],
-              ]),
-            ],
-          ],
-          ["status", 0],
-        ]),
-      ),
-      holder,
-    };
+    const issued: IssuedMdoc = { mdoc: Buffer.from(deviceResponseOf(MDL_DOCTYPE, issuerSigned)), holder };
     const session = await openSession(verifier.app, { dcql_query: mdlQuery() });
     const result = await submit(session, { mdl: [await presentMdoc(issued, session)] });
     expect([result.status, failedCheck(result)]).toEqual(["completed", undefined]);

@@ -1,8 +1,12 @@
 import "reflect-metadata";
 import { createPrivateKey, sign, webcrypto } from "node:crypto";
-import { DeviceResponse as Auth0DeviceResponse, Verifier as Auth0Verifier, parse as auth0Parse } from "@auth0/mdl";
 import * as x509 from "@peculiar/x509";
 import { describe, expect, it } from "vitest";
+import {
+  deviceResponseOf,
+  presentWithIndependentWallet,
+  verifyWithIndependentVerifier,
+} from "../../../../test/support/independent-mdoc.js";
 import { generateP256Jwk } from "../src/index.js";
 import {
   COSE_ALGORITHMS,
@@ -161,59 +165,22 @@ describe("mdoc wrapper", () => {
   });
 
   it("is accepted by an independent implementation (@auth0/mdl) with a device signature from the proof key", async () => {
-    const issuerSigned = Buffer.from(await issue(), "base64url");
-    const mdoc = auth0Parse(deviceResponseOf("org.iso.18013.5.1.mDL", issuerSigned));
-    const sessionTranscriptBytes = Buffer.from(`d8184c83f6f668${Buffer.from("handover").toString("hex")}`, "hex");
-    const presented = await Auth0DeviceResponse.from(mdoc)
-      .usingPresentationDefinition({
-        id: "mdl",
-        input_descriptors: [
-          {
-            id: "org.iso.18013.5.1.mDL",
-            format: { mso_mdoc: { alg: ["ES256"] } },
-            constraints: {
-              limit_disclosure: "required",
-              fields: [{ path: ["$['org.iso.18013.5.1']['age_over_18']"], intent_to_retain: false }],
-            },
-          },
-        ],
-      })
-      .usingSessionTranscriptBytes(sessionTranscriptBytes)
-      .authenticateWithSignature(device as never, "ES256")
-      .sign();
-    const checks: Array<{ status: string; check: string }> = [];
-    const verified = await new Auth0Verifier([chain.root.toString("pem")]).verify(presented.encode(), {
-      encodedSessionTranscript: sessionTranscriptBytes,
-      onCheck: (check) => checks.push(check),
+    const docType = "org.iso.18013.5.1.mDL";
+    const transcript = Buffer.from(`d8184c83f6f668${Buffer.from("handover").toString("hex")}`, "hex");
+    const presented = await presentWithIndependentWallet({
+      mdoc: deviceResponseOf(docType, await issue()),
+      docType,
+      claims: [{ path: ["org.iso.18013.5.1", "age_over_18"] }],
+      transcript,
+      devicePrivateJwk: device,
     });
-    expect(checks.filter((check) => check.status === "FAILED")).toEqual([]);
-    expect(checks.length).toBeGreaterThan(5);
-    const [document] = verified.documents;
-    expect(document?.getIssuerNameSpace("org.iso.18013.5.1")).toEqual({ age_over_18: true });
+    const verified = await verifyWithIndependentVerifier({
+      deviceResponse: presented,
+      trustAnchors: [chain.root.toString("pem")],
+      transcript,
+    });
+    expect(verified.failed).toEqual([]);
+    expect(verified.passed).toContain("Issuer certificate must be valid");
+    expect(verified.elements).toEqual({ "org.iso.18013.5.1": { age_over_18: true } });
   });
 });
-
-/** CBOR: a DeviceResponse map around one raw IssuerSigned (what @auth0/mdl parses). */
-function deviceResponseOf(docType: string, issuerSigned: Uint8Array): Uint8Array {
-  const head = (major: number, length: number) =>
-    length < 24
-      ? [(major << 5) | length]
-      : length < 256
-        ? [(major << 5) | 24, length]
-        : [(major << 5) | 25, length >> 8, length & 0xff];
-  const text = (value: string) => [...head(3, Buffer.byteLength(value)), ...Buffer.from(value)];
-  return new Uint8Array([
-    ...head(5, 3),
-    ...text("version"),
-    ...text("1.0"),
-    ...text("documents"),
-    ...head(4, 1),
-    ...head(5, 2),
-    ...text("docType"),
-    ...text(docType),
-    ...text("issuerSigned"),
-    ...issuerSigned,
-    ...text("status"),
-    0,
-  ]);
-}

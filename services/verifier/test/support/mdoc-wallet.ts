@@ -1,15 +1,20 @@
-import { createHash } from "node:crypto";
-import { DeviceResponse, Document, MDoc } from "@auth0/mdl";
+import { Document, MDoc } from "@auth0/mdl";
 import { cborDecode as a0Decode, cborEncode as a0Encode, DataItem } from "@auth0/mdl/lib/cbor/index.js";
-import { encode as cborEncode, Tag } from "cbor-x";
 import { importJWK } from "jose";
+import {
+  dcApiTranscriptBytes,
+  type MdocClaim,
+  oid4vpTranscriptBytes,
+  presentWithIndependentWallet,
+} from "../../../../test/support/independent-mdoc.js";
 import { holderKey, type PrivateJwk, type TestIssuer } from "./credentials.js";
 import type { OpenedSession } from "./test-verifier.js";
 
 /**
- * An independent mdoc wallet for tests: mdocs issued and presented by @auth0/mdl (not the product's
- * @owf/mdoc), and the OID4VP SessionTranscript built here from the specification's CDDL with cbor-x,
- * so the verifier's transcript is checked against an independent computation.
+ * An independent mdoc wallet for the verifier's tests: mdocs issued and presented by @auth0/mdl (not
+ * the product's @owf/mdoc), device-signed over SessionTranscripts built from the specification's CDDL
+ * (test/support/independent-mdoc.ts), so the verifier's transcript is checked against an independent
+ * computation.
  */
 
 export const MDL_DOCTYPE = "org.iso.18013.5.1.mDL";
@@ -24,34 +29,7 @@ export const MDL_ELEMENTS = {
   age_over_21: true,
 };
 
-/** OID4VP 1.0 B.2.6.1: SessionTranscriptBytes of the redirect flows, from the CDDL. */
-export function oid4vpTranscriptBytes(input: {
-  clientId: string;
-  nonce: string;
-  responseUri: string;
-  /** RFC 7638 thumbprint (base64url) of the response encryption key, for direct_post.jwt. */
-  jwkThumbprint?: string;
-}): Buffer {
-  const info = cborEncode([
-    input.clientId,
-    input.nonce,
-    input.jwkThumbprint ? Buffer.from(input.jwkThumbprint, "base64url") : null,
-    input.responseUri,
-  ]);
-  const handover = ["OpenID4VPHandover", createHash("sha256").update(info).digest()];
-  return cborEncode(new Tag(cborEncode([null, null, handover]), 24));
-}
-
-/** OID4VP 1.0 B.2.6.2: SessionTranscriptBytes of the DC API flows, from the CDDL. */
-export function dcApiTranscriptBytes(input: { origin: string; nonce: string; jwkThumbprint?: string }): Buffer {
-  const info = cborEncode([
-    input.origin,
-    input.nonce,
-    input.jwkThumbprint ? Buffer.from(input.jwkThumbprint, "base64url") : null,
-  ]);
-  const handover = ["OpenID4VPDCAPIHandover", createHash("sha256").update(info).digest()];
-  return cborEncode(new Tag(cborEncode([null, null, handover]), 24));
-}
+export { dcApiTranscriptBytes, oid4vpTranscriptBytes };
 
 export interface IssuedMdoc {
   /** The encoded MDoc (the issuer's output, @auth0/mdl's IssuerSigned documents). */
@@ -110,35 +88,15 @@ export async function issueMdoc(
   return { mdoc: new MDoc([document]).encode(), holder };
 }
 
-/** The claims of a DCQL mso_mdoc query as @auth0/mdl's presentation definition fields. */
-function presentationDefinitionOf(docType: string, claims: { path: string[]; intent_to_retain?: boolean }[]) {
-  return {
-    id: "dcql",
-    input_descriptors: [
-      {
-        id: docType,
-        format: { mso_mdoc: { alg: ["ES256"] } },
-        constraints: {
-          limit_disclosure: "required",
-          fields: claims.map(({ path: [namespace, element], intent_to_retain }) => ({
-            path: [`$['${namespace}']['${element}']`],
-            intent_to_retain: intent_to_retain ?? false,
-          })),
-        },
-      },
-    ],
-  };
-}
-
 /**
- * @auth0/mdl as the wallet: a base64url DeviceResponse disclosing `claims` ([namespace, element]),
+ * @auth0/mdl as the wallet (test/support/independent-mdoc.ts): a base64url DeviceResponse disclosing `claims`,
  * device-signed over the session's transcript (or `transcript`, to sign another session's).
  */
 export async function presentMdoc(
   issued: IssuedMdoc,
   session: OpenedSession,
   options: {
-    claims?: { path: string[]; intent_to_retain?: boolean }[];
+    claims?: MdocClaim[];
     docType?: string;
     transcript?: Buffer;
     jwkThumbprint?: string;
@@ -154,12 +112,13 @@ export async function presentMdoc(
       responseUri: session.request.response_uri,
       ...(options.jwkThumbprint ? { jwkThumbprint: options.jwkThumbprint } : {}),
     });
-  const response = await DeviceResponse.from(issued.mdoc)
-    .usingPresentationDefinition(presentationDefinitionOf(options.docType ?? MDL_DOCTYPE, claims) as never)
-    .usingSessionTranscriptBytes(transcript)
-    .authenticateWithSignature((options.deviceKey ?? issued.holder.privateJwk) as never, "ES256")
-    .sign();
-  return Buffer.from(response.encode()).toString("base64url");
+  return presentWithIndependentWallet({
+    mdoc: issued.mdoc,
+    docType: options.docType ?? MDL_DOCTYPE,
+    claims,
+    transcript,
+    devicePrivateJwk: options.deviceKey ?? issued.holder.privateJwk,
+  });
 }
 
 /** A DCQL query for an mDL disclosing `elements` (age_over_18 by default). */
