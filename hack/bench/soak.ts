@@ -99,9 +99,10 @@ async function checkRecords(options: SoakOptions, issuedDigests: string[], verif
 }
 
 /**
- * Dead rows left after the run (pg_stat_user_tables of this run's schemas): what VACUUM has not
- * reclaimed yet. On native PostgreSQL autovacuum works through them as they pile up; the PGlite
- * fallback has no autovacuum (the launcher vacuums it every 10 minutes).
+ * Dead rows left after the run, per table of this run's schemas (pg_stat_user_tables): what VACUUM
+ * has not reclaimed yet, with when autovacuum and autoanalyze last ran on the table. On native
+ * PostgreSQL autovacuum works through them as they pile up; the PGlite fallback has no autovacuum
+ * (the launcher vacuums it every 10 minutes).
  */
 async function deadRows(options: SoakOptions) {
   const database = openDatabase({ url: options.databaseUrl, schema: "public", poolMax: 1 });
@@ -112,10 +113,13 @@ async function deadRows(options: SoakOptions) {
       dead: string;
       autovacuums: string;
       vacuums: string;
+      last_autovacuum: Date | null;
+      last_autoanalyze: Date | null;
     }>(
       `SELECT schemaname || '.' || relname AS table, n_live_tup AS live, n_dead_tup AS dead,
-              autovacuum_count + autoanalyze_count AS autovacuums, vacuum_count AS vacuums
-         FROM pg_stat_user_tables WHERE schemaname LIKE $1 ORDER BY n_dead_tup DESC`,
+              autovacuum_count + autoanalyze_count AS autovacuums, vacuum_count AS vacuums,
+              last_autovacuum, last_autoanalyze
+         FROM pg_stat_user_tables WHERE schemaname LIKE $1 ORDER BY n_dead_tup DESC, 1`,
       [`${options.schemaPrefix}\\_%`],
     );
     const sum = (key: "live" | "dead" | "autovacuums" | "vacuums") =>
@@ -125,7 +129,14 @@ async function deadRows(options: SoakOptions) {
       dead: sum("dead"),
       autovacuumRuns: sum("autovacuums"),
       vacuumRuns: sum("vacuums"),
-      top: rows.slice(0, 5).map((row) => ({ table: row.table, live: Number(row.live), dead: Number(row.dead) })),
+      tables: rows.map((row) => ({
+        table: row.table.slice(options.schemaPrefix.length + 1),
+        live: Number(row.live),
+        dead: Number(row.dead),
+        autovacuumRuns: Number(row.autovacuums),
+        lastAutovacuum: row.last_autovacuum?.toISOString() ?? null,
+        lastAutoanalyze: row.last_autoanalyze?.toISOString() ?? null,
+      })),
     };
   } finally {
     await database.close();
@@ -189,7 +200,12 @@ export async function runSoak(options: SoakOptions): Promise<boolean> {
 
   process.stdout.write(
     `Dead rows after the run: ${dead.dead} (live ${dead.live}); autovacuum/autoanalyze runs ${dead.autovacuumRuns}, ` +
-      `VACUUM runs ${dead.vacuumRuns}; most: ${dead.top.map((t) => `${t.table} ${t.dead}/${t.live}`).join(", ")}\n`,
+      `VACUUM runs ${dead.vacuumRuns}; tables with rows (at ${new Date().toISOString()}):\n${table(
+        ["table", "live", "dead", "auto runs", "last autovacuum", "last autoanalyze"],
+        dead.tables
+          .filter((t) => t.live > 0 || t.dead > 0)
+          .map((t) => [t.table, t.live, t.dead, t.autovacuumRuns, t.lastAutovacuum ?? "-", t.lastAutoanalyze ?? "-"]),
+      )}\n`,
   );
 
   const failures = [

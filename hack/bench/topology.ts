@@ -95,6 +95,26 @@ function startChild(name: string, args: string[], env: Env) {
 
 type Child = ReturnType<typeof startChild>;
 
+/** The ready report's line naming the embedded database (hack/bench/all-in-one.ts prints it). */
+const EMBEDDED_URL_LINE = /database URL \(psql\): (\S+)/;
+
+/**
+ * The embedded database's URL from the all-in-one's ready report. The services answer /health a
+ * moment before the report is printed, so this waits for the line (at most 30 s); without it the
+ * soak and the dead-row count would read the wrong database, so its absence stops the run.
+ */
+async function embeddedUrlOf(child: Child): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const url = EMBEDDED_URL_LINE.exec(child.output())?.[1];
+    if (url) return url;
+    if (child.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`the all-in-one printed no "database URL (psql)" line:\n${child.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function stopChild(child: Child, timeoutMs = 30_000): Promise<void> {
   if (child.child.exitCode !== null || child.child.signalCode !== null) return;
   child.child.kill("SIGTERM");
@@ -204,9 +224,7 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         { service: name, url: `${urls[name].internalUrl}/health` },
       ]);
       await waitHealthy(child, targets, 180_000);
-      const embeddedDatabaseUrl = options.embedded
-        ? /database URL \(psql\): (\S+)/.exec(child.output())?.[1]
-        : undefined;
+      const embeddedDatabaseUrl = options.embedded ? await embeddedUrlOf(child) : undefined;
       return {
         topology: "all-in-one",
         urls,

@@ -8,6 +8,8 @@ import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, 
 export interface Balancer {
   url: string;
   served: number[];
+  /** Every request to replica `index` from now on (a session-affine balancer); `pin()` restores round robin. */
+  pin(index?: number): void;
   close(): Promise<void>;
 }
 
@@ -40,9 +42,10 @@ export async function startBalancer(options: { port: number; backends: number[] 
   const agent = new Agent({ keepAlive: true });
   const served = options.backends.map(() => 0);
   let next = 0;
+  let pinned: number | undefined;
   const server: Server = createServer((incoming, outgoing) => {
-    const index = next;
-    next = (next + 1) % options.backends.length;
+    const index = pinned ?? next;
+    if (pinned === undefined) next = (next + 1) % options.backends.length;
     served[index] = (served[index] ?? 0) + 1;
     const upstream = httpRequest(
       {
@@ -71,6 +74,10 @@ export async function startBalancer(options: { port: number; backends: number[] 
   return {
     url: `http://localhost:${options.port}`,
     served,
+    pin(index) {
+      if (index !== undefined && !(index in options.backends)) throw new Error(`no replica ${index}`);
+      pinned = index;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

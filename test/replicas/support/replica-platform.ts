@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadLauncherConfig, type Platform, startPlatform } from "@attesto/all-in-one";
+import { loadLauncherConfig, type Platform, platformServices, startPlatform } from "@attesto/all-in-one";
 import { testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { EMBEDDED_TEST_DATABASE_URL_VAR } from "@attesto/store";
 import pg from "pg";
@@ -25,11 +25,18 @@ import { type Balancer, startBalancer } from "./balancer.js";
  * is the balancer's, so tokens, DPoP proofs and offers name one public origin whichever replica
  * serves them; replicas reach their peers over their own internal ports. The two sets and the
  * balancer take fixed port offsets (test/setup/port-offsets.test.ts keeps them apart from the
- * other platform suites); run under the platform lock.
+ * other platform suites; a suite of its own passes its own, `portOffsets`); run under the platform
+ * lock.
  */
 const FIRST_REPLICA_PORT_OFFSET = 19_300;
 const SECOND_REPLICA_PORT_OFFSET = 19_400;
 const BALANCER_PORT_OFFSET = 19_350;
+
+export interface ReplicaPortOffsets {
+  first: number;
+  second: number;
+  balancer: number;
+}
 
 export interface ReplicaPlatform {
   /** The public URLs clients use (the balancers). */
@@ -37,8 +44,16 @@ export interface ReplicaPlatform {
   /** Each replica set's own public URLs (bypassing the balancer). */
   replicas: [PlatformUrls, PlatformUrls];
   balancers: Record<ServiceName, Balancer>;
+  /**
+   * Sends everything every balancer receives to replica `index` (0 or 1) until `pin()` without an
+   * index restores round robin: a test then knows which replica served a request (and so do the
+   * services' own requests to each other's public URLs).
+   */
+  pin(index?: 0 | 1): void;
   /** The trust registry's internal URL of the first set (for the operator's RPCs). */
   trustRegistryInternalUrl: string;
+  /** The trust registry's internal URL of each set. */
+  trustRegistryInternalUrls: [string, string];
   /** A pool on the shared database (tables must be schema-qualified). */
   pool: pg.Pool;
   schema: Record<ServiceName, string>;
@@ -46,11 +61,25 @@ export interface ReplicaPlatform {
   close(): Promise<void>;
 }
 
+const trustRegistryInternalUrlOf = (offset: number) => `http://localhost:${9085 + offset}`;
+
 export async function startReplicaPlatform(options: {
   label: string;
   /** Extra environment for every service of both sets. */
   env?: Record<string, string>;
+  /** Fixed port offsets of the two sets and the balancers (default: those of the replica suite). */
+  portOffsets?: ReplicaPortOffsets;
+  /** The services each set runs (default: all); the balancers of the others answer 502. */
+  services?: readonly ServiceName[];
 }): Promise<ReplicaPlatform> {
+  const offsets = options.portOffsets ?? {
+    first: FIRST_REPLICA_PORT_OFFSET,
+    second: SECOND_REPLICA_PORT_OFFSET,
+    balancer: BALANCER_PORT_OFFSET,
+  };
+  const modules = platformServices.filter(
+    (module) => !options.services || options.services.includes(module.definition.name as ServiceName),
+  );
   const databaseUrl = process.env.DATABASE_URL || process.env[EMBEDDED_TEST_DATABASE_URL_VAR];
   if (!databaseUrl) throw new Error("the replica suites need DATABASE_URL (PostgreSQL shared by both replica sets)");
   const run = randomBytes(4).toString("hex");
@@ -59,7 +88,7 @@ export async function startReplicaPlatform(options: {
   ) as Record<ServiceName, string>;
   const jobQueueSchema = `${options.label}_${run}_boss`;
   const dataDir = mkdtempSync(join(tmpdir(), `attesto-${options.label}-`));
-  const publicUrl = urlsFor(BALANCER_PORT_OFFSET);
+  const publicUrl = urlsFor(offsets.balancer);
   const publicUrlOf: Record<ServiceName, string> = {
     "auth-server": publicUrl.auth,
     "credential-issuer": publicUrl.issuer,
@@ -86,6 +115,12 @@ export async function startReplicaPlatform(options: {
     shared[`${envPrefixOf(name)}_DATABASE_SCHEMA`] = schema[name];
     shared[`${envPrefixOf(name)}_PUBLIC_URL`] = publicUrlOf[name];
   }
+  // A service neither set runs is still named at an address in this platform's range (nothing answers there).
+  for (const module of platformServices.filter((m) => !modules.includes(m))) {
+    const prefix = envPrefixOf(module.definition.name);
+    shared[`${prefix}_URL`] = publicUrlOf[module.definition.name as ServiceName];
+    shared[`${prefix}_INTERNAL_URL`] = `http://localhost:${module.ports.internal + offsets.first}`;
+  }
 
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   pool.on("error", () => {});
@@ -103,13 +138,13 @@ export async function startReplicaPlatform(options: {
   try {
     for (const name of SERVICE_NAMES) {
       balancers[name] = await startBalancer({
-        port: SERVICE_PORTS[name] + BALANCER_PORT_OFFSET,
-        backends: [SERVICE_PORTS[name] + FIRST_REPLICA_PORT_OFFSET, SERVICE_PORTS[name] + SECOND_REPLICA_PORT_OFFSET],
+        port: SERVICE_PORTS[name] + offsets.balancer,
+        backends: [SERVICE_PORTS[name] + offsets.first, SERVICE_PORTS[name] + offsets.second],
       });
     }
     // One after the other: the first set migrates the schemas and writes the development secrets
     // the second one then reads.
-    for (const offset of [FIRST_REPLICA_PORT_OFFSET, SECOND_REPLICA_PORT_OFFSET]) {
+    for (const offset of [offsets.first, offsets.second]) {
       const env = { ...shared, PORT_OFFSET: String(offset) };
       started.push(
         await startPlatform({
@@ -117,6 +152,7 @@ export async function startReplicaPlatform(options: {
           env,
           cwd: dataDir,
           logger: pino({ level: "silent" }),
+          services: modules,
         }),
       );
     }
@@ -126,9 +162,13 @@ export async function startReplicaPlatform(options: {
   }
   return {
     url: publicUrl,
-    replicas: [urlsFor(FIRST_REPLICA_PORT_OFFSET), urlsFor(SECOND_REPLICA_PORT_OFFSET)],
+    replicas: [urlsFor(offsets.first), urlsFor(offsets.second)],
     balancers: balancers as Record<ServiceName, Balancer>,
-    trustRegistryInternalUrl: `http://localhost:${9085 + FIRST_REPLICA_PORT_OFFSET}`,
+    pin(index) {
+      for (const balancer of Object.values(balancers)) balancer.pin(index);
+    },
+    trustRegistryInternalUrl: trustRegistryInternalUrlOf(offsets.first),
+    trustRegistryInternalUrls: [trustRegistryInternalUrlOf(offsets.first), trustRegistryInternalUrlOf(offsets.second)],
     pool,
     schema,
     async count(service, table, where, params) {

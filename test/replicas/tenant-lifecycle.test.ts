@@ -1,0 +1,224 @@
+/**
+ * The tenant lifecycle across replicas (issue #30): two replica sets of the services on the issuing
+ * and verifying paths share one PostgreSQL database. Replica 1 issues an X.509 credential and
+ * verifies it while the tenant is active (so whatever it could have cached says "active"); the
+ * operator then deactivates the tenant through replica 0's trust registry (DeleteTenant), and at
+ * once, on replica 1: the unredeemed offer's pre-authorized code and an approved authorization code
+ * are `invalid_grant`, the unspent access token is
+ * `credential_request_denied` at /credential, the offer document is 410, the metadata 404, and
+ * replica 1's verifier fails the credential on `issuer_trust` (`issuer_deactivated`), never
+ * `completed`. Reactivation (ApplyTenant through replica 1's trust registry) restores issuance and
+ * trust on replica 0, with a new API key, and both transitions are in the audit table.
+ *
+ * Every balancer is pinned to the replica a step names (replica-platform.ts `pin`), so each check
+ * is known to have been answered by that replica, and the balancers' counters show it was.
+ */
+import { tenantV1 } from "@attesto/proto";
+import { createRpcClient } from "@attesto/runtime/rpc";
+import { testCredentialSigner } from "@attesto/runtime/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApprovedCode, approvedAuthorizationCode } from "../hostile/support/authorization-code.js";
+import {
+  applyTenant,
+  type CreatedOffer,
+  createOffer,
+  fetchNonce,
+  fetchOffer,
+  getToken,
+  type Issued,
+  issueCredential,
+  keyProof,
+  openSession,
+  p256Key,
+  postCredential,
+  presentation,
+  redeemCode,
+  submitPresentation,
+  type Tenant,
+  type TokenResult,
+  verificationResult,
+} from "../hostile/support/flows.js";
+import { http, postJson } from "../hostile/support/http.js";
+import type { ServiceName } from "../hostile/support/platform.js";
+import { type ReplicaPlatform, startReplicaPlatform } from "./support/replica-platform.js";
+
+/** Ports 20081..20088 / 21081..21088, 20091..20098 / 21091..21098; the balancers 20101..20108. */
+const FIRST_REPLICA_PORT_OFFSET = 12_000;
+const SECOND_REPLICA_PORT_OFFSET = 12_010;
+const BALANCER_PORT_OFFSET = 12_020;
+
+/** The services on the issuing and verifying paths (the holder and the scheduler are on none). */
+const SERVICES: ServiceName[] = [
+  "auth-server",
+  "credential-issuer",
+  "verifier",
+  "trust-registry",
+  "schema-registry",
+  "ledger",
+];
+
+describe("a tenant deactivated through one replica is deactivated at once on the other", () => {
+  let platform: ReplicaPlatform;
+  let issuer: Tenant;
+  let verifier: Tenant;
+  let issued: Issued;
+  let unredeemed: { offer: CreatedOffer; code: string };
+  let unspent: { token: TokenResult; configurationId: string; audience: string };
+  let approved: ApprovedCode;
+
+  const operatorOn = (replica: 0 | 1) =>
+    createRpcClient(tenantV1.TenantService, {
+      baseUrl: platform.trustRegistryInternalUrls[replica],
+      audience: "trust-registry",
+      signer: testCredentialSigner("operator"),
+      timeoutMs: 10_000,
+    });
+
+  /** Runs `step` with every balancer pinned to `replica`; fails when the other replica got any of its requests. */
+  async function on<T>(replica: 0 | 1, step: () => Promise<T>): Promise<T> {
+    const other = 1 - replica;
+    const before = SERVICES.map((name) => platform.balancers[name].served[other]);
+    platform.pin(replica);
+    let result: T;
+    try {
+      result = await step();
+    } finally {
+      platform.pin();
+    }
+    expect(SERVICES.map((name) => platform.balancers[name].served[other])).toEqual(before);
+    return result;
+  }
+
+  /** The credential presented to the other tenant's verifier: the session's status and its checks. */
+  async function presentToVerifier() {
+    const urls = platform.url;
+    const session = await openSession(urls, verifier.apiKey);
+    const posted = await submitPresentation(urls, session, await presentation(issued, session));
+    expect(posted.status, posted.text).toBe(200);
+    const result = await verificationResult(urls, verifier.apiKey, session.session_id);
+    expect(result.status).toBe(200);
+    const body = result.json as {
+      status: string;
+      check_results: Array<{ check: string; status: string; reason_code: string }>;
+    };
+    return { status: body.status, checks: body.check_results.map((c) => `${c.check} ${c.status} ${c.reason_code}`) };
+  }
+
+  /** The statuses of the tenant's issuer metadata, JWT VC issuer metadata and landing page. */
+  const metadataStatus = async (tenant: string) =>
+    Promise.all(
+      [`.well-known/openid-credential-issuer/${tenant}`, `.well-known/jwt-vc-issuer/${tenant}`, tenant].map(
+        async (path) => (await http(`${platform.url.issuer}/${path}`)).status,
+      ),
+    );
+
+  beforeAll(async () => {
+    platform = await startReplicaPlatform({
+      label: "lifecycle",
+      portOffsets: {
+        first: FIRST_REPLICA_PORT_OFFSET,
+        second: SECOND_REPLICA_PORT_OFFSET,
+        balancer: BALANCER_PORT_OFFSET,
+      },
+      services: SERVICES,
+    });
+    const urls = platform.url;
+    [issuer, verifier] = await on(0, () => Promise.all([applyTenant(urls), applyTenant(urls)]));
+    await on(1, async () => {
+      issued = await issueCredential(urls, issuer, { x509: true });
+      const offer = await createOffer(urls, issuer.apiKey);
+      unredeemed = { offer, code: (await fetchOffer(offer)).code };
+      const third = await fetchOffer(await createOffer(urls, issuer.apiKey));
+      unspent = {
+        token: await getToken(urls, third.code, p256Key()),
+        configurationId: third.document.credential_configuration_ids[0]!,
+        audience: third.document.credential_issuer,
+      };
+      approved = await approvedAuthorizationCode(urls, issuer);
+      // Replica 1 has seen the tenant active everywhere: what fails below is the deactivation's doing.
+      expect(await presentToVerifier()).toMatchObject({ status: "completed" });
+      expect(await metadataStatus(issuer.tenant)).toEqual([200, 200, 200]);
+    });
+
+    expect(await operatorOn(0).deleteTenant({ tenant: issuer.tenant })).toMatchObject({
+      found: true,
+      deactivated: true,
+    });
+  }, 150_000);
+
+  afterAll(async () => {
+    await platform?.close();
+  });
+
+  it("replica 1 refuses the unredeemed offer's code with invalid_grant and its document with 410", async () => {
+    await on(1, async () => {
+      const result = await redeemCode(platform.url, unredeemed.code, { dpopKey: p256Key() });
+      expect(result.status).toBe(400);
+      expect((result.json as { error: string }).error).toBe("invalid_grant");
+      expect((await http(unredeemed.offer.credential_offer_uri)).status).toBe(410);
+    });
+  });
+
+  it("replica 1 refuses an authorization code the user approved before the deactivation with invalid_grant", async () => {
+    await on(1, async () => {
+      const result = await approved.exchange();
+      expect(result.status).toBe(400);
+      expect((result.json as { error: string }).error).toBe("invalid_grant");
+    });
+  });
+
+  it("replica 1 refuses the unspent access token at /credential with credential_request_denied", async () => {
+    await on(1, async () => {
+      const proof = await keyProof({
+        key: p256Key(),
+        nonce: await fetchNonce(platform.url),
+        audience: unspent.audience,
+      });
+      const result = await postCredential(platform.url, unspent.token, {
+        credential_configuration_id: unspent.configurationId,
+        proofs: { jwt: [proof] },
+      });
+      expect(result.status).toBe(400);
+      expect((result.json as { error: string }).error).toBe("credential_request_denied");
+    });
+  });
+
+  it("replica 1 no longer serves the tenant's metadata documents and landing page (404)", async () => {
+    await on(1, async () => expect(await metadataStatus(issuer.tenant)).toEqual([404, 404, 404]));
+  });
+
+  it("replica 1's verifier fails the credential on issuer_trust (issuer_deactivated), never completed", async () => {
+    const { status, checks } = await on(1, presentToVerifier);
+    expect(status).toBe("failed");
+    expect(checks).toContain("issuer_signature success valid");
+    expect(checks).toContain("issuer_trust failed issuer_deactivated");
+  });
+
+  it("reactivation through replica 1 (ApplyTenant) restores issuance and trust on replica 0, audited", async () => {
+    const reactivated = await operatorOn(1).applyTenant({
+      tenant: issuer.tenant,
+      name: `Org ${issuer.tenant}`,
+      email: `${issuer.tenant}@example.test`,
+      isIssuer: true,
+      isVerifier: true,
+    });
+    expect(reactivated.apiKey).not.toBe("");
+    await on(0, async () => {
+      // The old key stays revoked; the new one issues again.
+      const oldKey = await postJson(`${platform.url.issuer}/v1/offers`, {}, { "x-api-key": issuer.apiKey });
+      expect(oldKey.status).toBe(401);
+      const again = await issueCredential(platform.url, { ...issuer, apiKey: reactivated.apiKey }, { x509: true });
+      expect(again.credential.split("~")[0]!.split(".")).toHaveLength(3);
+      expect(await metadataStatus(issuer.tenant)).toEqual([200, 200, 200]);
+      expect(await presentToVerifier()).toMatchObject({ status: "completed" });
+    });
+    const { rows } = await platform.pool.query<{ event: string; actor: string }>(
+      `SELECT event, actor FROM "${platform.schema["trust-registry"]}".tenant_lifecycle_events WHERE tenant = $1 ORDER BY id`,
+      [issuer.tenant],
+    );
+    expect(rows).toEqual([
+      { event: "deactivated", actor: "operator" },
+      { event: "reactivated", actor: "operator" },
+    ]);
+  });
+});
