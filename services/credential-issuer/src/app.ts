@@ -1,7 +1,5 @@
-import { issuanceV1, issuerConfigurationV1 } from "@attesto/proto";
 import { type App, acceptEmptyJsonBody } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
-import type { ConnectRouter } from "@connectrpc/connect";
 import type { CredentialIssuerConfig } from "./config.js";
 import { createIssuerMetrics } from "./credential-issuer-metrics.js";
 import { createDependencies } from "./dependencies.js";
@@ -17,8 +15,6 @@ import { registerNotificationRoute } from "./routes/notification.route.js";
 import { registerOfferLinkRoutes } from "./routes/offer-link.route.js";
 import { registerStatusListRoute } from "./routes/status-list.route.js";
 import { registerTenantLandingRoute } from "./routes/tenant-landing.route.js";
-import { GrantServiceRpc } from "./rpc/grant-service.rpc.js";
-import { IssuerServiceRpc } from "./rpc/issuer-service.rpc.js";
 
 /** The credential issuer's public API: offers, nonces, the credential endpoint, issuer metadata, JWT VC Issuer Metadata and status lists. */
 export async function buildApp(
@@ -42,10 +38,4 @@ export async function buildApp(
   registerStatusListRoute(app, deps);
   registerTenantLandingRoute(app, deps);
   return app;
-}
-
-/** The internal API: GrantService (authorization server), IssuerService (operator). */
-export function registerIssuerRpc(router: ConnectRouter, deps: IssuerDependencies): void {
-  router.service(issuanceV1.GrantService, new GrantServiceRpc(deps));
-  router.service(issuerConfigurationV1.IssuerService, new IssuerServiceRpc(deps));
 }

@@ -1,5 +1,6 @@
-export { buildApp, registerIssuerRpc } from "./app.js";
+export { buildApp } from "./app.js";
 export * from "./config.js";
 export { createDependencies, type IssuerDependencyOptions } from "./dependencies.js";
 export type { IssuerDependencies } from "./domain/dependencies.js";
+export { registerIssuerRpc } from "./rpc/register-issuer-rpc.js";
 export { credentialIssuer } from "./service.js";

@@ -1,9 +1,10 @@
 import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime/service";
-import { buildApp, registerIssuerRpc } from "./app.js";
+import { buildApp } from "./app.js";
 import { type CredentialIssuerConfig, credentialIssuerPorts, loadCredentialIssuerConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
 import { recordEarlierIssuerKeys } from "./domain/record-earlier-issuer-keys.js";
+import { registerIssuerRpc } from "./rpc/register-issuer-rpc.js";
 import { migrations } from "./store/migrations/index.js";
 import { sealedColumns } from "./store/sealed-columns.js";
 

@@ -3,9 +3,9 @@ import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";
-import { registerKeyCustodyRpc } from "./custody/index.js";
 import { createDependencies, createDomain, type TrustRegistryDeps } from "./dependencies.js";
 import type { Clock } from "./domain/ports.js";
+import { registerKeyCustodyRpc } from "./rpc/key-custody-service.rpc.js";
 import { TenantServiceRpc } from "./rpc/tenant-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 import { sealedColumns } from "./store/sealed-columns.js";
@@ -27,6 +27,10 @@ export function createTrustRegistryModule(options: TrustRegistryModuleOptions = 
   const dependenciesOf = perService((context: ServiceContext<TrustRegistryConfig>) =>
     createDependencies(context, options.clock),
   );
+  // The use cases, built once per running service and shared by the public app and the internal RPC.
+  const domainOf = perService((context: ServiceContext<TrustRegistryConfig>) =>
+    createDomain(context, dependenciesOf(context)),
+  );
   const module: ServiceModule<TrustRegistryConfig> = {
     definition: {
       name: "trust-registry",
@@ -38,7 +42,7 @@ export function createTrustRegistryModule(options: TrustRegistryModuleOptions = 
         "schema-registry": config.SCHEMA_REGISTRY_INTERNAL_URL,
         ledger: config.LEDGER_INTERNAL_URL,
       }),
-      buildApp: (context) => buildApp(context, dependenciesOf(context)),
+      buildApp: (context) => buildApp(context, dependenciesOf(context), domainOf(context)),
       // Custody keys under an older KEK, or still in the former column layout, are resealed at start-up.
       async init(context) {
         try {
@@ -52,9 +56,8 @@ export function createTrustRegistryModule(options: TrustRegistryModuleOptions = 
         }
       },
       rpc(router, context) {
-        const deps = dependenciesOf(context);
-        router.service(tenantV1.TenantService, new TenantServiceRpc(createDomain(context, deps)));
-        registerKeyCustodyRpc(router, deps.custody);
+        router.service(tenantV1.TenantService, new TenantServiceRpc(domainOf(context)));
+        registerKeyCustodyRpc(router, dependenciesOf(context).custody);
       },
     },
     loadConfig: loadTrustRegistryConfig,

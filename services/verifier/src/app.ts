@@ -1,7 +1,5 @@
-import { verifierPolicyV1 } from "@attesto/proto";
 import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
-import type { ConnectRouter } from "@connectrpc/connect";
 import type { VerifierConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
 import type { VerifierDependencies } from "./domain/dependencies.js";
@@ -12,7 +10,6 @@ import { registerGetVerificationResultRoute } from "./routes/get-verification-re
 import { registerRequestLinkRoutes } from "./routes/request-link.route.js";
 import { registerSubmitDcApiResponseRoute } from "./routes/submit-dc-api-response.route.js";
 import { registerSubmitPresentationRoute } from "./routes/submit-presentation.route.js";
-import { VerifierPolicyServiceRpc } from "./rpc/verifier-policy-service.rpc.js";
 
 /** The verifier's public API (this service's README). Tests pass their own `deps` (in-memory edges, a clock). */
 export async function buildApp(
@@ -28,9 +25,4 @@ export async function buildApp(
   registerDcApiAssetRoutes(app);
   registerGetVerificationResultRoute(app, deps);
   return app;
-}
-
-/** The internal API: VerifierPolicyService (for the operator). */
-export function registerVerifierRpc(router: ConnectRouter, deps: VerifierDependencies): void {
-  router.service(verifierPolicyV1.VerifierPolicyService, new VerifierPolicyServiceRpc(deps));
 }

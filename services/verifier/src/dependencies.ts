@@ -5,7 +5,6 @@ import { createServiceOutboundGuard } from "@attesto/runtime/http";
 import { createLogger } from "@attesto/runtime/logging";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createApiKeyAuthenticator } from "@attesto/tenant-client";
-import { Counter } from "prom-client";
 import { createIssuerDocumentFetcher } from "./clients/issuer-document-fetcher.js";
 import { createLedgerDidResolver } from "./clients/ledger-did-resolver.js";
 import { createRegisteredIssuers } from "./clients/registered-issuers.js";
@@ -14,32 +13,17 @@ import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
 import { createVerificationEvents } from "./clients/verification-events.js";
 import { createVerifierKeys } from "./clients/verifier-keys.js";
 import type { VerifierConfig } from "./config.js";
-import type { VerificationRecorder, VerifierDependencies } from "./domain/dependencies.js";
+import type { VerifierDependencies } from "./domain/dependencies.js";
 import { createDcApiSessionStore } from "./store/dc-api-session.store.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
 import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";
+import { createVerificationRecorder } from "./verifier-metrics.js";
 
 /** Issuer documents (metadata, JWKS) kept at most. */
 const ISSUER_DOCUMENT_CACHE_ENTRIES = 1000;
 
 /** Status List Tokens kept at most (each holds its inflated list, at most MAX_STATUS_LIST_BYTES). */
 const STATUS_LIST_CACHE_ENTRIES = 50;
-
-const VERIFIED_METRIC = "attesto_presentations_verified_total";
-
-/** Presentations verified, by result and first failed check (bounded: check names). */
-function createVerificationRecorder(context: ServiceContext<VerifierConfig>): VerificationRecorder {
-  const registry = context.metrics.registry;
-  const counter =
-    (registry.getSingleMetric(VERIFIED_METRIC) as Counter<"result" | "failed_check"> | undefined) ??
-    new Counter({
-      name: VERIFIED_METRIC,
-      help: "Presentations verified, by result and the first failed check",
-      labelNames: ["result", "failed_check"] as const,
-      registers: [registry],
-    });
-  return { record: (result, failedCheck) => counter.inc({ result, failed_check: failedCheck ?? "" }) };
-}
 
 /** The verifier's dependencies from its service context: store, sealer, and clients of its edges. */
 export function createDependencies(context: ServiceContext<VerifierConfig>): VerifierDependencies {

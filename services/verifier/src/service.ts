@@ -1,5 +1,5 @@
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
-import { buildApp, registerVerifierRpc } from "./app.js";
+import { buildApp } from "./app.js";
 import { loadVerifierConfig, type VerifierConfig, verifierPorts } from "./config.js";
 import { createDependencies } from "./dependencies.js";
 import { dropExpiredSessionKeys, KEY_SWEEP_INTERVAL_MS } from "./domain/drop-expired-session-keys.js";
@@ -7,6 +7,7 @@ import {
   failInterruptedVerifications,
   INTERRUPTED_SWEEP_INTERVAL_MS,
 } from "./domain/fail-interrupted-verifications.js";
+import { registerVerifierRpc } from "./rpc/register-verifier-rpc.js";
 import { migrations } from "./store/migrations/index.js";
 import { sealedColumns } from "./store/sealed-columns.js";
 

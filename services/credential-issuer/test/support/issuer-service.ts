@@ -2,7 +2,7 @@ import { issuerConfigurationV1 } from "@attesto/proto";
 import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testCredentialVerifier } from "@attesto/runtime/testing";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
-import { registerIssuerRpc } from "../../src/app.js";
+import { registerIssuerRpc } from "../../src/rpc/register-issuer-rpc.js";
 import type { TestIssuer } from "./test-issuer.js";
 
 /** IssuerService as a given calling service reaches it (real service-credential check). */

@@ -7,10 +7,11 @@ import { testCredentialSigner, testCredentialVerifier, testIdentityEnv } from "@
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
-import { buildApp, registerIssuerRpc } from "../../src/app.js";
+import { buildApp } from "../../src/app.js";
 import { type CredentialIssuerConfig, loadCredentialIssuerConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
 import type { IssuerDependencies } from "../../src/domain/dependencies.js";
+import { registerIssuerRpc } from "../../src/rpc/register-issuer-rpc.js";
 import { credentialIssuer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { createDoubles, type Doubles } from "./doubles.js";

@@ -77,6 +77,12 @@ describe("runtime subpaths", () => {
     expect(packages.filter((name) => HEAVY.test(name) && name !== "@opentelemetry/api")).toEqual([]);
   });
 
+  it("/rpc loads Connect and none of the protocol libraries (the operator and the CLI use it)", () => {
+    const packages = packagesOf(modulesLoadedBy("@attesto/runtime/rpc"));
+    expect(packages).toContain("@connectrpc/connect");
+    expect(packages.filter((name) => /^(@peculiar\/|@sd-jwt\/|dcql$|@owf\/|fastify$)/.test(name))).toEqual([]);
+  });
+
   it("/http loads Fastify (the check above can fail)", () => {
     expect(packagesOf(modulesLoadedBy("@attesto/runtime/http"))).toContain("fastify");
   });

@@ -10,6 +10,5 @@ export type {
   VerifierCertificate,
   VerifierCertificateSource,
 } from "./key-custody.js";
-export { KeyCustodyServiceRpc, registerKeyCustodyRpc } from "./key-custody.rpc.js";
 export { custodyMigrations } from "./migrations.js";
 export { PLATFORM_TENANT } from "./tenant.js";

@@ -8,7 +8,8 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KeyCustody, registerKeyCustodyRpc } from "../../src/custody/index.js";
+import type { KeyCustody } from "../../src/custody/index.js";
+import { registerKeyCustodyRpc } from "../../src/rpc/key-custody-service.rpc.js";
 import { custodyDatabase, custodyOn, issuerOf, newKek, verifyWithCertificate, x509 } from "./custody-test-kit.js";
 import { base64, createTenantChain, type TenantChain } from "./tenant-chain-kit.js";
 

@@ -4,7 +4,7 @@ import { toConnectError } from "@attesto/runtime/rpc";
 import type { TestDatabase } from "@attesto/store";
 import { Code, ConnectError, createClient, createRouterTransport, type Interceptor } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerKeyCustodyRpc } from "../../src/custody/index.js";
+import { registerKeyCustodyRpc } from "../../src/rpc/key-custody-service.rpc.js";
 import { custodyDatabase, custodyOn, newKek, verifyWithCertificate, verifyWithJwk } from "./custody-test-kit.js";
 
 /** What the service's internal server does with AppErrors (runtime's serverInterceptors). */

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { generatePrivateKey } from "@attesto/protocol";
+import { generatePrivateKey } from "@attesto/protocol/generate-private-key";
 import type { JSONWebKeySet, JWK } from "jose";
 
 /**

@@ -1,0 +1,171 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The composition contract of docs/architecture.md ("Composition contract"), checked on the source
+ * files as text: every claim there that names a file or an import is held here.
+ */
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+const SERVICES = [
+  "auth-server",
+  "credential-issuer",
+  "verifier",
+  "holder",
+  "trust-registry",
+  "schema-registry",
+  "scheduler",
+  "ledger",
+] as const;
+
+/** Packages whose tests belong under `test/`: the services, the launcher, the shared libraries, the operator and the CLI. */
+const PACKAGES = [
+  ...SERVICES.map((name) => `services/${name}`),
+  "services/all-in-one",
+  ...readdirSync(join(repoRoot, "services/lib")).map((name) => `services/lib/${name}`),
+  "operator",
+  "cli",
+];
+
+function filesUnder(folder: string): string[] {
+  const absolute = join(repoRoot, folder);
+  if (!existsSync(absolute)) return [];
+  return readdirSync(absolute, { recursive: true, encoding: "utf8" })
+    .filter((path) => !path.split("/").includes("node_modules") && path.endsWith(".ts"))
+    .map((path) => `${folder}/${path}`)
+    .filter((path) => statSync(join(repoRoot, path)).isFile());
+}
+
+/** Every module specifier a file imports or re-exports (static and dynamic). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(repoRoot, file), "utf8");
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+"([^"]+)"/gms),
+    ...text.matchAll(/^\s*import\s+"([^"]+)"/gm),
+    ...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g),
+  ];
+  return specifiers.map((match) => match[1]!);
+}
+
+/** The service a module specifier of `file` reaches, when it is another service's package or one of its files. */
+function serviceReached(file: string, specifier: string): { service: string; deep: boolean } | undefined {
+  if (specifier.startsWith(".")) {
+    const target = relative(repoRoot, resolve(dirname(join(repoRoot, file)), specifier));
+    const match = /^services\/([^/]+)\//.exec(target);
+    if (match && (SERVICES as readonly string[]).includes(match[1]!)) return { service: match[1]!, deep: true };
+    return undefined;
+  }
+  const match = /^@attesto\/([^/]+)(\/.*)?$/.exec(specifier);
+  if (match && (SERVICES as readonly string[]).includes(match[1]!))
+    return { service: match[1]!, deep: match[2] !== undefined };
+  return undefined;
+}
+
+describe("every service has one composition root", () => {
+  it.each(SERVICES)(
+    "%s: src/config.ts, src/dependencies.ts with createDependencies(context, …), app.ts, service.ts, main.ts",
+    (service) => {
+      const src = `services/${service}/src`;
+      for (const file of ["config.ts", "dependencies.ts", "app.ts", "service.ts", "main.ts"]) {
+        expect(existsSync(join(repoRoot, src, file)), `${src}/${file}`).toBe(true);
+      }
+      const dependencies = readFileSync(join(repoRoot, src, "dependencies.ts"), "utf8");
+      expect(dependencies).toMatch(/export function createDependencies\(\s*context: ServiceContext</);
+    },
+  );
+});
+
+describe("one domain per running service", () => {
+  it("the trust registry's module builds its use cases once, shared by the public app and the internal RPC", () => {
+    const service = readFileSync(join(repoRoot, "services/trust-registry/src/service.ts"), "utf8");
+    expect(service.match(/\bcreateDomain\(/g)).toHaveLength(1);
+    expect(service).toMatch(/const domainOf = perService\(/);
+  });
+});
+
+describe("where things live", () => {
+  it("tests live under a package's test/ folder, never in src/", () => {
+    const misplaced = PACKAGES.flatMap((pkg) => filesUnder(`${pkg}/src`)).filter((file) => file.endsWith(".test.ts"));
+    expect(misplaced).toEqual([]);
+  });
+
+  it.each(SERVICES)("%s: Prometheus metrics are declared only in src/<service>-metrics.ts", (service) => {
+    const declaring = filesUnder(`services/${service}/src`).filter((file) => importsOf(file).includes("prom-client"));
+    for (const file of declaring) expect(file).toBe(`services/${service}/src/${service}-metrics.ts`);
+  });
+
+  it.each(SERVICES)("%s: internal RPC handlers are registered in src/rpc/", (service) => {
+    const registering = filesUnder(`services/${service}/src`).filter((file) =>
+      /\b(ConnectRouter|ServiceImpl)\b/.test(readFileSync(join(repoRoot, file), "utf8")),
+    );
+    for (const file of registering) expect(file.startsWith(`services/${service}/src/rpc/`), file).toBe(true);
+  });
+
+  it("only the holder, the verifier and the scheduler make outbound requests to URLs others supply", () => {
+    const users = new Set(
+      SERVICES.filter((service) =>
+        filesUnder(`services/${service}/src`).some((file) =>
+          /\bcreate(Service)?OutboundGuard\b|\bcreateOutboundRequestGuard\b/.test(
+            readFileSync(join(repoRoot, file), "utf8"),
+          ),
+        ),
+      ),
+    );
+    expect([...users].sort()).toEqual(["holder", "scheduler", "verifier"]);
+  });
+});
+
+describe("services reach each other only over RPC or HTTP", () => {
+  it.each(SERVICES)("%s/src imports no other service", (service) => {
+    const crossings = filesUnder(`services/${service}/src`).flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => {
+          const reached = serviceReached(file, specifier);
+          return reached !== undefined && reached.service !== service;
+        })
+        .map((specifier) => `${file}: ${specifier}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it.each([...SERVICES, "all-in-one"])(
+    "%s/test imports no other service's src/ (only its package, to start it as a real component)",
+    (service) => {
+      const crossings = filesUnder(`services/${service}/test`).flatMap((file) =>
+        importsOf(file)
+          .filter((specifier) => {
+            const reached = serviceReached(file, specifier);
+            return reached !== undefined && reached.service !== service && reached.deep;
+          })
+          .map((specifier) => `${file}: ${specifier}`),
+      );
+      expect(crossings).toEqual([]);
+    },
+  );
+
+  it("the shared libraries point inward: store and protocol import no runtime and no service; the runtime no service contract", () => {
+    const offending = (lib: string, forbidden: RegExp) =>
+      filesUnder(`services/lib/${lib}/src`).flatMap((file) =>
+        importsOf(file)
+          .filter((specifier) => forbidden.test(specifier) || serviceReached(file, specifier) !== undefined)
+          .map((specifier) => `${file}: ${specifier}`),
+      );
+    expect(offending("store", /^@attesto\/(runtime|tenant-client|proto)\b/)).toEqual([]);
+    expect(offending("protocol", /^@attesto\/(runtime|tenant-client|proto|store)\b/)).toEqual([]);
+    expect(offending("runtime", /^@attesto\/(proto|tenant-client)\b/)).toEqual([]);
+  });
+
+  it("the check sees a crossing (it can fail)", () => {
+    expect(serviceReached("services/holder/test/a.test.ts", "../../ledger/src/domain/base58.js")).toEqual({
+      service: "ledger",
+      deep: true,
+    });
+    expect(serviceReached("services/holder/test/a.test.ts", "@attesto/ledger")).toEqual({
+      service: "ledger",
+      deep: false,
+    });
+    expect(serviceReached("services/holder/test/a.test.ts", "@attesto/runtime/http")).toBeUndefined();
+  });
+});
