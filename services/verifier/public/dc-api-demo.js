@@ -34,22 +34,28 @@ async function call(path, apiKey, body) {
   return json;
 }
 
+/**
+ * How the request is signed: not at all, by the tenant's verifier certificate (client_id_prefix),
+ * or by a key typed into the page; a signed request names this page's origin in expected_origins.
+ */
+function signingFields(signer) {
+  if (signer === "unsigned") return {};
+  const origins = { expected_origins: [location.origin] };
+  if (signer === "key") {
+    return { verifier_private_key: $("private-key").value, verifier_client_id: $("client-id").value, ...origins };
+  }
+  return { client_id_prefix: signer, ...origins };
+}
+
 $("form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const apiKey = $("api-key").value;
   try {
     show("creating the request");
-    const signed = $("private-key").value !== "";
     const created = await call("/v1/verifier/authorization-request", apiKey, {
       dcql_query: JSON.parse($("dcql").value),
       response_mode: $("mode").value,
-      ...(signed
-        ? {
-            verifier_private_key: $("private-key").value,
-            verifier_client_id: $("client-id").value,
-            expected_origins: [location.origin],
-          }
-        : {}),
+      ...signingFields($("signer").value),
     });
     $("session").textContent = created.session_id;
     show("waiting for the wallet");
