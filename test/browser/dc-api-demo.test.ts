@@ -1,5 +1,5 @@
 import { createHash, randomBytes, X509Certificate } from "node:crypto";
-import type { CallbackContext, Jwk, JweEncryptor, JwtSigner } from "@openid4vc/oauth2";
+import type { CallbackContext, JweEncryptor, Jwk, JwtSigner } from "@openid4vc/oauth2";
 import { Openid4vpClient } from "@openid4vc/openid4vp";
 import { CompactEncrypt, compactVerify, importJWK, importX509, type JWK } from "jose";
 import type { Browser } from "playwright-core";
@@ -234,7 +234,11 @@ describe("Digital Credentials API: the demo page in Chromium, answered by the OW
           const origin = new URL(platform.url("verifier")).origin;
           expect(asked).toEqual([
             signer === "unsigned"
-              ? { origin, protocol, client: expect.objectContaining({ prefix: "origin", effective: `origin:${origin}` }) }
+              ? {
+                  origin,
+                  protocol,
+                  client: expect.objectContaining({ prefix: "origin", effective: `origin:${origin}` }),
+                }
               : { origin, protocol, client: expect.objectContaining({ prefix: "x509_hash" }) },
           ]);
           const sessionId = await page.locator("#session").textContent();
