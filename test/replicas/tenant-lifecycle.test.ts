@@ -1,12 +1,12 @@
 /**
  * The tenant lifecycle across replicas (issue #30): two replica sets of the services on the issuing
- * and verifying paths share one PostgreSQL database. Replica 1 issues an X.509 credential and
- * verifies it while the tenant is active (so whatever it could have cached says "active"); the
+ * and verifying paths share one PostgreSQL database. Replica 1 issues an X.509 and a DID-signed
+ * credential and verifies them while the tenant is active (so whatever it could have cached says "active"); the
  * operator then deactivates the tenant through replica 0's trust registry (DeleteTenant), and at
  * once, on replica 1: the unredeemed offer's pre-authorized code and an approved authorization code
  * are `invalid_grant`, the unspent access token is
  * `credential_request_denied` at /credential, the offer document is 410, the metadata 404, and
- * replica 1's verifier fails the credential on `issuer_trust` (`issuer_deactivated`), never
+ * replica 1's verifier fails both credentials on `issuer_trust` (`issuer_deactivated`), never
  * `completed`. Reactivation (ApplyTenant through replica 1's trust registry) restores issuance and
  * trust on replica 0, with a new API key, and both transitions are in the audit table.
  *
@@ -61,7 +61,9 @@ describe("a tenant deactivated through one replica is deactivated at once on the
   let platform: ReplicaPlatform;
   let issuer: Tenant;
   let verifier: Tenant;
+  /** Issued while active: on the X.509 path, and on the DID path (did:key). */
   let issued: Issued;
+  let issuedDid: Issued;
   let unredeemed: { offer: CreatedOffer; code: string };
   let unspent: { token: TokenResult; configurationId: string; audience: string };
   let approved: ApprovedCode;
@@ -89,11 +91,11 @@ describe("a tenant deactivated through one replica is deactivated at once on the
     return result;
   }
 
-  /** The credential presented to the other tenant's verifier: the session's status and its checks. */
-  async function presentToVerifier() {
+  /** A credential presented to the other tenant's verifier: the session's status and its checks. */
+  async function presentToVerifier(credential: Issued = issued) {
     const urls = platform.url;
     const session = await openSession(urls, verifier.apiKey);
-    const posted = await submitPresentation(urls, session, await presentation(issued, session));
+    const posted = await submitPresentation(urls, session, await presentation(credential, session));
     expect(posted.status, posted.text).toBe(200);
     const result = await verificationResult(urls, verifier.apiKey, session.session_id);
     expect(result.status).toBe(200);
@@ -126,6 +128,7 @@ describe("a tenant deactivated through one replica is deactivated at once on the
     [issuer, verifier] = await on(0, () => Promise.all([applyTenant(urls), applyTenant(urls)]));
     await on(1, async () => {
       issued = await issueCredential(urls, issuer, { x509: true });
+      issuedDid = await issueCredential(urls, issuer);
       const offer = await createOffer(urls, issuer.apiKey);
       unredeemed = { offer, code: (await fetchOffer(offer)).code };
       const third = await fetchOffer(await createOffer(urls, issuer.apiKey));
@@ -137,6 +140,7 @@ describe("a tenant deactivated through one replica is deactivated at once on the
       approved = await approvedAuthorizationCode(urls, issuer);
       // Replica 1 has seen the tenant active everywhere: what fails below is the deactivation's doing.
       expect(await presentToVerifier()).toMatchObject({ status: "completed" });
+      expect(await presentToVerifier(issuedDid)).toMatchObject({ status: "completed" });
       expect(await metadataStatus(issuer.tenant)).toEqual([200, 200, 200]);
     });
 
@@ -187,11 +191,13 @@ describe("a tenant deactivated through one replica is deactivated at once on the
     await on(1, async () => expect(await metadataStatus(issuer.tenant)).toEqual([404, 404, 404]));
   });
 
-  it("replica 1's verifier fails the credential on issuer_trust (issuer_deactivated), never completed", async () => {
-    const { status, checks } = await on(1, presentToVerifier);
-    expect(status).toBe("failed");
-    expect(checks).toContain("issuer_signature success valid");
-    expect(checks).toContain("issuer_trust failed issuer_deactivated");
+  it("replica 1's verifier fails its credentials on issuer_trust (issuer_deactivated), never completed", async () => {
+    for (const credential of [issued, issuedDid]) {
+      const { status, checks } = await on(1, () => presentToVerifier(credential));
+      expect(status).toBe("failed");
+      expect(checks).toContain("issuer_signature success valid");
+      expect(checks).toContain("issuer_trust failed issuer_deactivated");
+    }
   });
 
   it("reactivation through replica 1 (ApplyTenant) restores issuance and trust on replica 0, audited", async () => {
