@@ -23,7 +23,7 @@ import pino from "pino";
  * Offsets: a platform takes 8081..8088 and 9081..9088 plus its offset, so two offsets must differ
  * by at least 8 and the public range of one must not meet the internal range of another (offset
  * + 1000). In use: npm start 0, e2e 20000 and 19700 (credential status), hostile/fault suites 22000..22050, 22100, 22110, these
- * suites 21200, 21300 and 21400, the bench 21500. 21000 and 21100 would meet the e2e and fault suites'
+ * suites 21200, 21300 and 21400, the mdoc interop suite 12200, the bench 21500. 21000 and 21100 would meet the e2e and fault suites'
  * ports. Everything stays below 32768, Linux's ephemeral range, where any outgoing connection on
  * the machine may already hold a port.
  */
