@@ -204,7 +204,7 @@ describe("mdoc interop: the OWF client receives, @auth0/mdl verifies and present
         devicePrivateJwk: privateJwkOf(device),
       });
       const vpToken = { doc: [presentation] };
-      const form =
+      const form: Record<string, string> =
         mdocCase.responseMode === "direct_post"
           ? { vp_token: JSON.stringify(vpToken), state: request.state }
           : {
