@@ -2,10 +2,13 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   applyTenant,
+  BADGE_CLAIMS,
+  BADGE_CONFIG,
   createOffer,
   didKeyIssuer,
   fetchOffer,
   getToken,
+  issueCredential,
   PASSWORD,
   type Tenant,
   type TokenResult,
@@ -135,6 +138,93 @@ describe("OpenAPI documents and field errors on the running platform", () => {
       status: 400,
       error: "invalid_request",
       fields: ["credential_offer_uri", "holder_did", "private_key", "notarize_on_ledger"],
+    });
+  });
+
+  describe("the four answers of issue 29, each naming every failing field at once", () => {
+    it("an offer with four wrong claims names all four, in plain words", async () => {
+      const { family_name: _f, ...withoutFamilyName } = BADGE_CLAIMS;
+      const response = await postJson(
+        `${platform.url.issuer}/v1/offers`,
+        {
+          credential: {
+            config_id: BADGE_CONFIG,
+            claims: { ...withoutFamilyName, given_name: 7, email: "not an address", employment_type: "boss" },
+          },
+          flow: "pre-authorized",
+        },
+        { "x-api-key": tenant.apiKey },
+      );
+      expect({ status: response.status, body: response.json }).toEqual({
+        status: 400,
+        body: {
+          error: "invalid_request",
+          message: expect.stringMatching(/^credential\.claims\.family_name is required; /),
+          errors: [
+            { field: "credential.claims.family_name", message: "is required" },
+            { field: "credential.claims.given_name", message: "must be a string" },
+            { field: "credential.claims.email", message: "must be an email address" },
+            {
+              field: "credential.claims.employment_type",
+              message: "must be one of full_time, part_time, contractor, intern",
+            },
+          ],
+        },
+      });
+    });
+
+    it("claims that are not an object: no validator type name", async () => {
+      const response = await postJson(
+        `${platform.url.issuer}/v1/offers`,
+        { credential: { config_id: BADGE_CONFIG, claims: "x" }, flow: "pre-authorized" },
+        { "x-api-key": tenant.apiKey },
+      );
+      expect(response.json).toEqual({
+        error: "invalid_request",
+        message: "credential.claims must be a JSON object",
+        errors: [{ field: "credential.claims", message: "must be a JSON object" }],
+      });
+    });
+
+    it("the verifier's authorization request in one round trip", async () => {
+      const response = await postJson(
+        `${platform.url.verifier}/v1/verifier/authorization-request`,
+        {
+          dcql_query: { credentials: [{ id: "a b", format: "jwt_vc_json", meta: {} }] },
+          verifier_private_key: "too-short",
+          expires_in: 1,
+        },
+        { "x-api-key": tenant.apiKey },
+      );
+      expect(response.status).toBe(400);
+      expect((response.json as { errors: Array<{ field: string }> }).errors.map((error) => error.field)).toEqual([
+        "dcql_query.credentials.0.id",
+        "dcql_query.credentials.0.format",
+        "verifier_private_key",
+        "expires_in",
+        "verifier_client_id",
+      ]);
+    });
+
+    it("PATCH /v1/credentials/:id with a status that does not exist names only the status", async () => {
+      await issueCredential(platform.url, tenant);
+      const listed = await http(`${platform.url.issuer}/v1/credentials?limit=1`, {
+        headers: { "x-api-key": tenant.apiKey },
+      });
+      const [credential] = (listed.json as { credentials: Array<{ id: string }> }).credentials;
+      const response = await http(`${platform.url.issuer}/v1/credentials/${credential?.id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json", "x-api-key": tenant.apiKey },
+        body: JSON.stringify({ status: "deleted" }),
+      });
+      expect({ status: response.status, body: response.json }).toEqual({
+        status: 400,
+        body: {
+          error: "invalid_request",
+          message: "status must be one of active, suspended, revoked",
+          errors: [{ field: "status", message: "must be one of active, suspended, revoked" }],
+        },
+      });
     });
   });
 

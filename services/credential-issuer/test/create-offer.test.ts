@@ -38,6 +38,14 @@ describe("POST /v1/offers", () => {
     });
   };
 
+  /** A 400 naming failing fields: `errors` lists each, the message joins them (root README, "Error answers"). */
+  const expectFields = async (response: Awaited<ReturnType<typeof createOffer>>, message: string) => {
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 400,
+      body: invalidFieldsBody(message),
+    });
+  };
+
   describe("authentication (the trust-registry README)", () => {
     it("requires an API key", async () => {
       const response = await issuer.app.inject({ method: "POST", url: "/v1/offers", payload: {} });
@@ -120,10 +128,9 @@ describe("POST /v1/offers", () => {
 
     it("accepts require_transaction_code: false and rejects true (this service's README)", async () => {
       expect((await createOffer(issuer, { require_transaction_code: false })).statusCode).toBe(201);
-      await expectError(
+      await expectFields(
         await createOffer(issuer, { require_transaction_code: true }),
-        400,
-        "require_transaction_code: true is not supported yet; omit it or set it to false",
+        "require_transaction_code must be false: transaction codes are not supported yet",
       );
     });
 
@@ -183,9 +190,8 @@ describe("POST /v1/offers", () => {
     });
 
     it("requires a credential configuration of this tenant", async () => {
-      await expectError(
+      await expectFields(
         await createOffer(issuer, { credential: { config_id: "driving-licence", claims: {} } }),
-        400,
         "credential.config_id is not a credential configuration of this tenant",
       );
     });
@@ -193,45 +199,82 @@ describe("POST /v1/offers", () => {
     it("validates claims against the type's JSON Schema, naming the failing claim", async () => {
       const withClaims = (claims: Record<string, unknown>) =>
         createOffer(issuer, { credential: { config_id: "university-diploma", claims } });
-      await expectError(
+      await expectFields(
         await withClaims({ ...diplomaClaims, birth_date: "01.04.1990" }),
-        400,
-        'credential.claims.birth_date must match format "date"',
+        "credential.claims.birth_date must be an ISO 8601 date (YYYY-MM-DD)",
       );
       const { given_name: _, ...withoutGivenName } = diplomaClaims;
-      await expectError(await withClaims(withoutGivenName), 400, "credential.claims.given_name is required");
-      await expectError(
+      await expectFields(await withClaims(withoutGivenName), "credential.claims.given_name is required");
+      await expectFields(
         await withClaims({ ...diplomaClaims, degree: { type: "master" } }),
-        400,
         "credential.claims.degree.name is required",
       );
-      await expectError(
+      await expectFields(
         await withClaims({ ...diplomaClaims, degree: { type: "apprentice", name: "x" } }),
-        400,
-        "credential.claims.degree.type must be equal to one of the allowed values",
+        "credential.claims.degree.type must be one of bachelor, master, doctorate",
       );
-      await expectError(
+      await expectFields(
         await withClaims({ ...diplomaClaims, courses: [{ title: "" }] }),
-        400,
-        "credential.claims.courses[0].title must NOT have fewer than 1 characters",
+        "credential.claims.courses.0.title must not be empty",
       );
-      await expectError(
+      await expectFields(
         await withClaims({ ...diplomaClaims, nickname: "Eri" }),
-        400,
         "credential.claims has a claim that is not a claim of this credential type",
       );
-      await expectError(
+      await expectFields(
         await withClaims({ ...diplomaClaims, vct: "x" }),
-        400,
-        "credential.claims.vct is reserved by SD-JWT VC and cannot be a claim",
+        "credential.claims.vct is reserved by SD-JWT VC and cannot be a claim; credential.claims has a claim that is not a claim of this credential type",
+      );
+    });
+
+    it("names every failing claim at once, in plain words", async () => {
+      // Four wrong claims: one missing, one of the wrong type, one out of its enumeration, one not a date.
+      const { family_name: _f, ...withoutFamilyName } = diplomaClaims;
+      await expectFields(
+        await createOffer(issuer, {
+          credential: {
+            config_id: "university-diploma",
+            claims: {
+              ...withoutFamilyName,
+              given_name: 7,
+              degree: { type: "apprentice", name: "x" },
+              awarded_on: "soon",
+            },
+          },
+        }),
+        [
+          "credential.claims.family_name is required",
+          "credential.claims.given_name must be a string",
+          "credential.claims.degree.type must be one of bachelor, master, doctorate",
+          "credential.claims.awarded_on must be an ISO 8601 date (YYYY-MM-DD)",
+        ].join("; "),
+      );
+      // Claims that are not an object: no validator type name ("must be record").
+      await expectFields(
+        await createOffer(issuer, { credential: { config_id: "university-diploma", claims: [] } }),
+        "credential.claims must be a JSON object",
+      );
+      // The claims with the other fields of the request in the same answer.
+      await expectFields(
+        await createOffer(issuer, {
+          credential: { config_id: "university-diploma", claims: withoutFamilyName },
+          holder_did: "not-a-did",
+          issuer_did: LEDGER_DID,
+          require_transaction_code: true,
+        }),
+        [
+          "credential.claims.family_name is required",
+          "require_transaction_code must be false: transaction codes are not supported yet",
+          "issuer_did requires issuer_private_key (give both for DID signing, or neither for X.509 signing)",
+          "holder_did is not a valid DID",
+        ].join("; "),
       );
     });
 
     it("checks holder_did", async () => {
-      await expectError(await createOffer(issuer, { holder_did: "not-a-did" }), 400, "holder_did is not a valid DID");
-      await expectError(
+      await expectFields(await createOffer(issuer, { holder_did: "not-a-did" }), "holder_did is not a valid DID");
+      await expectFields(
         await createOffer(issuer, { holder_did: "did:web:example.com" }),
-        400,
         "holder_did uses an unsupported DID method (did:ledger and did:key are supported)",
       );
       expect((await createOffer(issuer, { holder_did: didKeyOf(p256Key()) })).statusCode).toBe(201);
@@ -241,14 +284,12 @@ describe("POST /v1/offers", () => {
 
   describe("DID path (issuer_did + issuer_private_key)", () => {
     it("rejects one signing field without the other", async () => {
-      await expectError(
+      await expectFields(
         await createOffer(issuer, { issuer_did: LEDGER_DID }),
-        400,
         "issuer_did requires issuer_private_key (give both for DID signing, or neither for X.509 signing)",
       );
-      await expectError(
+      await expectFields(
         await createOffer(issuer, { issuer_private_key: seedOf(issuerKey) }),
-        400,
         "issuer_private_key requires issuer_did (give both for DID signing, or neither for X.509 signing)",
       );
     });

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
 import { compactVerify, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -223,6 +224,25 @@ describe("issued credentials: admin API and status changes", () => {
       expect((await patch(credentialId, payload)).statusCode, JSON.stringify(payload)).toBe(400);
     }
     expect((await patch("not-a-uuid", { status: "revoked" })).statusCode).toBe(400);
+  });
+
+  it("names exactly what is wrong with a status change: one entry per failing field, in plain words", async () => {
+    const { credentialId } = await issue();
+    const answer = async (payload: unknown) => {
+      const response = await patch(credentialId, payload as Record<string, unknown>);
+      return { status: response.statusCode, body: response.json() };
+    };
+    // A status that does not exist: not "is required", not "the body is not an object".
+    expect(await answer({ status: "deleted" })).toEqual({
+      status: 400,
+      body: invalidFieldsBody("status must be one of active, suspended, revoked"),
+    });
+    expect(await answer({})).toEqual({ status: 400, body: invalidFieldsBody("status is required") });
+    expect(await answer([])).toEqual({ status: 400, body: invalidFieldsBody("body must be a JSON object") });
+    expect(await answer({ status: "deleted", reason: "x" })).toEqual({
+      status: 400,
+      body: invalidFieldsBody("status must be one of active, suspended, revoked; body has unknown fields"),
+    });
   });
 
   it("never serves a torn list: every token fetched during many concurrent changes is one consistent state", async () => {

@@ -162,7 +162,8 @@ describe("IssuerService (internal RPC for the operator) and its enforcement", ()
     const withoutKey = await createOffer(issuer);
     expect({ status: withoutKey.statusCode, message: withoutKey.json().message }).toEqual({
       status: 400,
-      message: "the issuer of tenant 'acme' is configured for DID signing: give issuer_did and issuer_private_key",
+      message:
+        "issuer_did is required: this tenant's issuer is configured for DID signing; issuer_private_key is required: this tenant's issuer is configured for DID signing",
     });
     const key = ed25519Key();
     const withKey = await createOffer(issuer, { issuer_did: didKeyOf(key), issuer_private_key: key.privateJwk.d });

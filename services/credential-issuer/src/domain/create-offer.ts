@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { isDid, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
-import { AppError, badRequest, invalidFields } from "@attesto/runtime/errors";
+import { AppError, type FieldError, invalidFields } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
 import {
@@ -52,40 +52,53 @@ type SigningRequest = { mode: "did"; issuerDid: string; issuerPrivateKey: string
 export const sha256Hex = (value: string) => createHash("sha256").update(value).digest("hex");
 
 /** transaction codes are not offered yet. */
-function rejectTransactionCode(input: CreateOfferInput): void {
-  if (input.requireTransactionCode) {
-    throw badRequest("require_transaction_code: true is not supported yet; omit it or set it to false");
-  }
+function transactionCodeErrors(input: CreateOfferInput): FieldError[] {
+  return input.requireTransactionCode
+    ? [{ field: "require_transaction_code", message: "must be false: transaction codes are not supported yet" }]
+    : [];
 }
 
 /**
  * Both DID fields: DID path; neither: X.509 path; only one: 400 (this service's README). A tenant whose issuer
  * configuration says DID has no X.509 default: an offer without the DID fields is a 400.
  */
-function selectSigningMode(input: CreateOfferInput, configured: IssuerConfiguration | undefined): SigningRequest {
+function selectSigningMode(
+  input: CreateOfferInput,
+  configured: IssuerConfiguration | undefined,
+): { request?: SigningRequest; errors: FieldError[] } {
   const { issuerDid, issuerPrivateKey } = input;
-  if (issuerDid !== undefined && issuerPrivateKey !== undefined) return { mode: "did", issuerDid, issuerPrivateKey };
+  if (issuerDid !== undefined && issuerPrivateKey !== undefined) {
+    return { request: { mode: "did", issuerDid, issuerPrivateKey }, errors: [] };
+  }
   if (issuerDid === undefined && issuerPrivateKey === undefined) {
     if (configured?.signingMode === "did") {
-      throw badRequest(
-        `the issuer of tenant '${input.tenant}' is configured for DID signing: give issuer_did and issuer_private_key`,
-      );
+      const message = "is required: this tenant's issuer is configured for DID signing";
+      return {
+        errors: [
+          { field: "issuer_did", message },
+          { field: "issuer_private_key", message },
+        ],
+      };
     }
-    return { mode: "x509" };
+    return { request: { mode: "x509" }, errors: [] };
   }
-  throw badRequest(
-    issuerDid === undefined
-      ? "issuer_private_key requires issuer_did (give both for DID signing, or neither for X.509 signing)"
-      : "issuer_did requires issuer_private_key (give both for DID signing, or neither for X.509 signing)",
-  );
+  const both = "(give both for DID signing, or neither for X.509 signing)";
+  return {
+    errors: [
+      issuerDid === undefined
+        ? { field: "issuer_private_key", message: `requires issuer_did ${both}` }
+        : { field: "issuer_did", message: `requires issuer_private_key ${both}` },
+    ],
+  };
 }
 
-function checkHolderDid(holderDid: string | undefined): void {
-  if (holderDid === undefined) return;
-  if (!isDid(holderDid)) throw badRequest("holder_did is not a valid DID");
+function holderDidErrors(holderDid: string | undefined): FieldError[] {
+  if (holderDid === undefined) return [];
+  if (!isDid(holderDid)) return [{ field: "holder_did", message: "is not a valid DID" }];
   if (!HOLDER_DID_METHODS.some((prefix) => holderDid.startsWith(prefix))) {
-    throw badRequest("holder_did uses an unsupported DID method (did:ledger and did:key are supported)");
+    return [{ field: "holder_did", message: "uses an unsupported DID method (did:ledger and did:key are supported)" }];
   }
+  return [];
 }
 
 async function findConfiguration(
@@ -93,7 +106,7 @@ async function findConfiguration(
   tenant: string,
   configurationId: string,
   configured: IssuerConfiguration | undefined,
-): Promise<CredentialConfiguration> {
+): Promise<{ configuration?: CredentialConfiguration; errors: FieldError[] }> {
   const configurationOf = (found: Awaited<ReturnType<typeof deps.tenants.find>>) =>
     found?.configurations.find((candidate) => candidate.id === configurationId);
   // A credential type added since the tenant was cached (`attesto types add`) is usable at once.
@@ -101,45 +114,56 @@ async function findConfiguration(
     configurationOf(await deps.tenants.find(tenant)) ??
     configurationOf(await deps.tenants.find(tenant, { fresh: true }));
   if (!configuration) {
-    throw badRequest("credential.config_id is not a credential configuration of this tenant");
+    return {
+      errors: [{ field: "credential.config_id", message: "is not a credential configuration of this tenant" }],
+    };
   }
   if (configured && !configured.credentialConfigurations.some((offered) => offered.id === configurationId)) {
-    throw badRequest(
-      `credential.config_id is not offered by this tenant's issuer (its issuer configuration offers: ${configured.credentialConfigurations.map((c) => c.id).join(", ")})`,
-    );
+    return {
+      errors: [
+        {
+          field: "credential.config_id",
+          message: `is not offered by this tenant's issuer (its issuer configuration offers: ${configured.credentialConfigurations.map((c) => c.id).join(", ")})`,
+        },
+      ],
+    };
   }
-  return configuration;
+  return { configuration, errors: [] };
 }
 
 /**
  * Claims must conform to the JSON Schema of the configuration's credential type. An mdoc type's
- * claims are `{namespace: {element: value}}`; every failing element is reported at once, and mdocs
- * are signed only on the X.509 path (their `x5chain` is the tenant's certificate chain).
+ * claims are `{namespace: {element: value}}`, and mdocs are signed only on the X.509 path (their
+ * `x5chain` is the tenant's certificate chain). Every failing claim is reported at once.
  */
-async function validateClaims(
+async function claimErrors(
   deps: IssuerDependencies,
   configuration: CredentialConfiguration,
   claims: Record<string, unknown>,
-  signing: SigningRequest,
-): Promise<void> {
+  signing: SigningRequest | undefined,
+): Promise<FieldError[]> {
   const type = await deps.credentialTypes.findByVct(configuration.vct);
   if (!type) {
     throw new AppError(500, "server_error", `credential type ${configuration.vct} is unknown to the schema registry`);
   }
+  const schemaErrors = deps.claimsValidators.checkAll(type.vct, type.schema, claims);
   if (type.format === "mso_mdoc") {
-    const errors = deps.claimsValidators.checkAll(type.vct, type.schema, claims);
-    if (errors.length > 0) throw invalidFields(errors);
-    if (signing.mode !== "x509") {
-      throw badRequest(
-        "mdoc credentials are signed with the tenant's X.509 certificate: omit issuer_did and issuer_private_key",
-      );
-    }
-    return;
+    const signingErrors =
+      signing !== undefined && signing.mode !== "x509"
+        ? [
+            {
+              field: "issuer_did",
+              message:
+                "must be omitted: mdoc credentials are signed with the tenant's X.509 certificate (omit issuer_did and issuer_private_key)",
+            },
+          ]
+        : [];
+    return [...schemaErrors, ...signingErrors];
   }
-  const reserved = Object.keys(claims).find((name) => RESERVED_CLAIMS.has(name));
-  if (reserved) throw badRequest(`credential.claims.${reserved} is reserved by SD-JWT VC and cannot be a claim`);
-  const violation = deps.claimsValidators.check(type.vct, type.schema, claims);
-  if (violation) throw badRequest(violation);
+  const reserved = Object.keys(claims)
+    .filter((name) => RESERVED_CLAIMS.has(name))
+    .map((name) => ({ field: `credential.claims.${name}`, message: "is reserved by SD-JWT VC and cannot be a claim" }));
+  return [...reserved, ...schemaErrors];
 }
 
 async function prepareSigning(
@@ -188,12 +212,20 @@ export function offerLinksOf(
  * seals the key and the code, and stores the offer.
  */
 export async function createOffer(deps: IssuerDependencies, input: CreateOfferInput): Promise<CreatedOffer> {
-  rejectTransactionCode(input);
+  // Every failing field at once: the request's own rules, the configuration, the claims.
   const configured = await deps.issuerConfigurations.find(input.tenant);
-  const signingRequest = selectSigningMode(input, configured);
-  checkHolderDid(input.holderDid);
-  const configuration = await findConfiguration(deps, input.tenant, input.configurationId, configured);
-  await validateClaims(deps, configuration, input.claims, signingRequest);
+  const signingMode = selectSigningMode(input, configured);
+  const found = await findConfiguration(deps, input.tenant, input.configurationId, configured);
+  const errors = [
+    ...found.errors,
+    ...(found.configuration ? await claimErrors(deps, found.configuration, input.claims, signingMode.request) : []),
+    ...transactionCodeErrors(input),
+    ...signingMode.errors,
+    ...holderDidErrors(input.holderDid),
+  ];
+  const { configuration } = found;
+  const signingRequest = signingMode.request;
+  if (errors.length > 0 || !configuration || !signingRequest) throw invalidFields(errors);
   const id = randomUUID();
   const { signing, publicJwk } = await prepareSigning(deps, id, signingRequest);
   const now = deps.now();

@@ -34,14 +34,7 @@ const zListQuery = z
 
 const zCredentialParams = z.object({ credentialId: z.guid({ error: "must be a UUID" }) });
 
-const zPatchBody = z
-  .object(
-    {
-      status: z.enum(credentialStatuses, { error: `is required and must be one of ${credentialStatuses.join(", ")}` }),
-    },
-    { error: "request body must be a JSON object" },
-  )
-  .strict();
+const zPatchBody = z.object({ status: z.enum(credentialStatuses) }).strict();
 
 const zCredentialView = z.object({
   id: z.string(),

@@ -50,6 +50,7 @@ describe("runtime subpaths", () => {
     expect([...new Set(runtimeFiles.map((url) => url.slice(runtimeSource.length)))].sort()).toEqual([
       "errors/app-error.ts",
       "errors/index.ts",
+      "errors/json-schema-field-errors.ts",
       "errors/oauth-errors.ts",
       "errors/unstorable-text.ts",
     ]);

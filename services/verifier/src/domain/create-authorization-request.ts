@@ -8,7 +8,7 @@ import {
   parseDcqlQuery,
   resolveVerifierClientId,
 } from "@attesto/protocol";
-import { badRequest, invalidFields } from "@attesto/runtime/errors";
+import { invalidFields } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf, requestLinkPagesOf, requestUriOf } from "./authorization-request-link.js";
 import type { DcApiRequest } from "./dc-api/create-dc-api-request.js";
 import { checkDcApiFields, openDcApiSession, UNSIGNED_CLIENT_ID } from "./dc-api/create-dc-api-session.js";
@@ -99,25 +99,27 @@ function assertNoCallerKey(input: AuthorizationRequestInput): void {
   );
 }
 
+/** What is wrong with a caller key (base64url Ed25519 seed of 32 bytes), undefined when it is one. */
+export function ed25519SeedProblem(value: string): string | undefined {
+  try {
+    // Padding is tolerated: a 32-byte key is 43 base64url characters, 44 with one '='.
+    decodeEd25519Seed(value.replace(/=$/, ""));
+    return undefined;
+  } catch (error) {
+    if (error instanceof KeyFormatError) {
+      return `must be a base64url Ed25519 private key of 32 bytes (${error.message})`;
+    }
+    throw error;
+  }
+}
+
 /** Today's mode: the caller's Ed25519 key under its DID or URL client_id. */
 function callerKeySigner(input: AuthorizationRequestInput): SessionSigner {
   const missing = callerKeyFieldErrors(input);
   if (missing.length > 0) throw invalidFields(missing);
-  let seed: Uint8Array;
-  try {
-    // Padding is tolerated: a 32-byte key is 43 base64url characters, 44 with one '='.
-    seed = decodeEd25519Seed((input.verifierPrivateKey as string).replace(/=$/, ""));
-  } catch (error) {
-    if (error instanceof KeyFormatError) {
-      throw invalidFields([
-        {
-          field: "verifier_private_key",
-          message: `must be a base64url Ed25519 private key of 32 bytes (${error.message})`,
-        },
-      ]);
-    }
-    throw error;
-  }
+  const problem = ed25519SeedProblem(input.verifierPrivateKey as string);
+  if (problem) throw invalidFields([{ field: "verifier_private_key", message: problem }]);
+  const seed = decodeEd25519Seed((input.verifierPrivateKey as string).replace(/=$/, ""));
   const { clientId, kid } = resolveVerifierClientId(input.verifierClientId as string);
   return { clientId, kid, seed };
 }
@@ -149,9 +151,10 @@ export async function createAuthorizationRequest(
   input: AuthorizationRequestInput,
 ): Promise<CreatedAuthorizationRequest | CreatedDcApiRequest> {
   try {
+    // The route's schema has applied the same rules (zDcqlQuery); other callers get them here.
     parseDcqlQuery(input.dcqlQuery);
   } catch (error) {
-    if (error instanceof DcqlQueryError) throw badRequest(error.message, { fieldErrors: [error.fieldError] });
+    if (error instanceof DcqlQueryError) throw invalidFields([error.fieldError]);
     throw error;
   }
   if (input.clientIdPrefix) assertNoCallerKey(input);

@@ -1,11 +1,12 @@
 import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
-import { createAuthorizationRequest } from "../domain/create-authorization-request.js";
+import { createAuthorizationRequest, ed25519SeedProblem } from "../domain/create-authorization-request.js";
 import { DC_API_PROTOCOL_SIGNED, DC_API_PROTOCOL_UNSIGNED } from "../domain/dc-api/create-dc-api-request.js";
 import { MAX_EXPECTED_ORIGINS, parseWebOrigin } from "../domain/dc-api/expected-origins.js";
 import type { VerifierDependencies } from "../domain/dependencies.js";
 import { MAX_SESSION_TTL_SECONDS, MIN_SESSION_TTL_SECONDS, RESPONSE_MODES } from "../domain/verification-session.js";
 import { CLIENT_ID_PREFIXES } from "../domain/x509/client-id-prefix.js";
+import { zDcqlQuery } from "./dcql-query.schema.js";
 
 /** Schemes a same-device redirect may never use. */
 const UNSAFE_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:"]);
@@ -18,10 +19,15 @@ const requiredString = (missing: string) =>
 
 const zBody = z
   .object({
-    /** Validated by the DCQL rules in the use case (messages name the offending member). */
-    dcql_query: z.unknown().optional(),
+    dcql_query: zDcqlQuery,
     /** Required unless client_id_prefix is given (refused with it) or for an unsigned dc_api request (the use case names the fields). */
-    verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)").optional(),
+    verifier_private_key: requiredString("is required (base64url Ed25519 private key, 32 bytes)")
+      .superRefine((value, context) => {
+        const problem = ed25519SeedProblem(value);
+        if (problem) context.addIssue({ code: "custom", message: problem });
+      })
+      .optional()
+      .describe("base64url Ed25519 private key (32-byte seed); with verifier_client_id, unless client_id_prefix"),
     verifier_client_id: requiredString("is required (the verifier's DID or URL)")
       .trim()
       .min(1, "must not be empty")

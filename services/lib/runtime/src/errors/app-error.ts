@@ -18,9 +18,28 @@ export interface FieldError {
   message: string;
 }
 
-/** The one wording of a list of field errors: `a is required; b must be a string`. */
+/**
+ * One entry per field, in the order the fields first failed: a field breaking several rules gets
+ * them joined with "and" (`password must be at least 8 characters and must contain a digit`).
+ */
+export function oneEntryPerField(errors: readonly FieldError[]): FieldError[] {
+  const byField = new Map<string, string[]>();
+  for (const { field, message } of errors) {
+    const messages = byField.get(field) ?? [];
+    if (!messages.includes(message)) messages.push(message);
+    byField.set(field, messages);
+  }
+  return [...byField].map(([field, messages]) => ({ field, message: messages.join(" and ") }));
+}
+
+/**
+ * The one wording of a list of field errors, naming the first failing field first:
+ * `a is required; b must be a string` (one entry per field).
+ */
 export const describeFieldErrors = (errors: readonly FieldError[]): string =>
-  errors.map(({ field, message }) => `${field} ${message}`).join("; ");
+  oneEntryPerField(errors)
+    .map(({ field, message }) => `${field} ${message}`)
+    .join("; ");
 
 export interface AppErrorOptions {
   cause?: unknown;
@@ -45,7 +64,7 @@ export class AppError extends Error {
     this.code = code;
     this.headers = options.headers ?? {};
     this.shape = options.shape;
-    this.fieldErrors = options.fieldErrors;
+    this.fieldErrors = options.fieldErrors && oneEntryPerField(options.fieldErrors);
   }
 
   /** Whether the message may be shown to the client (client errors, and "unavailable" which names the dependency). */

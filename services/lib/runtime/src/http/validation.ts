@@ -18,9 +18,14 @@ const ARTICLE: Record<string, string> = {
   bigint: "an integer",
   boolean: "a boolean",
   object: "a JSON object",
+  record: "a JSON object",
+  map: "a JSON object",
   array: "an array",
+  tuple: "an array",
+  set: "an array",
   date: "a date",
   null: "null",
+  nan: "a number",
 };
 
 const FORMAT: Record<string, string> = {
@@ -47,7 +52,8 @@ export function fieldMessage(issue: Issue): string | undefined {
   if (issue.input === undefined && issue.code !== "custom") return "is required";
   switch (issue.code) {
     case "invalid_type":
-      return `must be ${ARTICLE[issue.expected] ?? issue.expected}`;
+      // Never the validator's own type name (`record`, `union`): an unknown one reads as "of another type".
+      return ARTICLE[issue.expected] ? `must be ${ARTICLE[issue.expected]}` : "is of the wrong type";
     case "too_small": {
       const min = Number(issue.minimum);
       if (min === 1 && issue.inclusive !== false && issue.origin !== "number") return "must not be empty";
@@ -71,6 +77,10 @@ export function fieldMessage(issue: Issue): string | undefined {
       return "is invalid";
     case "not_multiple_of":
       return `must be a multiple of ${issue.divisor}`;
+    case "invalid_key":
+      return "has a member name that is not allowed";
+    case "invalid_element":
+      return "has an item that is not allowed";
     default:
       return undefined;
   }
