@@ -1,3 +1,8 @@
+import { backoffDelayMs } from "@attesto/runtime/backoff";
+
+/** Retries of a key spread +-10% around the exponential delay. */
+const RETRY_JITTER = { min: 0.9, max: 1.1 };
+
 /**
  * A keyed work queue in the manner of client-go's rate-limited workqueue: a key is never processed
  * twice at once, a key added while it is processed runs once more afterwards, and failures come back
@@ -70,8 +75,7 @@ export class WorkQueue {
 
   /** The backoff before retry number `attempt` (1-based): base * 2^(attempt-1), capped, with jitter. */
   backoffMs(attempt: number): number {
-    const exponential = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(exponential * (0.9 + Math.random() * 0.2));
+    return backoffDelayMs({ ...this.options, jitter: RETRY_JITTER }, attempt);
   }
 
   /** Starts processing (the leader); keys added while paused wait. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { base58btcDecode, base58btcEncode } from "@attesto/protocol";
 import { badRequest } from "@attesto/runtime/errors";
-import { decodeBase58, encodeBase58 } from "./base58.js";
 
 /**
  * `did:ledger:<id>`: the method-specific id is 16 random bytes (128 bits, collision-free in practice)
@@ -15,15 +15,15 @@ const ID_BYTES = 16;
 export const KEY_FRAGMENT = "key-1";
 
 export const newLedgerDid = (random: (size: number) => Uint8Array = randomBytes): string =>
-  `${LEDGER_DID_PREFIX}${encodeBase58(random(ID_BYTES))}`;
+  `${LEDGER_DID_PREFIX}${base58btcEncode(random(ID_BYTES))}`;
 
 /** Whether `did` is a syntactically valid did:ledger DID of this ledger. */
 export function isLedgerDid(did: string): boolean {
   if (!did.startsWith(LEDGER_DID_PREFIX)) return false;
   const id = did.slice(LEDGER_DID_PREFIX.length);
   if (id.length === 0 || id.length > 32) return false;
-  const decoded = decodeBase58(id);
-  return decoded?.length === ID_BYTES && encodeBase58(decoded) === id;
+  const decoded = base58btcDecode(id);
+  return decoded?.length === ID_BYTES && base58btcEncode(decoded) === id;
 }
 
 /** Checks the syntax of a DID given to the ledger: 400 (InvalidArgument) when it is not a did:ledger DID. */

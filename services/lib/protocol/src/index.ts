@@ -1,4 +1,5 @@
 export * from "./anchoring/evm-anchor.js";
+export { base58btcDecode, base58btcEncode } from "./did/base58btc.js";
 export * from "./did/did-key.js";
 export * from "./did/did-resolution-cache.js";
 export * from "./issuance-exports.js";

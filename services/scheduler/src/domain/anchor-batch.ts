@@ -1,4 +1,5 @@
-import { backoffDelayMs, mayRetry } from "./backoff.js";
+import { backoffDelayMs } from "@attesto/runtime/backoff";
+import { mayRetry } from "./backoff.js";
 import { describeError } from "./describe-error.js";
 import type { LedgerAnchor } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";

@@ -1,19 +1,8 @@
-/** Exponential backoff with "equal jitter": half the capped delay fixed, half random. */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
+import type { BackoffPolicy } from "@attesto/runtime/backoff";
 
-/**
- * Delay before attempt `attempt + 1`, after `attempt` (>= 1) failed:
- * d = min(maxDelayMs, baseDelayMs * 2^(attempt - 1)); the result lies in [d/2, d].
- * The jitter spreads the retries of many jobs that failed together (one ledger outage).
- */
-export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
-  const exponent = Math.min(Math.max(attempt - 1, 0), 30);
-  const capped = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
-  return Math.round(capped / 2 + (capped / 2) * random());
+/** How often and how far apart a failed job is retried (equal jitter: the runtime's default). */
+export interface RetryPolicy extends BackoffPolicy {
+  maxAttempts: number;
 }
 
 /** Whether another attempt is allowed after `attempt` failed. */

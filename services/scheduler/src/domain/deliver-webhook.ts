@@ -1,4 +1,5 @@
-import { backoffDelayMs, mayRetry } from "./backoff.js";
+import { backoffDelayMs } from "@attesto/runtime/backoff";
+import { mayRetry } from "./backoff.js";
 import { describeError } from "./describe-error.js";
 import { OPT_IN_EVENT_TYPES } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";

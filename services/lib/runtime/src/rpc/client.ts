@@ -2,6 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { type BackoffPolicy, backoffDelayMs } from "../backoff.js";
 import { localOrNetworkTransport } from "./in-process.js";
 import type { ServiceCredentialSigner } from "./service-credential.js";
 import { traceClientInterceptor } from "./trace-context.js";
@@ -25,6 +26,13 @@ function isIdempotent(level: MethodOptions_IdempotencyLevel): boolean {
     level === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS || level === MethodOptions_IdempotencyLevel.IDEMPOTENT
   );
 }
+
+/** 50 ms before the first retry, doubling, each delay drawn from [d, 2d] (the deadline bounds the total). */
+const RETRY_BACKOFF: BackoffPolicy = {
+  baseDelayMs: 50,
+  maxDelayMs: Number.POSITIVE_INFINITY,
+  jitter: { min: 1, max: 2 },
+};
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -53,7 +61,7 @@ export function retryInterceptor(retries: number): Interceptor {
       } catch (error) {
         const code = ConnectError.from(error).code;
         if (attempt >= retries || !RETRYABLE.has(code) || req.signal.aborted) throw error;
-        await sleep(50 * 2 ** attempt + Math.random() * 50, req.signal);
+        await sleep(backoffDelayMs(RETRY_BACKOFF, attempt + 1), req.signal);
       }
     }
   };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { decodeBase58, encodeBase58 } from "../../src/domain/base58.js";
+import { base58btcDecode as decodeBase58, base58btcEncode as encodeBase58 } from "../src/did/base58btc.js";
 
 const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, "hex"));
 
