@@ -398,31 +398,29 @@ describe("holder against the platform", () => {
     expect(await statusOf()).toBe("revoked");
   });
 
-  it("mDL end to end: offer -> holder receives -> presents age_over_18 only to our verifier -> completed", async () => {
-    const mdlHolder = p256DidKey();
-    const NS = "org.iso.18013.5.1";
+  /**
+   * An mdoc from offer to a completed verification with our holder: the tenant offers it (X.509
+   * path), a P-256 holder receives it, the verifier asks `asked` only, the holder matches and
+   * presents, and the verifier reports exactly those elements.
+   */
+  async function mdocEndToEnd(input: {
+    doctype: string;
+    namespace: string;
+    elements: Record<string, unknown>;
+    asked: string[];
+    responseMode: "direct_post" | "direct_post.jwt";
+  }) {
+    const mdocHolder = p256DidKey();
+    const NS = input.namespace;
     const offer = await call<{ deep_link: string }>(`${platform.urls["credential-issuer"]}/v1/offers`, {
       headers: { "x-api-key": tenant.apiKey },
-      body: {
-        credential: {
-          config_id: "org.iso.18013.5.1.mDL",
-          claims: {
-            [NS]: {
-              family_name: "Lovelace",
-              given_name: "Ada",
-              birth_date: "1815-12-10",
-              issuing_country: "UT",
-              age_over_18: true,
-            },
-          },
-        },
-        flow: "pre-authorized",
-      },
+      body: { credential: { config_id: input.doctype, claims: { [NS]: input.elements } }, flow: "pre-authorized" },
     });
     expect(offer.status, JSON.stringify(offer.body)).toBe(201);
-    const received = await receive(offer.body.deep_link, mdlHolder, { notarize_on_ledger: false });
+    const received = await receive(offer.body.deep_link, mdocHolder, { notarize_on_ledger: false });
     expect(received.status, JSON.stringify(received.body)).toBe(201);
     const id = received.body.credential_id!;
+    const askedElements = Object.fromEntries(input.asked.map((element) => [element, input.elements[element]]));
 
     const verifierKey = generateEd25519Jwk();
     const session = await call<{ session_id: string; authorization_request: string }>(
@@ -433,16 +431,16 @@ describe("holder against the platform", () => {
           dcql_query: {
             credentials: [
               {
-                id: "mdl",
+                id: "doc",
                 format: "mso_mdoc",
-                meta: { doctype_value: "org.iso.18013.5.1.mDL" },
-                claims: [{ path: [NS, "age_over_18"] }],
+                meta: { doctype_value: input.doctype },
+                claims: input.asked.map((element) => ({ path: [NS, element] })),
               },
             ],
           },
           verifier_private_key: verifierKey.d,
           verifier_client_id: didKeyFromPublicJwk(ed25519PublicJwk(verifierKey)),
-          response_mode: "direct_post",
+          response_mode: input.responseMode,
         },
       },
     );
@@ -453,13 +451,13 @@ describe("holder against the platform", () => {
     );
     expect(details.status, JSON.stringify(details.body)).toBe(200);
     expect(details.body.matching_credentials).toContainEqual(
-      expect.objectContaining({ credential_id: id, query_id: "mdl", claims: { [NS]: { age_over_18: true } } }),
+      expect.objectContaining({ credential_id: id, query_id: "doc", claims: { [NS]: askedElements } }),
     );
     const presented = await holder.post("/v1/oid4vp/presentation", {
       authorization_request_uri: session.body.authorization_request,
-      selected_credentials: [{ credential_id: id, query_id: "mdl" }],
-      holder_did: mdlHolder.did,
-      private_key: mdlHolder.privateKey,
+      selected_credentials: [{ credential_id: id, query_id: "doc" }],
+      holder_did: mdocHolder.did,
+      private_key: mdocHolder.privateKey,
     });
     expect(presented.status, JSON.stringify(presented.body)).toBe(200);
     const verification = (
@@ -468,8 +466,38 @@ describe("holder against the platform", () => {
       })
     ).body;
     expect(verification, JSON.stringify(verification)).toMatchObject({ status: "completed" });
-    expect((verification.presentation_metadata as { claims: unknown }).claims).toEqual({
-      [NS]: { age_over_18: true },
+    expect((verification.presentation_metadata as { claims: unknown }).claims).toEqual({ [NS]: askedElements });
+  }
+
+  it("mDL end to end: offer -> holder receives -> presents age_over_18 only to our verifier -> completed", async () => {
+    await mdocEndToEnd({
+      doctype: "org.iso.18013.5.1.mDL",
+      namespace: "org.iso.18013.5.1",
+      elements: {
+        family_name: "Lovelace",
+        given_name: "Ada",
+        birth_date: "1815-12-10",
+        issuing_country: "UT",
+        age_over_18: true,
+      },
+      asked: ["age_over_18"],
+      responseMode: "direct_post",
+    });
+  });
+
+  it("EU PID (eu.europa.ec.eudi.pid.1) end to end: presents family_name and age_over_18 only (direct_post.jwt) -> completed", async () => {
+    await mdocEndToEnd({
+      doctype: "eu.europa.ec.eudi.pid.1",
+      namespace: "eu.europa.ec.eudi.pid.1",
+      elements: {
+        family_name: "Lovelace",
+        given_name: "Ada",
+        birth_date: "1815-12-10",
+        nationality: ["GB"],
+        age_over_18: true,
+      },
+      asked: ["family_name", "age_over_18"],
+      responseMode: "direct_post.jwt",
     });
   });
 });
