@@ -86,15 +86,20 @@ retry: gives them (all, or the ones named) a new round of attempts.
 examples:
   attesto dead-letters list --tenant demo-university
   attesto dead-letters retry --delivery 3f1c…`,
-  notarization: `usage: attesto notarization verify <reference.json|-> --rpc-url URL [--confirmations N]
+  notarization: `usage: attesto notarization verify <reference.json|credential.json|-> --rpc-url URL [--confirmations N]
+       attesto notarization show <object_id>
 
-Checks a credential.notarized reference of an EVM-anchored scheduler (LEDGER_BACKEND=evm) against the
-chain alone: the transaction, its calldata, the inclusion proof. No platform connection. "verified: …"
-on stdout (exit 0), or each failure as "not verified: …" (exit 1). --rpc-url defaults to EVM_RPC_URL.
+verify checks a notarized credential's reference on an EVM chain (scheduler LEDGER_BACKEND=evm)
+against the chain alone: the digest chain, the inclusion proof, the transaction and its calldata.
+It takes what the platform shows: the holder's stored credential (GET /v1/vc/:id, also checked to
+be the credential the reference is for), the credential issuer's record (GET /v1/credentials/:id),
+a credential.notarized event, or the output of show. No platform connection. "verified: …" on
+stdout (exit 0), or each failure as "not verified: …" (exit 1). --rpc-url defaults to EVM_RPC_URL.
+show (operator) prints a notarization's anchored reference from the scheduler.
 
 examples:
-  attesto notarization verify event.json --rpc-url http://127.0.0.1:8545
-  curl -s "$WEBHOOK_LOG" | attesto notarization verify - --confirmations 3`,
+  attesto notarization verify credential.json --rpc-url http://127.0.0.1:8545
+  curl -s -H "Authorization: Bearer $TOKEN" "$HOLDER/v1/vc/$ID" | attesto notarization verify - --confirmations 3`,
 };
 
 /** The help page of `command`, or undefined for an unknown command. */

@@ -39,7 +39,7 @@ export const USAGE = `usage: attesto <command> [options]
   dead-letters list [--tenant T]
   dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
   notarization show <object_id>                      an EVM anchored reference as JSON (operator), for verify
-  notarization verify <reference.json|-> --rpc-url URL [--confirmations N]
+  notarization verify <reference.json|credential.json|-> --rpc-url URL [--confirmations N]
                                                      check an EVM anchored reference against the chain alone
   backup <file>                                      the embedded database and its secrets into <file> (online on native PostgreSQL)
   restore <file>                                     a backup into an empty data folder, platform stopped; then npm start

@@ -105,7 +105,7 @@ holder:
   walletFacing: true
   public: 8084
   internal: 9084
-  internalUrls: [LEDGER, TRUST_REGISTRY]
+  internalUrls: [LEDGER, TRUST_REGISTRY, SCHEDULER]
   publicUrls: []
   secrets: [HOLDER_TOKEN_SECRET, KEY_ENCRYPTION_KEYS]
   ca: false

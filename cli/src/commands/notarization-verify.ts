@@ -1,69 +1,27 @@
 import { readFileSync } from "node:fs";
-import { checkAnchoredLeaf, decodeAnchorCalldata } from "@attesto/protocol";
+import { checkAnchoredLeaf, credentialDigestOf, decodeAnchorCalldata, notarizedDigestOf } from "@attesto/protocol";
 import { createPublicClient, http } from "viem";
-import { z } from "zod";
 import type { CommandIo } from "./io.js";
+import { type AnchoredReference, parseAnchoredReference, ReferenceFormatError } from "./notarization-reference.js";
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-
-/**
- * An anchored reference on an EVM chain: the `data` of a `credential.notarized` event (or the
- * event itself) from a scheduler with LEDGER_BACKEND=evm.
- */
-const anchoredReference = z.object({
-  reference: z.object({
-    chain: z.string().regex(/^eip155:[0-9]+$/, "must be eip155:<chain id> (an EVM anchor)"),
-    object_id: z.string(),
-    chain_id: z.number().int().positive(),
-    transaction_hash: txHash,
-    block_number: z.number().int().nonnegative(),
-  }),
-  digest: hex64,
-  salt: hex64,
-  salted_digest: hex64,
-  inclusion_proof: z.object({
-    batch_id: z.string(),
-    root: hex64,
-    leaf_index: z.number().int().nonnegative(),
-    tree_size: z.number().int().positive(),
-    path: z.array(hex64),
-  }),
-  evm: z.object({ from: address, to: address }).partial().optional(),
-});
-type AnchoredReference = z.infer<typeof anchoredReference>;
-
-export class ReferenceFormatError extends Error {
-  override name = "ReferenceFormatError";
-}
-
-/** The reference in `text`: the event, its `data`, or an object holding either under `notarization`. */
-export function parseAnchoredReference(text: string): AnchoredReference {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ReferenceFormatError("the reference is not JSON");
-  }
-  const candidates = [json, (json as { data?: unknown })?.data, (json as { notarization?: unknown })?.notarization];
-  let problems: string[] = [];
-  for (const candidate of candidates) {
-    if (candidate === undefined || candidate === null) continue;
-    const parsed = anchoredReference.safeParse(candidate);
-    if (parsed.success) return parsed.data;
-    if (problems.length === 0) {
-      problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
-    }
-  }
-  throw new ReferenceFormatError(`not an EVM anchored reference (${problems.slice(0, 5).join("; ")})`);
-}
+export { type AnchoredReference, parseAnchoredReference, ReferenceFormatError };
 
 interface ChainTransaction {
   blockNumber: string | null;
   from: string;
   to: string | null;
   input: string;
+}
+
+/**
+ * Given the credential: that the reference is for it, digest = SHA-256(issuer_salt || SHA-256(issuer
+ * JWT)) (the issuer-signed JWT of an SD-JWT VC, the whole string of an mdoc).
+ */
+function credentialFailures(reference: AnchoredReference): string[] {
+  if (reference.credential === undefined) return [];
+  if (reference.issuer_salt === undefined) return ["the reference names no issuer_salt to tie it to the credential"];
+  const digest = notarizedDigestOf(reference.issuer_salt, credentialDigestOf(reference.credential));
+  return digest === reference.digest ? [] : ["the reference is not for this credential (digest differs)"];
 }
 
 /**
@@ -87,6 +45,7 @@ export async function verifyAnchoredReference(
     path: proof.path,
   });
   if (ref.chain !== `eip155:${ref.chain_id}`) failures.push("reference.chain does not name reference.chain_id");
+  failures.push(...credentialFailures(reference));
   const client = createPublicClient({
     transport: http(options.rpcUrl, { timeout: options.timeoutMs ?? 15_000, retryCount: 1 }),
   });
@@ -128,17 +87,21 @@ export async function verifyAnchoredReference(
   if (confirmations < options.confirmations) {
     failures.push(`the transaction has ${confirmations} confirmations, fewer than ${options.confirmations}`);
   }
+  const subject = reference.credential === undefined ? "salted digest" : "the credential's salted digest";
   const summary =
-    `salted digest ${reference.salted_digest} is leaf ${proof.leaf_index} of ${proof.tree_size} under root ${proof.root}, ` +
+    `${subject} ${reference.salted_digest} is leaf ${proof.leaf_index} of ${proof.tree_size} under root ${proof.root}, ` +
     `anchored by ${transaction.from} in transaction ${ref.transaction_hash}, block ${blockNumber} of ${ref.chain} ` +
     `(${confirmations} confirmations)`;
   return { failures, summary };
 }
 
-const USAGE = "usage: attesto notarization verify <reference.json | -> --rpc-url URL [--confirmations N]";
+const USAGE =
+  "usage: attesto notarization verify <reference.json | credential.json | -> --rpc-url URL [--confirmations N]";
 
 /**
- * `attesto notarization verify <reference | -> --rpc-url URL`: needs nothing of the platform.
+ * `attesto notarization verify <reference | credential | -> --rpc-url URL`: needs nothing of the
+ * platform (no database, no service URL): the input, the chain's JSON-RPC and pure code shared with
+ * the scheduler (calldata decoding, RFC 9162 inclusion, the digest chain).
  * Exit codes: 0 verified, 1 not verified (each failed check on stderr), 2 usage or unreadable reference.
  */
 export async function runNotarizationVerify(

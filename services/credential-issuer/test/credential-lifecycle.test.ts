@@ -27,9 +27,9 @@ describe("issued credentials: admin API and status changes", () => {
   });
 
   /** One DID-path credential, with its record id and status list entry. */
-  async function issue(): Promise<Issued> {
+  async function issue(extra: Record<string, unknown> = {}): Promise<Issued> {
     const { offerId } = await redeemedOffer(issuer, didIssuer(issuerKey));
-    const body = await diplomaRequest(issuer, [p256Key()]);
+    const body = { ...(await diplomaRequest(issuer, [p256Key()])), ...extra };
     const response = await postCredential(issuer, { token: await issuer.accessToken({ offerId }), body });
     const credential = response.json().credentials[0].credential as string;
     const { idx, uri } = (
@@ -49,6 +49,8 @@ describe("issued credentials: admin API and status changes", () => {
       headers: { "x-api-key": apiKey },
       payload: payload as never,
     });
+  const get = (id: string, apiKey = API_KEYS.acme) =>
+    issuer.app.inject({ method: "GET", url: `/v1/credentials/${id}`, headers: { "x-api-key": apiKey } });
   const list = (query = "", apiKey = API_KEYS.acme) =>
     issuer.app.inject({ method: "GET", url: `/v1/credentials${query}`, headers: { "x-api-key": apiKey } });
   const statusInList = async (issued: Issued) => {
@@ -187,6 +189,43 @@ describe("issued credentials: admin API and status changes", () => {
       "active",
     );
     expect(await statusInList(issued)).toBe(0);
+  });
+
+  it("GET /v1/credentials/:id: the record with its reference (null unless notarized, pending until anchored)", async () => {
+    const plain = await issue();
+    const shown = await get(plain.credentialId);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers["cache-control"]).toBe("no-store");
+    expect(shown.json()).toMatchObject({ id: plain.credentialId, offer_id: plain.offerId, reference: null });
+
+    const notarized = await issue({ is_on_chain: true });
+    const enqueued = issuer.doubles.notary.enqueued.at(-1)!;
+    expect(enqueued.credentialId).toBe(notarized.credentialId);
+    expect((await get(notarized.credentialId)).json().reference).toEqual({
+      chain: "ledger",
+      object_id: enqueued.objectId,
+      state: "pending",
+      issuer_salt: expect.stringMatching(/^[0-9a-f]{64}$/),
+      digest: enqueued.digest,
+    });
+    // The scheduler down: 503, not a reference that pretends to be pending.
+    issuer.doubles.notary.available = false;
+    try {
+      expect((await get(notarized.credentialId)).statusCode).toBe(503);
+    } finally {
+      issuer.doubles.notary.available = true;
+    }
+    // Another tenant's credential is 404 to this tenant's key.
+    const [record] = (await issuer.deps.credentials.list({ tenant: "acme", offset: 0, limit: 1 })).records;
+    const foreignId = randomUUID();
+    await issuer.deps.credentials.insertMany([
+      { ...record!, id: foreignId, tenant: "globex", issuerJwtSha256: "e".repeat(64), statusEntry: undefined },
+    ]);
+    expect((await get(foreignId)).statusCode).toBe(404);
+    expect((await get(randomUUID())).statusCode).toBe(404);
+    expect((await get("not-a-uuid")).statusCode).toBe(400);
+    expect((await get(plain.credentialId, "wrong")).statusCode).toBe(401);
+    expect((await get(plain.credentialId, API_KEYS.verifierOnly)).statusCode).toBe(403);
   });
 
   it("requires an issuer API key", async () => {

@@ -668,9 +668,19 @@ describe("POST /credential", () => {
       const [item] = response.json().credentials;
       expect(Object.keys(item)).toEqual(["credential", "reference", "credential_id", "offer_id"]);
       const record = issuer.doubles.notary.enqueued[before]!;
-      expect(item.reference).toEqual({ chain: "ledger", object_id: record.objectId });
+      // Pending at issuance, with the issuer's salt: digest = SHA-256(issuer salt || SHA-256(issuer JWT)).
+      expect(item.reference).toEqual({
+        chain: "ledger",
+        object_id: record.objectId,
+        state: "pending",
+        issuer_salt: expect.stringMatching(/^[0-9a-f]{64}$/),
+        digest: record.digest,
+      });
       const issuerJwt = item.credential.split("~")[0];
-      expect(record.digest).toMatch(/^[0-9a-f]{64}$/);
+      const jwtDigest = createHash("sha256").update(issuerJwt).digest();
+      expect(
+        createHash("sha256").update(Buffer.from(item.reference.issuer_salt, "hex")).update(jwtDigest).digest("hex"),
+      ).toBe(record.digest);
       expect(record.digest).not.toBe(createHash("sha256").update(issuerJwt).digest("hex"));
       expect(record.credentialId).toMatch(/^[0-9a-f-]{36}$/);
       expect(record.tenant).toBe("acme");

@@ -38,6 +38,8 @@ export const holderConfigSchema = z
     KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema,
     /** LedgerService: did:ledger creation and resolution, reachability before notarized issuance. */
     LEDGER_INTERNAL_URL: z.url().default("http://localhost:9088"),
+    /** NotaryService.GetAnchorProof: the anchor of notarized credentials from this platform's issuer. */
+    SCHEDULER_INTERNAL_URL: z.url().default("http://localhost:9087"),
     /** KeyCustodyService.GetTrustAnchors: the platform's root CA, which verifiers' x509 request objects may chain to. */
     TRUST_REGISTRY_INTERNAL_URL: z.url().default("http://localhost:9085"),
     /** Whether the platform's root CA is a trust anchor for verifiers' certificates (default true). */

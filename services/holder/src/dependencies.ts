@@ -1,10 +1,11 @@
-import { keysV1, ledgerV1 } from "@attesto/proto";
+import { keysV1, ledgerV1, notaryV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import { createServiceOutboundGuard, type OutboundGuard } from "@attesto/runtime/http";
 import { createArgon2PasswordHasher } from "@attesto/runtime/passwords";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createLedger } from "./clients/ledger.js";
+import { createNotary } from "./clients/notary.js";
 import { outboundHttpOf } from "./clients/outbound-http.js";
 import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import { createVerifierTrustAnchors } from "./clients/verifier-trust-anchors.js";
@@ -12,7 +13,7 @@ import type { HolderConfig } from "./config.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
 import type { HolderDependencies } from "./domain/dependencies.js";
 import { createWalletClient } from "./domain/oid4vci/wallet-attestation.js";
-import type { Ledger } from "./domain/ports.js";
+import type { Ledger, Notary } from "./domain/ports.js";
 import { createAuthorizationFlowStore } from "./store/authorization-flow.store.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createDidStore } from "./store/did.store.js";
@@ -22,6 +23,8 @@ import { createUserStore } from "./store/user.store.js";
 export interface HolderDependencyOptions {
   /** Replaces LedgerService over Connect (tests). */
   ledger?: Ledger;
+  /** Replaces NotaryService over Connect (tests). */
+  notary?: Notary;
   /** Replaces the outbound request guard (tests: a guard that reaches their doubles on loopback). */
   http?: Pick<OutboundGuard, "request" | "checkUrl">;
   /** Clock (tests move it). */
@@ -55,6 +58,11 @@ export function createDependencies(
       options.ledger ??
       createLedger(
         context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
+      ),
+    notary:
+      options.notary ??
+      createNotary(
+        context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),
       ),
     http,
     verifierTrustAnchors: createVerifierTrustAnchors(

@@ -99,7 +99,13 @@ describe("holder credentials: list, detail, soft delete, isolation", () => {
       credential_status: "no_status",
       claims: diplomaClaims,
       raw_credential: notarized.raw_credential,
-      reference: { block_chain: "LEDGER", object_id: expect.any(String) },
+      reference: {
+        block_chain: "LEDGER",
+        object_id: expect.any(String),
+        state: "pending",
+        issuer_salt: expect.stringMatching(/^[0-9a-f]{64}$/),
+        digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     });
     const plainDetail = (await get(`/v1/vc/${plain.credential_id}`, account)).json();
     expect(plainDetail).not.toHaveProperty("reference");

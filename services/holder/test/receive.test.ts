@@ -1,3 +1,4 @@
+import { notaryV1 } from "@attesto/proto";
 import { parseSdJwtPresentation } from "@attesto/protocol";
 import { invalidFieldsBody } from "@attesto/runtime/testing";
 import { decodeProtectedHeader } from "jose";
@@ -6,6 +7,29 @@ import { ed25519DidKey, type HolderIdentity, ledgerDid, p256DidKey } from "./sup
 import { type HolderWithIssuer, startHolderWithIssuer } from "./support/holder-with-issuer.js";
 import { BADGE_VCT, DIPLOMA_VCT, diplomaClaims, type IssuerDouble, type SigningMode } from "./support/issuer-double.js";
 import type { Account, TestHolder } from "./support/test-holder.js";
+
+const BATCH_ID = "5b1f3c1e-8a2d-4c3b-9e4f-0a1b2c3d4e5f";
+const SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+/** The scheduler's GetAnchorProof of a batch anchored on an EVM chain (values only shaped right). */
+const anchoredProof = () => ({
+  chain: "eip155:31337",
+  state: notaryV1.NotarizationState.ANCHORED,
+  salt: "a".repeat(64),
+  saltedDigest: "b".repeat(64),
+  batch: { batchId: BATCH_ID, root: "c".repeat(64), leafIndex: 1n, treeSize: 2n, inclusionProof: ["d".repeat(64)] },
+  evmAnchor: {
+    chain: "eip155:31337",
+    chainId: 31337n,
+    transactionHash: `0x${"e".repeat(64)}`,
+    blockNumber: 7n,
+    blockHash: `0x${"f".repeat(64)}`,
+    from: SIGNER,
+    to: SIGNER,
+    confirmations: 2,
+  },
+  anchoredAt: { seconds: BigInt(Date.parse("2026-11-29T00:00:00.000Z") / 1000), nanos: 0 },
+});
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
@@ -247,7 +271,71 @@ describe("POST /v1/oid4vci/receive against an OID4VCI issuer that is not Attesto
           headers: account.headers,
         })
       ).json();
-      expect(detail.reference).toEqual({ block_chain: "LEDGER", object_id: expect.stringMatching(/^obj-/) });
+      const { objectId, digest } = issuer.notarized.at(-1)!;
+      expect(detail.reference).toEqual({
+        block_chain: "LEDGER",
+        object_id: objectId,
+        state: "pending",
+        issuer_salt: expect.stringMatching(/^[0-9a-f]{64}$/),
+        digest,
+      });
+    });
+
+    it("a notarized credential's reference completes once the scheduler reports its anchor, and is kept", async () => {
+      const identity = ed25519DidKey();
+      const received = await receive({
+        credential_offer_uri: issuer.offer().link,
+        holder_did: identity.did,
+        private_key: identity.privateKey,
+      });
+      expect(received.statusCode).toBe(201);
+      const id = received.json().credential_id as string;
+      const detail = async () =>
+        (await holder.app.inject({ method: "GET", url: `/v1/vc/${id}`, headers: account.headers })).json();
+      const { objectId, digest } = issuer.notarized.at(-1)!;
+      const pending = (await detail()).reference;
+      // The scheduler cannot be reached: still pending, the detail still answers.
+      holder.notary.unavailable = true;
+      expect((await detail()).reference).toEqual(pending);
+      holder.notary.unavailable = false;
+      // The scheduler knows the object id for another digest only: never completes this credential.
+      holder.notary.anchors.set(objectId, { digest: "0".repeat(64), proof: anchoredProof() });
+      expect((await detail()).reference).toEqual(pending);
+      // Still pending at the scheduler: nothing kept.
+      holder.notary.anchors.set(objectId, {
+        digest,
+        proof: { ...anchoredProof(), state: notaryV1.NotarizationState.PENDING },
+      });
+      expect((await detail()).reference).toEqual(pending);
+      holder.notary.anchors.set(objectId, { digest, proof: anchoredProof() });
+      const anchored = {
+        ...pending,
+        state: "anchored",
+        chain_id: 31337,
+        salt: "a".repeat(64),
+        salted_digest: "b".repeat(64),
+        inclusion_proof: {
+          batch_id: BATCH_ID,
+          root: "c".repeat(64),
+          leaf_index: 1,
+          tree_size: 2,
+          path: ["d".repeat(64)],
+        },
+        transaction_hash: `0x${"e".repeat(64)}`,
+        block_number: 7,
+        block_hash: `0x${"f".repeat(64)}`,
+        from: SIGNER,
+        to: SIGNER,
+        confirmations: 2,
+        anchored_at: "2026-11-29T00:00:00.000Z",
+      };
+      expect((await detail()).reference).toEqual(anchored);
+      // Kept: the scheduler is not asked again.
+      const calls = holder.notary.calls;
+      holder.notary.unavailable = true;
+      expect((await detail()).reference).toEqual(anchored);
+      expect(holder.notary.calls).toBe(calls);
+      holder.notary.unavailable = false;
     });
   });
 

@@ -177,6 +177,39 @@ describe("NotaryService: enqueue, batching and anchoring", () => {
     expect(rows[0]?.n).toBe(batchIds.size);
   });
 
+  it("GetAnchorProof answers the anchor to a caller naming the digest, and NOT_FOUND alike for a wrong digest or id", async () => {
+    await scheduler.start();
+    const digest = sha256Hex("anchor proof jwt");
+    const { objectId } = await enqueue(newCredentialId(), digest);
+    const full = await anchored(objectId);
+    const proof = await scheduler.notary.getAnchorProof({ objectId, digest });
+    expect(proof).toMatchObject({
+      objectId,
+      chain: "ledger",
+      state: NotarizationState.ANCHORED,
+      salt: full.salt,
+      saltedDigest: full.saltedDigest,
+      batch: full.batch,
+      anchor: full.anchor,
+      anchoredAt: full.anchoredAt,
+    });
+    for (const request of [
+      { objectId, digest: sha256Hex("another jwt") },
+      { objectId: "0b7e3f8e-8d0c-4a57-9b0e-5c1f0f6f2a11", digest },
+    ]) {
+      const refused = await scheduler.notary.getAnchorProof(request).catch((e: unknown) => e);
+      expect({ code: codeOf(refused), message: messageOf(refused) }).toEqual({
+        code: Code.NotFound,
+        message: "Notarization not found",
+      });
+    }
+    const malformed = await scheduler.notary.getAnchorProof({ objectId, digest: "ABC" }).catch((e: unknown) => e);
+    expect(codeOf(malformed)).toBe(Code.InvalidArgument);
+    // Only the credential issuer and the holder may ask (caller policy).
+    const operator = await scheduler.admin.getAnchorProof({ objectId, digest }).catch((e: unknown) => e);
+    expect(codeOf(operator)).toBe(Code.PermissionDenied);
+  });
+
   it("anchors once when the anchor job runs twice", async () => {
     const reference = await enqueue(newCredentialId());
     const n = await anchored(reference.objectId);

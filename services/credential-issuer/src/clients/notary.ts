@@ -1,6 +1,7 @@
-import type { notaryV1 } from "@attesto/proto";
+import { notaryV1 } from "@attesto/proto";
+import { anchorProofFromWire } from "@attesto/protocol";
 import { fromRpcError } from "@attesto/runtime/rpc";
-import type { Client } from "@connectrpc/connect";
+import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { Notary } from "../domain/ports.js";
 
 /**
@@ -21,6 +22,16 @@ export function createNotary(client: Client<typeof notaryV1.NotaryService>): Not
         return { chain: response.chain, objectId: response.objectId };
       } catch (error) {
         throw fromRpcError(error, "Ledger");
+      }
+    },
+    async anchorProof({ objectId, digest }) {
+      try {
+        const proof = await client.getAnchorProof({ objectId, digest });
+        const anchored = proof.state === notaryV1.NotarizationState.ANCHORED;
+        return anchorProofFromWire(proof, anchored ? "anchored" : "pending");
+      } catch (error) {
+        if (ConnectError.from(error).code === Code.NotFound) return undefined;
+        throw fromRpcError(error, "Scheduler");
       }
     },
     async publishCredentialEvent({ tenant, type, credentialId, offerId, eventKey, data }) {

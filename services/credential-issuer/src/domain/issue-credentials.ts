@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   type AccessTokenClaims,
   CredentialProofError,
   type DidDocumentResolver,
   issueSdJwtVc,
   jwkThumbprint,
+  notarizedDigestOf,
   type PublicJwk,
   pooledRandomBytes,
   publicJwkFromDidKey,
@@ -21,6 +22,7 @@ import {
   UnknownCredentialConfiguration,
 } from "@attesto/runtime/errors";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
+import { type CredentialReference, referenceOf } from "./credential-reference.js";
 import { type CredentialSigner, credentialSignerOf } from "./credential-signer.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { type IssuedArtifact, issueMdocCredential } from "./issue-mdoc-credential.js";
@@ -38,7 +40,8 @@ export const C_NONCE_NAMESPACE = "c_nonce";
 
 export interface IssuedCredential {
   credential: string;
-  reference?: { chain: string; object_id: string };
+  /** `chain` and `object_id` (the contract), then the reference fields, `state: "pending"` at issuance. */
+  reference?: CredentialReference;
   /** This issuer's id of the credential (its record: GET/PATCH /v1/credentials/:id) and of its offer. */
   credential_id: string;
   offer_id: string;
@@ -257,7 +260,7 @@ async function notarize(
   issued: IssuedArtifact,
 ) {
   const salt = pooledRandomBytes(32);
-  const digest = createHash("sha256").update(salt).update(Buffer.from(issued.issuerJwtSha256, "hex")).digest("hex");
+  const digest = notarizedDigestOf(salt.toString("hex"), issued.issuerJwtSha256);
   const record = await deps.notary.enqueue({ tenant: offer.tenant, credentialId, digest, offerId: offer.id });
   return { chain: record.chain, objectId: record.objectId, salt: salt.toString("hex") };
 }
@@ -343,7 +346,7 @@ export async function issueCredentials(
     const notarization = record.notarization;
     return {
       credential: credential.credential,
-      ...(notarization ? { reference: { chain: notarization.chain, object_id: notarization.objectId } } : {}),
+      ...(notarization ? { reference: referenceOf(record, notarization) } : {}),
       credential_id: record.id,
       offer_id: record.offerId,
     };

@@ -1,4 +1,4 @@
-import type { JwtSigner } from "@attesto/protocol";
+import type { AnchorProof, JwtSigner } from "@attesto/protocol";
 
 /** A credential configuration the trust registry provisioned for a tenant. */
 export interface CredentialConfiguration {
@@ -65,6 +65,11 @@ export interface Notary {
     /** The offer the credential is issued for (in the scheduler's webhook events as `offer_id`). */
     offerId: string;
   }): Promise<{ chain: string; objectId: string }>;
+  /**
+   * The anchor of the notarization `objectId` whose enqueued digest is `digest` (GetAnchorProof);
+   * undefined when the scheduler knows no such pair; 503 when it cannot be reached.
+   */
+  anchorProof(input: { objectId: string; digest: string }): Promise<AnchorProof | undefined>;
   /**
    * A credential webhook event for the tenant (`credential.status_changed`, `credential.accepted`,
    * `credential.failure`, `credential.deleted`), created once per `eventKey`; 503 when the

@@ -94,6 +94,8 @@ export type NotificationEvent = "credential_accepted" | "credential_failure" | "
 export interface CredentialRepository {
   insertMany(records: CredentialRecord[]): Promise<void>;
   findByIssuerJwtSha256(digest: string): Promise<CredentialRecord | undefined>;
+  /** One of the tenant's credentials; another tenant's is undefined. */
+  find(tenant: string, id: string): Promise<CredentialRecord | undefined>;
   /** The tenant's credentials, newest first, and how many match in all. */
   list(query: CredentialListQuery): Promise<{ records: CredentialRecord[]; total: number }>;
   /**

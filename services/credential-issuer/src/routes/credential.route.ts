@@ -1,3 +1,4 @@
+import { zReferenceFields } from "@attesto/protocol";
 import { isAppError } from "@attesto/runtime/errors";
 import { type App, documentedOnly } from "@attesto/runtime/http";
 import { z } from "zod";
@@ -32,10 +33,29 @@ const zCredentialRequest = z
   })
   .loose();
 
+/** OID4VCI 1.0 §8.3 credential response; `reference` (Attesto) only with `is_on_chain`. */
+const zCredentialResponse = z.object({
+  credentials: z.array(
+    z.object({
+      credential: z.unknown().describe("The SD-JWT VC (or base64url mdoc IssuerSigned)"),
+      reference: zReferenceFields
+        .extend({ chain: z.string(), object_id: z.string() })
+        .optional()
+        .describe(
+          "With is_on_chain: chain and object_id, state pending at issuance; the anchored reference is at GET /v1/credentials/{credentialId}",
+        ),
+      credential_id: z.string().optional(),
+      offer_id: z.string().optional(),
+    }),
+  ),
+  notification_id: z.string().optional(),
+});
+
 /** The body is checked by parseCredentialRequest, after the access token: its errors are OID4VCI's. */
 const schema = {
   summary: "Issue credentials (OpenID4VCI credential endpoint; Bearer or DPoP access token)",
   body: zCredentialRequest,
+  response: { 200: zCredentialResponse },
 };
 
 /**

@@ -1,6 +1,9 @@
+import { zReferenceFields } from "@attesto/protocol";
+import { notFound } from "@attesto/runtime/errors";
 import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { changeCredentialStatus } from "../domain/change-credential-status.js";
+import { currentReferenceOf } from "../domain/credential-reference.js";
 import { credentialViewOf } from "../domain/credential-view.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { credentialStatuses } from "../domain/repositories.js";
@@ -50,6 +53,15 @@ const zCredentialView = z.object({
     .describe("The wallet's latest report at the notification endpoint"),
 });
 
+const zCredentialDetail = zCredentialView.extend({
+  reference: zReferenceFields
+    .extend({ chain: z.string(), object_id: z.string() })
+    .nullable()
+    .describe(
+      "Notarized credentials (is_on_chain): the reference, pending until its batch is anchored, then with the Merkle proof and the chain transaction (attesto notarization verify); null otherwise",
+    ),
+});
+
 const zListResponse = z.object({
   credentials: z.array(zCredentialView),
   total: z.number(),
@@ -58,8 +70,8 @@ const zListResponse = z.object({
 });
 
 /**
- * GET /v1/credentials and PATCH /v1/credentials/:credentialId (API key, issuer role): the tenant's
- * issued credentials and their status (this service's README "Issued credentials"). Every query is
+ * GET /v1/credentials, GET and PATCH /v1/credentials/:credentialId (API key, issuer role): the tenant's
+ * issued credentials, their status and notarization reference (this service's README "Issued credentials"). Every query is
  * scoped to the API key's tenant: another tenant's credential is 404.
  */
 export function registerCredentialsRoutes(app: App, deps: IssuerDependencies): void {
@@ -80,6 +92,23 @@ export function registerCredentialsRoutes(app: App, deps: IssuerDependencies): v
       });
       reply.header("cache-control", "no-store");
       return { credentials: records.map(credentialViewOf), total, offset, limit };
+    },
+  );
+
+  app.get(
+    "/v1/credentials/:credentialId",
+    {
+      schema: { params: zCredentialParams, response: { 200: zCredentialDetail } },
+      onRequest: requireApiKey(deps.apiKeys, "issuer"),
+    },
+    async (request, reply) => {
+      const record = await deps.credentials.find(
+        apiTenantOf(request).tenant,
+        request.params.credentialId.toLowerCase(),
+      );
+      if (!record) throw notFound("Credential not found");
+      reply.header("cache-control", "no-store");
+      return { ...credentialViewOf(record), reference: await currentReferenceOf(deps, record) };
     },
   );
 

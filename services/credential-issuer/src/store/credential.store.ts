@@ -148,6 +148,15 @@ export function createCredentialStore(database: Kysely<unknown>): CredentialRepo
         .executeTakeFirst();
       return row ? toRecord(row) : undefined;
     },
+    async find(tenant, id) {
+      const row = await db
+        .selectFrom("credentials")
+        .selectAll()
+        .where("tenant", "=", tenant)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
     async list({ tenant, offerId, status, offset, limit }) {
       let query = db.selectFrom("credentials").where("tenant", "=", tenant);
       if (offerId !== undefined) query = query.where("offer_id", "=", offerId);

@@ -199,6 +199,13 @@ export class NotaryDouble {
         this.enqueued.push({ tenant, credentialId, digest, offerId, objectId });
         return { objectId, chain: "ledger" };
       },
+      // As the scheduler: only for the enqueued digest; pending (anchoring is the scheduler's own test).
+      getAnchorProof: async ({ objectId, digest }) => {
+        if (!this.available) throw new ConnectError("Scheduler is unavailable", Code.Unavailable);
+        const found = this.enqueued.find((entry) => entry.objectId === objectId && entry.digest === digest);
+        if (!found) throw new ConnectError("Notarization not found", Code.NotFound);
+        return { objectId, chain: "ledger", state: notaryV1.NotarizationState.PENDING };
+      },
     });
   }
 }

@@ -7,6 +7,7 @@ import type {
   CredentialRepository,
   DidRepository,
   Ledger,
+  Notary,
   OutboundHttp,
   PasswordHasher,
   UserRepository,
@@ -23,6 +24,8 @@ export interface HolderDependencies {
   /** Failed-login throttling per (account, client network). */
   loginAttempts: LoginAttemptRepository;
   ledger: Ledger;
+  /** The scheduler: anchors of notarized credentials (GetAnchorProof). */
+  notary: Notary;
   http: OutboundHttp;
   /** Roots verifiers' certificates must chain to (x509 client ids). */
   verifierTrustAnchors: VerifierTrustAnchors;

@@ -1,4 +1,4 @@
-import type { Ed25519PublicJwk } from "@attesto/protocol";
+import type { AnchorProof, Ed25519PublicJwk } from "@attesto/protocol";
 
 /** A holder account (this service's README). */
 export interface User {
@@ -30,6 +30,10 @@ export interface HolderDid {
 export interface LedgerReference {
   chain: string;
   objectId: string;
+  /** The issuer's salt (`reference.issuer_salt`): digest = SHA-256(issuer salt || SHA-256(issuer JWT)). */
+  issuerSalt?: string;
+  /** The batch anchor, once the scheduler reported it anchored (kept: it never changes). */
+  anchor?: AnchorProof;
 }
 
 /** What the listing shows of a stored credential (an issued credential without claims, raw and reference). */

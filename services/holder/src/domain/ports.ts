@@ -1,4 +1,4 @@
-import type { Certificate } from "@attesto/protocol";
+import type { AnchorProof, Certificate } from "@attesto/protocol";
 import type { HolderDid, StoredCredential, User } from "./model.js";
 
 export interface PasswordHasher {
@@ -29,6 +29,16 @@ export interface CredentialRepository {
   listWithContents(userUuid: string): Promise<StoredCredential[]>;
   /** Soft delete; false when the holder has no such credential (or it is already deleted). */
   softDelete(userUuid: string, id: string, at: Date): Promise<boolean>;
+  /** Keeps the anchor of a notarized credential once it is anchored. */
+  recordAnchor(userUuid: string, id: string, anchor: AnchorProof): Promise<void>;
+}
+
+/**
+ * The scheduler's NotaryService as the holder uses it: the anchor of a notarization for whoever
+ * names its digest (GetAnchorProof); undefined when unknown; 503 when it cannot be reached.
+ */
+export interface Notary {
+  anchorProof(input: { objectId: string; digest: string }): Promise<AnchorProof | undefined>;
 }
 
 /** A DID document as the ledger serves it, or undefined when the DID is unknown. */

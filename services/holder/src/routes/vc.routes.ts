@@ -1,5 +1,7 @@
+import { zReferenceFields } from "@attesto/protocol";
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
+import { referenceViewOf } from "../domain/credentials/credential-references.js";
 import {
   deleteCredential,
   getCredential,
@@ -36,7 +38,14 @@ const zDetail = zSummary.extend({
   credential_status_reason: z.string().optional(),
   claims: z.record(z.string(), z.unknown()),
   raw_credential: z.string(),
-  reference: z.object({ block_chain: z.string(), object_id: z.string() }).optional(),
+  /** Notarized credentials only (detail view): `block_chain`, `object_id`, and the reference fields (pending, then anchored). */
+  reference: zReferenceFields
+    .partial()
+    .extend({ block_chain: z.string(), object_id: z.string() })
+    .optional()
+    .describe(
+      "Notarized credentials: block_chain and object_id, then state (pending until anchored), the digests and, once anchored, the Merkle proof and the chain transaction (attesto notarization verify)",
+    ),
 });
 
 /** `id` must be a UUID: anything else is 400 (this service's README: `id` UUID); an unknown UUID is 404. */
@@ -59,12 +68,6 @@ function summaryOf(credential: WithStatus<CredentialSummary>): z.infer<typeof zS
   };
 }
 
-/**
- * `reference.block_chain`: the spec's holder-side value is upper case (`LEDGER`, as the DID
- * method), the issuer's `chain` lower case (`ledger`).
- */
-export const blockChainOf = (chain: string) => chain.toUpperCase();
-
 /** The holder's credentials (Bearer): list, detail, soft delete. */
 export function registerVcRoutes(scope: App, deps: HolderDependencies): void {
   scope.get(
@@ -79,19 +82,13 @@ export function registerVcRoutes(scope: App, deps: HolderDependencies): void {
     const credential = await getCredential(deps, userOf(request), request.params.id.toLowerCase(), request.log);
     reply.header("cache-control", "no-store");
     const { reason } = credential.credentialStatus;
+    const reference = referenceViewOf(credential);
     return {
       ...summaryOf(credential),
       ...(reason === undefined ? {} : { credential_status_reason: reason }),
       claims: credential.claims,
       raw_credential: credential.raw,
-      ...(credential.reference
-        ? {
-            reference: {
-              block_chain: blockChainOf(credential.reference.chain),
-              object_id: credential.reference.objectId,
-            },
-          }
-        : {}),
+      ...(reference ? { reference } : {}),
     };
   });
 

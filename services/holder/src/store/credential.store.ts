@@ -1,3 +1,4 @@
+import type { AnchorProof } from "@attesto/protocol";
 import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely, Selectable } from "kysely";
 import type { CredentialSummary, IssuerNotificationHandle, StoredCredential } from "../domain/model.js";
@@ -49,7 +50,12 @@ export function createCredentialStore(database: Kysely<unknown>, sealer: Envelop
       ...(content.notification ? { notification: content.notification } : {}),
       reference:
         row.reference_chain && row.reference_object_id
-          ? { chain: row.reference_chain, objectId: row.reference_object_id }
+          ? {
+              chain: row.reference_chain,
+              objectId: row.reference_object_id,
+              ...(row.reference_issuer_salt ? { issuerSalt: row.reference_issuer_salt } : {}),
+              ...(row.reference_anchor ? { anchor: JSON.parse(row.reference_anchor) as AnchorProof } : {}),
+            }
           : undefined,
     };
   };
@@ -80,6 +86,8 @@ export function createCredentialStore(database: Kysely<unknown>, sealer: Envelop
           status: credential.status,
           reference_chain: credential.reference?.chain ?? null,
           reference_object_id: credential.reference?.objectId ?? null,
+          reference_issuer_salt: credential.reference?.issuerSalt ?? null,
+          reference_anchor: credential.reference?.anchor ? JSON.stringify(credential.reference.anchor) : null,
           sealed_content: sealer.seal(
             new TextEncoder().encode(JSON.stringify(content)),
             credentialContext(credential.id),
@@ -96,6 +104,14 @@ export function createCredentialStore(database: Kysely<unknown>, sealer: Envelop
     async listWithContents(userUuid) {
       const rows = await active(userUuid).orderBy("created_at").orderBy("id").execute();
       return rows.map(open);
+    },
+    async recordAnchor(userUuid, id, anchor) {
+      await db
+        .updateTable("credentials")
+        .set({ reference_anchor: JSON.stringify(anchor) })
+        .where("user_uuid", "=", userUuid)
+        .where("id", "=", id)
+        .execute();
     },
     async softDelete(userUuid, id, at) {
       const result = await db

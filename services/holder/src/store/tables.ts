@@ -46,6 +46,10 @@ export interface CredentialsTable {
   /** `reference` of the credential response (is_on_chain): chain and object id. */
   reference_chain: string | null;
   reference_object_id: string | null;
+  /** The issuer's salt of the notarized digest (`reference.issuer_salt`), when it said. */
+  reference_issuer_salt: string | null;
+  /** JSON of the batch anchor (AnchorProof) once anchored. */
+  reference_anchor: string | null;
   /** Envelope (AAD `credential:<id>`) of JSON `{raw, claims, notification?}` (notification: model.ts). */
   sealed_content: string;
   created_at: Generated<Date>;

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import {
   CredentialProofError,
   createCNonces,
@@ -137,6 +137,8 @@ export interface IssuerDouble {
   credentialRequests: Array<Record<string, unknown>>;
   /** Notification requests received (bodies). */
   notifications: Array<Record<string, unknown>>;
+  /** What an is_on_chain request enqueued, as Attesto's issuer would: the object id and the salted digest. */
+  notarized: Array<{ objectId: string; digest: string }>;
   statusList: StatusListDouble;
   /** The issuer's DID when signing with a DID. */
   issuerDid(): string;
@@ -172,6 +174,7 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     requests: [] as string[],
     credentialRequests: [] as Array<Record<string, unknown>>,
     notifications: [] as Array<Record<string, unknown>>,
+    notarized: [] as Array<{ objectId: string; digest: string }>,
     metadataOverrides: {} as Record<string, unknown>,
   };
   const offers = new Map<string, OfferRecord>();
@@ -439,7 +442,21 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
       ].join("~");
     }
     if (tamper === "kb") credential = `${credential}eyJhbGciOiJFUzI1NiJ9.e30.c2ln`;
-    const reference = body.is_on_chain === true ? { chain: "ledger", object_id: `obj-${randomUUID()}` } : undefined;
+    // As Attesto's issuer: the reference names the issuer's salt of digest = SHA-256(salt || SHA-256(issuer JWT)).
+    let reference: Record<string, unknown> | undefined;
+    if (body.is_on_chain === true) {
+      const salt = randomBytes(32);
+      const jwtDigest = createHash("sha256").update(credential.split("~")[0]!).digest();
+      const digest = createHash("sha256").update(salt).update(jwtDigest).digest("hex");
+      reference = {
+        chain: "ledger",
+        object_id: randomUUID(),
+        state: "pending",
+        issuer_salt: salt.toString("hex"),
+        digest,
+      };
+      state.notarized.push({ objectId: reference.object_id as string, digest });
+    }
     const item = { credential, ...(reference ? { reference } : {}), ...state.behaviour.issuerIds };
     const notification = state.behaviour.notification ? { notification_id: randomUUID() } : {};
     return reply
@@ -465,6 +482,7 @@ export async function startIssuerDouble(ledger?: InMemoryLedger): Promise<Issuer
     },
     requests: state.requests,
     credentialRequests: state.credentialRequests,
+    notarized: state.notarized,
     notifications: state.notifications,
     statusList,
     metadataOverrides: state.metadataOverrides,

@@ -10,6 +10,7 @@ import type { HolderDependencies } from "../../src/domain/dependencies.js";
 import { holder } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryLedger } from "./in-memory-ledger.js";
+import { InMemoryNotary } from "./in-memory-notary.js";
 import { testRootPem } from "./x509-chain.js";
 
 export const HOLDER_URL = "https://holder.example";
@@ -28,6 +29,7 @@ export interface TestHolder {
   deps: HolderDependencies;
   database: TestDatabase<unknown>;
   ledger: InMemoryLedger;
+  notary: InMemoryNotary;
   clock: { now: Date; advance(seconds: number): void };
   /** Registers an account and logs it in. */
   account(name?: string): Promise<Account>;
@@ -62,6 +64,7 @@ export async function startTestHolder(
     ...options.env,
   });
   const ledger = new InMemoryLedger();
+  const notary = new InMemoryNotary();
   const clock = {
     now: new Date(),
     advance(seconds: number) {
@@ -76,6 +79,7 @@ export async function startTestHolder(
       : createOutboundGuard({ ...outboundGuardOptionsOf(config), allowInternal: true }));
   const deps = createDependencies(context, {
     ledger: ledger.client(),
+    notary: notary.client(),
     now: () => clock.now,
     ...(http ? { http } : {}),
   });
@@ -86,6 +90,7 @@ export async function startTestHolder(
     deps,
     database,
     ledger,
+    notary,
     clock,
     async account(name) {
       const password = `password-${++counter}-${randomBytes(4).toString("hex")}`;

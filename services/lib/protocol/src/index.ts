@@ -1,4 +1,6 @@
+export * from "./anchoring/anchored-reference.js";
 export * from "./anchoring/evm-anchor.js";
+export * from "./anchoring/z-reference-fields.js";
 export { base58btcDecode, base58btcEncode } from "./did/base58btc.js";
 export * from "./did/did-key.js";
 export * from "./did/did-resolution-cache.js";

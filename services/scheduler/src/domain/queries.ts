@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "./model.js";
 import type { NotaryDependencies } from "./ports.js";
@@ -19,6 +20,27 @@ export function parseLimit(limit: number): number {
 export async function getNotarization(deps: Pick<NotaryDependencies, "notarizations">, objectId: string) {
   const notarization = await deps.notarizations.findNotarization(parseUuid(objectId, "object_id"));
   if (!notarization) throw notFound("Notarization not found");
+  return notarization;
+}
+
+const DIGEST = /^[0-9a-f]{64}$/;
+
+/**
+ * GetAnchorProof (credential issuer, holder): a credential's anchor for whoever names its digest,
+ * compared in constant time. An unknown object id and a wrong digest answer the same NOT_FOUND.
+ */
+export async function getAnchorProof(
+  deps: Pick<NotaryDependencies, "notarizations">,
+  objectId: string,
+  digest: string,
+): Promise<Notarization> {
+  const id = parseUuid(objectId, "object_id");
+  const named = digest.trim().toLowerCase();
+  if (!DIGEST.test(named)) throw badRequest("digest must be 64 lowercase hex characters");
+  const notarization = await deps.notarizations.findNotarization(id);
+  const enqueued = Buffer.from(notarization?.digest ?? "0".repeat(64), "hex");
+  const same = enqueued.length === 32 && timingSafeEqual(enqueued, Buffer.from(named, "hex"));
+  if (!notarization || !same) throw notFound("Notarization not found");
   return notarization;
 }
 

@@ -14,7 +14,13 @@ import {
 import type { NotaryDependencies } from "../domain/ports.js";
 import { publishCredentialEvent } from "../domain/publish-credential-event.js";
 import { publishVerificationEvent } from "../domain/publish-verification-event.js";
-import { getNotarization, getReference, listNotarizations, listWebhookDeliveries } from "../domain/queries.js";
+import {
+  getAnchorProof,
+  getNotarization,
+  getReference,
+  listNotarizations,
+  listWebhookDeliveries,
+} from "../domain/queries.js";
 import { retryDeadJobs } from "../domain/retry-dead-jobs.js";
 
 type Reply<Schema extends DescMessage> = Promise<MessageInitShape<Schema>>;
@@ -158,6 +164,13 @@ export class NotaryServiceRpc implements ServiceImpl<typeof notaryV1.NotaryServi
   async getReference(request: notaryV1.GetReferenceRequest): Reply<typeof notaryV1.GetReferenceResponseSchema> {
     const notarization = await getReference(this.deps, request.credentialId, request.tenant);
     return { chain: notarization.chain, objectId: notarization.objectId, state: STATE_TO_WIRE[notarization.state] };
+  }
+
+  async getAnchorProof(request: notaryV1.GetAnchorProofRequest): Reply<typeof notaryV1.GetAnchorProofResponseSchema> {
+    const { objectId, chain, state, salt, saltedDigest, batch, anchor, evmAnchor, anchoredAt } = toNotarizationMessage(
+      await getAnchorProof(this.deps, request.objectId, request.digest),
+    );
+    return { objectId, chain, state, salt, saltedDigest, batch, anchor, evmAnchor, anchoredAt };
   }
 
   async listNotarizations(

@@ -3,6 +3,7 @@ import type { HolderDependencies } from "../dependencies.js";
 import type { CredentialSummary, StoredCredential } from "../model.js";
 import { notifyIssuer } from "../oid4vci/notify-issuer.js";
 import type { WarningLog } from "../ports.js";
+import { withCurrentAnchors } from "./credential-references.js";
 import { type CredentialStatusView, credentialStatusesOf, credentialStatusOf } from "./credential-status.js";
 
 export const CREDENTIAL_NOT_FOUND_MESSAGE = "Credential not found";
@@ -26,14 +27,19 @@ export async function listCredentials(
   return credentials.map((credential) => ({ ...credential, credentialStatus: statuses.get(credential.id)! }));
 }
 
-/** GET /v1/vc/:id: one of the holder's credentials with its status; another holder's (or a deleted one) is 404. */
+/**
+ * GET /v1/vc/:id: one of the holder's credentials with its status and, when notarized, its anchor
+ * (asked of the scheduler until anchored); another holder's (or a deleted one) is 404.
+ */
 export async function getCredential(
-  deps: Pick<HolderDependencies, "credentials"> & StatusDependencies,
+  deps: Pick<HolderDependencies, "credentials" | "notary"> & StatusDependencies,
   userUuid: string,
   id: string,
   log: WarningLog,
 ): Promise<WithStatus<StoredCredential>> {
-  const credential = await deps.credentials.find(userUuid, id);
+  const found = await deps.credentials.find(userUuid, id);
+  if (!found) throw notFound(CREDENTIAL_NOT_FOUND_MESSAGE);
+  const [credential] = await withCurrentAnchors(deps, [found], log);
   if (!credential) throw notFound(CREDENTIAL_NOT_FOUND_MESSAGE);
   return { ...credential, credentialStatus: await credentialStatusOf(deps, credential, log) };
 }

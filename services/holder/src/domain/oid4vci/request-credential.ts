@@ -11,7 +11,7 @@ import type { AccessToken } from "./request-access-token.js";
 export interface IssuedCredential {
   credential: string;
   /** `reference` of an `is_on_chain` issuance (Attesto's extension). */
-  reference: { chain: string; objectId: string } | undefined;
+  reference: { chain: string; objectId: string; issuerSalt?: string } | undefined;
   /** OID4VCI 1.0 §8.3: names this response's credentials at the issuer's notification endpoint. */
   notificationId: string | undefined;
   /** The issuer's id of the credential and of its offer (Attesto's `credential_id`, `offer_id` beside `credential`). */
@@ -114,9 +114,14 @@ export function parseCredentialResponse(response: OutboundResponse): IssuedCrede
   const reference = isJsonObject(first) && isJsonObject(first.reference) ? first.reference : undefined;
   const chain = stringOf(reference?.chain);
   const objectId = stringOf(reference?.object_id);
+  // The issuer's salt of the notarized digest (Attesto): kept only in its one well-formed shape.
+  const issuerSalt = stringOf(reference?.issuer_salt);
   return {
     credential,
-    reference: chain && objectId ? { chain, objectId } : undefined,
+    reference:
+      chain && objectId
+        ? { chain, objectId, ...(issuerSalt && /^[0-9a-f]{64}$/.test(issuerSalt) ? { issuerSalt } : {}) }
+        : undefined,
     notificationId: stringOf(body.notification_id),
     issuerCredentialId: isJsonObject(first) ? issuerIdOf(first.credential_id) : null,
     issuerOfferId: isJsonObject(first) ? issuerIdOf(first.offer_id) : null,

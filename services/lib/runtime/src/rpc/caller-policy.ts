@@ -54,6 +54,8 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
     EnqueueNotarization: ["credential-issuer"],
     GetNotarization: ["operator"],
     GetReference: ["operator"],
+    // Only to a caller that names the credential's digest (the issuer's record, the holder's credential).
+    GetAnchorProof: ["credential-issuer", "holder"],
     ListNotarizations: ["operator"],
     RetryDeadJobs: ["operator"],
     ListWebhookDeliveries: ["operator"],
