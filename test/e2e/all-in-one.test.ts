@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "@attesto/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LauncherProcess, startLauncher } from "./support/launcher.js";
+import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
 
 /**
  * `npm start` end to end: the real launcher in a child process, every service on real ports
@@ -146,4 +147,36 @@ describe("all-in-one launcher: the embedded database (no DATABASE_URL, as on a n
     expect(await launcher.stop("SIGTERM", 15_000)).toEqual({ code: 0, signal: null });
     launcher = undefined;
   }, 200_000);
+});
+
+describe("all-in-one launcher: a data folder PGlite made, native PostgreSQL the default", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "attesto-e2e-pglite-folder-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("stops with exit code 1 and the setting that keeps it, and leaves the database folder alone", async () => {
+    // What the engine check reads of a cluster (services/all-in-one/test/database.test.ts uses a real PGlite one).
+    const pgdata = join(dataDir, "pgdata");
+    mkdirSync(pgdata, { recursive: true });
+    writeFileSync(join(pgdata, "PG_VERSION"), "17\n");
+    const env = launcherEnv(dataDir, "embedded");
+    delete env.EMBEDDED_DATABASE_ENGINE;
+    const child = spawn(process.execPath, ["--import", "tsx", "services/all-in-one/src/main.ts"], {
+      cwd: repoRoot,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `Attesto failed to start: ${pgdata} holds a database made by PGlite, which native PostgreSQL cannot open; ` +
+        "set EMBEDDED_DATABASE_ENGINE=pglite to keep using it (nothing was changed)",
+    );
+    expect(existsSync(join(dataDir, "postgres"))).toBe(false);
+    expect(readFileSync(join(pgdata, "PG_VERSION"), "utf8")).toBe("17\n");
+  }, 120_000);
 });
