@@ -1,8 +1,12 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TenantStatus } from "@attesto/operator/library";
+import { keysV1, verifierPolicyV1 } from "@attesto/proto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { x509 } from "../../services/trust-registry/test/custody/custody-test-kit.js";
+import { createTenantChain } from "../../services/trust-registry/test/custody/tenant-chain-kit.js";
 import { OperatorPlatform } from "../../test/k8s/support/real-platform.js";
 import {
   applyManifests,
@@ -196,6 +200,49 @@ describe("local control plane (the operator's reconcilers over a state file)", (
     await applyManifests(manifestsOf(file), options());
     const blocked = await deleteManifests(manifestsOf(write("tenant.yaml", acmeTenant)), options());
     expect(blocked.map((o) => [o.action, o.ready?.reason])).toEqual([["deleting", "TenantInUse"]]);
+  });
+
+  it("a VerifierPolicy's verifierCertificateRef: the chain is imported for x509 sessions; removing it clears the import", async () => {
+    const chain = await createTenantChain("ACME RP", { subjectAltNames: [{ type: "dns", value: "localhost" }] });
+    const pem = (der: Uint8Array) => new x509.X509Certificate(der).toString("pem");
+    const secret = `apiVersion: v1
+kind: Secret
+metadata: { name: acme-verifier-tls }
+type: kubernetes.io/tls
+stringData:
+  tls.crt: ${JSON.stringify(pem(chain.leaf) + pem(chain.intermediate) + pem(chain.root))}
+  tls.key: ${JSON.stringify(chain.leafKeyPem)}
+`;
+    const policy = ACME_POLICY.replace(
+      "requiredClaims:",
+      "verifierCertificateRef: { name: acme-verifier-tls }\n  requiredClaims:",
+    );
+    const outcomes = await applyManifests(
+      manifestsOf(write("acme.yaml", [acmeTenant, secret, policy].join("---\n"))),
+      options(),
+    );
+    expect(outcomes.map((o) => [o.kind, o.action, o.ready?.status])).toEqual([
+      ["Tenant", "created", "True"],
+      ["Secret", "created", undefined],
+      ["VerifierPolicy", "created", "True"],
+    ]);
+    const statusOf = () => readResources(dataDir).find((r) => r.kind === "VerifierPolicy")?.status ?? {};
+    expect(statusOf()).toMatchObject({
+      verifierCertificateFingerprint: createHash("sha256").update(chain.leaf).digest("hex"),
+    });
+    expect(await platform.policy(T, "acme")).toMatchObject({
+      verifierCertificate: verifierPolicyV1.VerifierCertificate.IMPORTED,
+    });
+    const custody = platform.client(keysV1.KeyCustodyService, "trust-registry", "verifier");
+    const imported = { tenant: T, source: keysV1.VerifierCertificateSource.IMPORTED, host: "localhost" };
+    expect((await custody.getVerifierCertificate(imported)).x5c[0]).toBe(Buffer.from(chain.leaf).toString("base64"));
+
+    await applyManifests(manifestsOf(write("acme.yaml", [acmeTenant, secret, ACME_POLICY].join("---\n"))), options());
+    expect(statusOf()).not.toHaveProperty("verifierCertificateFingerprint");
+    expect(await platform.policy(T, "acme")).toMatchObject({
+      verifierCertificate: verifierPolicyV1.VerifierCertificate.UNSPECIFIED,
+    });
+    await expect(custody.getVerifierCertificate(imported)).rejects.toThrow(/no imported verifier certificate/);
   });
 
   it("applies Secrets the resources reference (webhookSecretRef), without revealing a generated secret", async () => {

@@ -96,6 +96,11 @@ export const zVerifierPolicySpec = z.object({
   acceptAnyIssuer: z.boolean().default(false),
   /** Accept a credential whose issuer's status list cannot be read (check revocation, status_unknown). */
   acceptUnknownStatus: z.boolean().default(false),
+  /**
+   * The tenant's own verifier certificate (a kubernetes.io/tls Secret) for client_id_prefix sessions,
+   * imported into key custody; absent: the platform-issued one.
+   */
+  verifierCertificateRef: z.object({ name: z.string().min(1) }).optional(),
 });
 export type VerifierPolicySpec = z.infer<typeof zVerifierPolicySpec>;
 
@@ -158,6 +163,9 @@ export interface VerifierPolicyStatus {
   tenantId?: string;
   trustedDidCount?: number;
   x509RootFingerprints?: string[];
+  /** SHA-256 (hex) and notAfter of the verifier certificate imported from verifierCertificateRef. */
+  verifierCertificateFingerprint?: string;
+  verifierCertificateNotAfter?: string;
   policyDigest?: string;
   enforcement?: "Enforced" | "Recorded";
   conditions?: Condition[];

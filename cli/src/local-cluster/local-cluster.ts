@@ -93,7 +93,10 @@ export class LocalCluster implements KubeClient, ResourceCache {
 
   async patchStatus(kind: ResourceKind, namespace: string, name: string, status: object): Promise<CustomResource> {
     const current = this.require(kind, namespace, name);
-    current.status = { ...(current.status ?? {}), ...status };
+    // A merge patch, as the apiserver's: null removes the field.
+    const merged: Record<string, unknown> = { ...(current.status ?? {}), ...status };
+    for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+    current.status = merged;
     current.metadata.resourceVersion = this.nextRevision();
     this.options.save(this.options.state);
     this.notify(kind, "update", current);

@@ -261,12 +261,17 @@ export class Controller {
       conditions: mergeConditions(previous.conditions, conditions, resource.metadata.generation, this.now()),
     };
     if (observed) next.observedGeneration = resource.metadata.generation;
+    // A field the reconciler no longer sets goes: a merge patch keeps what it does not mention, so it is sent as null.
+    const removed = Object.keys(next).filter((key) => next[key] === undefined || next[key] === null);
+    for (const key of removed) delete next[key];
     if (isDeepStrictEqual(next, previous)) return;
+    const patch: Record<string, unknown> = { ...next };
+    for (const key of removed) if (key in previous) patch[key] = null;
     const updated = await this.options.kube.patchStatus(
       resource.kind as ResourceKind,
       resource.metadata.namespace,
       resource.metadata.name,
-      next,
+      patch,
     );
     // Later writes in this same pass build on what we just wrote, not on the stale cache copy.
     resource.status = updated.status ?? (next as CustomResource["status"]);

@@ -6,7 +6,8 @@ import { decodeSecretValue } from "../kube/kube-client.js";
 import type { IssuerSpec } from "../resources.js";
 import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
 import type { ReconcileDeps } from "./reconciler.js";
-import { certificateFromBase64Der, fingerprintOf, parsePemCertificates } from "./x509.js";
+import { assertUnexpired, readTlsSecret } from "./tls-secret.js";
+import { certificateFromBase64Der } from "./x509.js";
 
 /**
  * What an Issuer signs with, read and checked from its spec and Secrets before anything is written:
@@ -26,21 +27,11 @@ export interface AppliedSigning {
   imported?: { changed: boolean };
 }
 
-type Certificate = ReturnType<typeof certificateFromBase64Der>;
-
 /**
  * Key custody's code for a leaf whose subjectAltName does not name the tenant's credential issuer
  * identifier (the `iss` of its credentials): verifiers following the SD-JWT VC draft would refuse them.
  */
 const CERTIFICATE_NAME_MISMATCH = "certificate_name_mismatch";
-
-function assertUnexpired(leaf: Certificate, now: Date) {
-  const notAfter = new Date(leaf.validTo);
-  if (notAfter.getTime() <= now.getTime()) {
-    throw blockedError("CertificateExpired", `the signing certificate expired at ${notAfter.toISOString()}`);
-  }
-  return { fingerprint: fingerprintOf(leaf), notAfter: notAfter.toISOString() };
-}
 
 /** Reads and checks the Issuer's signing material (no platform write). */
 export async function readSigningMaterial(
@@ -62,21 +53,13 @@ export async function readSigningMaterial(
     return { kind: "did" };
   }
   if (!spec.certificateRef) return { kind: "platform" };
-  const secretName = spec.certificateRef.name;
-  const secret = await deps.kube.getSecret(namespace, secretName);
-  const chainPem = decodeSecretValue(secret, "tls.crt");
-  const privateKeyPem = decodeSecretValue(secret, "tls.key");
-  if (!chainPem || !privateKeyPem) {
-    throw retryableError("CertificateSecretNotFound", `Secret ${secretName} needs tls.crt and tls.key`);
-  }
-  let chain: Certificate[];
-  try {
-    chain = parsePemCertificates(chainPem);
-  } catch {
-    throw blockedError("InvalidCertificate", `Secret ${secretName}/tls.crt is not a PEM certificate chain`);
-  }
-  assertUnexpired(chain[0] as Certificate, deps.now());
-  return { kind: "imported", secretName, chainDer: chain.map((c) => new Uint8Array(c.raw)), privateKeyPem };
+  const { secretName, chainDer, privateKeyPem } = await readTlsSecret(
+    deps,
+    namespace,
+    spec.certificateRef.name,
+    "signing certificate",
+  );
+  return { kind: "imported", secretName, chainDer, privateKeyPem };
 }
 
 /**
@@ -115,7 +98,10 @@ export async function applySigning(
   });
   const leafDer = issued.x5c[0];
   if (!leafDer) throw retryableError("PlatformError", "GetSigningCertificate returned no certificate");
-  return { keyId: issued.keyId, ...assertUnexpired(certificateFromBase64Der(leafDer), deps.now()) };
+  return {
+    keyId: issued.keyId,
+    ...assertUnexpired(certificateFromBase64Der(leafDer), deps.now(), "signing certificate"),
+  };
 }
 
 /** Drops the tenant's imported signing certificate (idempotent); whether there was one. */

@@ -14,6 +14,11 @@ import { readTenantRef, TenantNotUsableError } from "./read-tenant-ref.js";
 import { blockedError, fromPlatformError, retryableError } from "./reconcile-error.js";
 import type { ReconcileDeps, ReconcileResult, Reconciler, ResourceCache } from "./reconciler.js";
 import { tenantAwaitingCleanup } from "./tenant-references.js";
+import {
+  importVerifierCertificate,
+  readVerifierCertificate,
+  releaseVerifierCertificate,
+} from "./verifier-certificate.js";
 import { fingerprintOf, parsePemCertificates } from "./x509.js";
 
 const ROOTS_RECHECK_MS = 24 * 60 * 60 * 1000;
@@ -56,11 +61,17 @@ export class VerifierPolicyReconciler implements Reconciler {
 
     const roots = await this.readRoots(namespace, spec);
     const rootFingerprints = roots.map(fingerprintOf).sort();
-    const policyDigest = policyDigestOf(tenantId, spec, rootFingerprints);
+    const verifierCertificateSecret = await readVerifierCertificate(this.deps, resource, spec);
 
     // The policy moved to another tenant: the old tenant's copy goes first.
     const previousTenant = (resource.status as VerifierPolicyStatus | undefined)?.tenantId;
-    if (previousTenant && previousTenant !== tenantId) await this.deletePolicy(previousTenant, name);
+    if (previousTenant && previousTenant !== tenantId) {
+      await this.deletePolicy(previousTenant, name);
+      await releaseVerifierCertificate(this.deps, resource, previousTenant);
+    }
+    // The chain is in key custody before any policy names it, so a new session never finds it missing.
+    const certificate = await importVerifierCertificate(this.deps, tenantId, verifierCertificateSecret);
+    const policyDigest = policyDigestOf(tenantId, spec, rootFingerprints, certificate.fingerprint);
 
     const applied = await this.deps.platform.verifierPolicies
       .applyPolicy({
@@ -75,17 +86,24 @@ export class VerifierPolicyReconciler implements Reconciler {
           sessionTtlSeconds: spec.sessionTtlSeconds,
           acceptAnyIssuer: spec.acceptAnyIssuer,
           acceptUnknownStatus: spec.acceptUnknownStatus,
+          verifierCertificate: certificate.source,
           digest: policyDigest,
         },
       })
       .catch((error: unknown) => {
         throw fromPlatformError(error, "ApplyPolicy");
       });
+    // No longer naming a chain: the policy above stopped using it, now key custody drops it.
+    if (!verifierCertificateSecret && previousTenant === tenantId) {
+      await releaseVerifierCertificate(this.deps, resource, tenantId);
+    }
 
     const status: VerifierPolicyStatus = {
       tenantId,
       trustedDidCount: spec.trustedIssuers.dids.length,
       x509RootFingerprints: rootFingerprints,
+      verifierCertificateFingerprint: certificate.fingerprint,
+      verifierCertificateNotAfter: certificate.notAfter,
       policyDigest,
       enforcement: "Enforced",
     };
@@ -94,10 +112,13 @@ export class VerifierPolicyReconciler implements Reconciler {
       status: { ...status },
       conditions: succeeded("Applied", message),
       observed: true,
-      requeueAfterMs: spec.trustedIssuers.x509RootsSecretRef ? ROOTS_RECHECK_MS : undefined,
-      event: applied.changed
-        ? { reason: "PolicyApplied", message: `policy ${policyDigest.slice(0, 12)} ${message}` }
-        : undefined,
+      // Daily: expiry shows in status, and a renewed Secret (roots, verifier certificate) is read again.
+      requeueAfterMs:
+        spec.trustedIssuers.x509RootsSecretRef || spec.verifierCertificateRef ? ROOTS_RECHECK_MS : undefined,
+      event:
+        applied.changed || certificate.changed
+          ? { reason: "PolicyApplied", message: `policy ${policyDigest.slice(0, 12)} ${message}` }
+          : undefined,
     };
   }
 
@@ -106,6 +127,7 @@ export class VerifierPolicyReconciler implements Reconciler {
     const tenantId = (resource.status as VerifierPolicyStatus | undefined)?.tenantId ?? this.tenantIdOfRef(resource);
     if (!tenantId) return { reason: "PolicyNotApplied", message: "the policy was never applied to a tenant" };
     await this.deletePolicy(tenantId, resource.metadata.name);
+    await releaseVerifierCertificate(this.deps, resource, tenantId);
     return { reason: "PolicyDeleted", message: `policy removed from the verifier of tenant ${tenantId}` };
   }
 
@@ -156,8 +178,13 @@ export class VerifierPolicyReconciler implements Reconciler {
   }
 }
 
-/** SHA-256 over the normalized policy: sorted sets, defaults applied, roots by fingerprint. */
-export function policyDigestOf(tenantId: string, spec: VerifierPolicySpec, rootFingerprints: string[]): string {
+/** SHA-256 over the normalized policy: sorted sets, defaults applied, roots and the verifier certificate by fingerprint. */
+export function policyDigestOf(
+  tenantId: string,
+  spec: VerifierPolicySpec,
+  rootFingerprints: string[],
+  verifierCertificateFingerprint?: string,
+): string {
   const normalized = {
     tenantId,
     trustedDids: [...spec.trustedIssuers.dids].sort(),
@@ -169,6 +196,7 @@ export function policyDigestOf(tenantId: string, spec: VerifierPolicySpec, rootF
     // Only when set, so that the digests of policies written before the field existed stay the same.
     ...(spec.acceptAnyIssuer ? { acceptAnyIssuer: true } : {}),
     ...(spec.acceptUnknownStatus ? { acceptUnknownStatus: true } : {}),
+    ...(verifierCertificateFingerprint ? { verifierCertificate: verifierCertificateFingerprint } : {}),
   };
   return createHash("sha256").update(JSON.stringify(normalized)).digest("hex");
 }

@@ -55,7 +55,10 @@ export class InMemoryKube implements KubeClient, ResourceCache {
     const existing = this.get(kind, namespace, name);
     if (!existing) throw new Error("not found");
     this.statusWrites++;
-    existing.status = { ...(existing.status ?? {}), ...structuredClone(status) };
+    // A merge patch: null removes the field.
+    const merged: Record<string, unknown> = { ...(existing.status ?? {}), ...structuredClone(status) };
+    for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+    existing.status = merged;
     existing.metadata.resourceVersion = String(++this.revision);
     return structuredClone(existing);
   }

@@ -59,7 +59,11 @@ export class OperatorOnPlatform {
   apply(documents: StoredObject[]): void {
     for (const document of documents) {
       if (document.kind === "Secret") this.server.apply("", "v1", "secrets", toStoredSecret(document));
-      else this.server.apply(GROUP, VERSION, `${String(document.kind).toLowerCase()}s`, document);
+      else {
+        const plural =
+          document.kind === "VerifierPolicy" ? "verifierpolicies" : `${String(document.kind).toLowerCase()}s`;
+        this.server.apply(GROUP, VERSION, plural, document);
+      }
     }
   }
 
