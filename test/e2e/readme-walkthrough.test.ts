@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
+import { runBash as runScript, walkthroughBlocks } from "./support/walkthrough.js";
 
 /**
  * The root README's walkthrough, run verbatim: the fenced `sh` blocks between
@@ -18,40 +18,7 @@ const WEBHOOK_PORT = 4000 + PORT_OFFSET;
 const SCRIPT_DEADLINE_MS = 240_000;
 const START_COMMAND = "OUTBOUND_ALLOW_HOSTS=localhost:4000 npm start";
 
-/** The sh blocks of the README's walkthrough section, in order. */
-function walkthroughBlocks(readme: string): string[] {
-  const start = readme.indexOf("<!-- walkthrough:start -->");
-  const end = readme.indexOf("<!-- walkthrough:end -->");
-  if (start < 0 || end < start) throw new Error("README.md has no walkthrough:start / walkthrough:end markers");
-  return [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-}
-
-/** Runs `script` in bash; resolves with its output, rejects (killing its process group) past the deadline. */
-function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", script], {
-      cwd: repoRoot,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-    const timer = setTimeout(() => {
-      process.kill(-child.pid!, "SIGKILL");
-      reject(new Error(`the walkthrough did not finish within ${SCRIPT_DEADLINE_MS} ms; output:\n${output}`));
-    }, SCRIPT_DEADLINE_MS);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      // The receiver (a background job) goes with its process group.
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {}
-      resolve({ code, output });
-    });
-  });
-}
+const runBash = (script: string, env: NodeJS.ProcessEnv) => runScript(script, env, SCRIPT_DEADLINE_MS);
 
 describe("README walkthrough against npm start", () => {
   const root = mkdtempSync(join(tmpdir(), "attesto-walkthrough-"));
