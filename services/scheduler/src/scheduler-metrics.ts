@@ -55,7 +55,7 @@ export function createSchedulerMetrics(
   });
   new Gauge({
     name: "notary_oldest_unanchored_seconds",
-    help: "Age of the oldest notarization waiting to be anchored (pending or failed; 0 when none)",
+    help: "Age of the oldest notarization not anchored yet (pending, failed or dead; 0 when none)",
     registers: [registry],
     async collect() {
       const oldest = await stores.notarizations.oldestUnanchoredAt().catch(() => null);

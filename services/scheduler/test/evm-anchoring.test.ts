@@ -104,6 +104,16 @@ describe("EVM anchoring (anvil)", () => {
       `${objectId} dead-lettered`,
     );
 
+  /** A scrape shows the dead letter and the failed attempts that led to it (NOTARY_RETRY_MAX_ATTEMPTS 2). */
+  const expectDeadInMetrics = async (scheduler: TestScheduler) => {
+    const scraped = await scheduler.metrics();
+    expect(scraped).toMatch(/^notary_notarizations\{state="dead",service="scheduler"\} 1$/m);
+    expect(scraped).toMatch(/^notary_anchor_attempts_total\{result="failed",service="scheduler"\} 1$/m);
+    expect(scraped).toMatch(/^notary_anchor_attempts_total\{result="dead",service="scheduler"\} 1$/m);
+    // Still behind (AttestoAnchoringBehind): a dead letter keeps the oldest unanchored age growing.
+    expect(scraped).toMatch(/^notary_oldest_unanchored_seconds\{service="scheduler"\} (?!0$)[0-9.e+-]+$/m);
+  };
+
   /** Waits until exactly `count` transactions of `address` are in the pool; returns their hashes. */
   const pending = (address: string, count = 1) =>
     waitFor(
@@ -276,6 +286,7 @@ describe("EVM anchoring (anvil)", () => {
     const letter = await dead(scheduler, objectId);
     expect(letter.lastError).toBe("EVM RPC endpoint could not be reached");
     expect((await scheduler.runtime.deps.notarizations.countByState()).dead).toBe(1);
+    await expectDeadInMetrics(scheduler);
     expect(await scheduler.db.selectFrom("evm_transactions").selectAll().execute()).toEqual([]);
 
     rpc.down = false;
@@ -402,6 +413,7 @@ describe("EVM anchoring (anvil)", () => {
     const letter = await dead(scheduler, objectId);
     expect(letter.lastError).toBe("the signer cannot pay for the anchoring transaction (insufficient funds)");
     expect((await scheduler.runtime.deps.notarizations.countByState()).dead).toBe(1);
+    await expectDeadInMetrics(scheduler);
 
     await anvil.setBalance(address, 10n ** 18n);
     await scheduler.admin.retryDeadJobs({ objectIds: [objectId] });

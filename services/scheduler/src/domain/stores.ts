@@ -105,7 +105,10 @@ export interface NotarizationStore extends StrandedWorkStore {
   }): Promise<{ batches: number; notarizations: number }>;
   /** Notarizations by state, for the queue-depth gauge. */
   countByState(): Promise<Record<string, number>>;
-  /** When the oldest notarization still waiting to be anchored (pending or failed, not dead) was enqueued. */
+  /**
+   * When the oldest notarization not anchored yet was enqueued: pending, failed or dead-lettered (a
+   * dead letter is anchoring fallen behind too, until an operator retries it).
+   */
   oldestUnanchoredAt(): Promise<Date | undefined>;
 }
 

@@ -322,7 +322,9 @@ export function createNotarizationStore(database: Kysely<unknown>, send: JobSend
         .selectFrom("notarizations as n")
         .leftJoin("batches as b", "b.batch_id", "n.batch_id")
         .select((eb) => eb.fn.min("n.created_at").as("oldest"))
-        .where((eb) => eb.or([eb("b.batch_id", "is", null), eb("b.state", "in", ["pending", "running", "failed"])]))
+        .where((eb) =>
+          eb.or([eb("b.batch_id", "is", null), eb("b.state", "in", ["pending", "running", "failed", "dead"])]),
+        )
         .executeTakeFirst();
       return row?.oldest ? new Date(row.oldest as Date) : undefined;
     },

@@ -147,6 +147,8 @@ export interface TestScheduler {
   errors: unknown[];
   /** What the scheduler logged at warn (failed webhook deliveries). */
   warnings: Array<{ fields: Record<string, unknown>; message: string }>;
+  /** The /metrics exposition of its registry (Prometheus text), as a scrape reads it. */
+  metrics(): Promise<string>;
   /** Starts the workers (the queue, cutter, reconciler); tests that only enqueue may skip it. */
   start(): Promise<void>;
   stopWorkers(): Promise<void>;
@@ -234,6 +236,7 @@ export async function startTestScheduler(
     admin,
     errors,
     warnings,
+    metrics: () => context.metrics.registry.metrics(),
     async start() {
       stop = await startSchedulerRuntime(runtime, config, (error) => errors.push(error));
     },
