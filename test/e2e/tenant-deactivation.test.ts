@@ -20,14 +20,11 @@ import {
   type Issued,
   issueCredential,
   keyProof,
-  openSession,
   p256Key,
   postCredential,
-  presentation,
+  presentForVerification,
   redeemCode,
-  submitPresentation,
   type TokenResult,
-  verificationResult,
 } from "../hostile/support/flows.js";
 import { http } from "../hostile/support/http.js";
 import { type PlatformUrls, urlsFor } from "../hostile/support/platform.js";
@@ -47,18 +44,7 @@ describe("a deleted tenant stops issuing and stops being trusted (real services)
   let unspent: { token: TokenResult; configurationId: string; audience: string };
 
   /** The issued credential presented to the other (active) tenant's verifier: the session's status and checks. */
-  async function presentToVerifier() {
-    const session = await openSession(urls, verifier.apiKey);
-    const posted = await submitPresentation(urls, session, await presentation(issued, session));
-    expect(posted.status, posted.text).toBe(200);
-    const result = await verificationResult(urls, verifier.apiKey, session.session_id);
-    expect(result.status).toBe(200);
-    const body = result.json as {
-      status: string;
-      check_results: Array<{ check: string; status: string; reason_code: string }>;
-    };
-    return { status: body.status, checks: body.check_results.map((c) => `${c.check} ${c.status} ${c.reason_code}`) };
-  }
+  const presentToVerifier = () => presentForVerification(urls, verifier.apiKey, issued);
 
   beforeAll(async () => {
     platform = await startInteropPlatform({ portOffset: PORT_OFFSET, label: "deactivation" });

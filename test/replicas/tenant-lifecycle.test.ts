@@ -28,15 +28,12 @@ import {
   type Issued,
   issueCredential,
   keyProof,
-  openSession,
   p256Key,
   postCredential,
-  presentation,
+  presentForVerification,
   redeemCode,
-  submitPresentation,
   type Tenant,
   type TokenResult,
-  verificationResult,
 } from "../hostile/support/flows.js";
 import { http, postJson } from "../hostile/support/http.js";
 import type { ServiceName } from "../hostile/support/platform.js";
@@ -92,19 +89,8 @@ describe("a tenant deactivated through one replica is deactivated at once on the
   }
 
   /** A credential presented to the other tenant's verifier: the session's status and its checks. */
-  async function presentToVerifier(credential: Issued = issued) {
-    const urls = platform.url;
-    const session = await openSession(urls, verifier.apiKey);
-    const posted = await submitPresentation(urls, session, await presentation(credential, session));
-    expect(posted.status, posted.text).toBe(200);
-    const result = await verificationResult(urls, verifier.apiKey, session.session_id);
-    expect(result.status).toBe(200);
-    const body = result.json as {
-      status: string;
-      check_results: Array<{ check: string; status: string; reason_code: string }>;
-    };
-    return { status: body.status, checks: body.check_results.map((c) => `${c.check} ${c.status} ${c.reason_code}`) };
-  }
+  const presentToVerifier = (credential: Issued = issued) =>
+    presentForVerification(platform.url, verifier.apiKey, credential);
 
   /** The statuses of the tenant's issuer metadata, JWT VC issuer metadata and landing page. */
   const metadataStatus = async (tenant: string) =>

@@ -436,3 +436,25 @@ export async function verificationResult(urls: PlatformUrls, apiKey: string, ses
     headers: { "x-api-key": apiKey },
   });
 }
+
+/**
+ * `issued` presented in full to the verifier of the tenant whose API key is `apiKey` (a new session,
+ * direct_post), and the session's outcome: its status and each check as `<check> <status> <reason_code>`.
+ */
+export async function presentForVerification(urls: PlatformUrls, apiKey: string, issued: Issued) {
+  const session = await openSession(urls, apiKey);
+  expectStatus(
+    await submitPresentation(urls, session, await presentation(issued, session)),
+    200,
+    "POST /v1/verifier/presentation",
+  );
+  const result = expectStatus(
+    await verificationResult(urls, apiKey, session.session_id),
+    200,
+    "GET /v1/verifier/result/:id",
+  );
+  const body = jsonOf<{ status: string; check_results: Array<{ check: string; status: string; reason_code: string }> }>(
+    result,
+  );
+  return { status: body.status, checks: body.check_results.map((c) => `${c.check} ${c.status} ${c.reason_code}`) };
+}
