@@ -1,16 +1,13 @@
 import {
   DC_SD_JWT_VP_FORMATS,
-  ed25519JwkFromSeed,
   MSO_MDOC_VP_FORMATS,
   RESPONSE_ENCRYPTION_ENC_VALUES,
   type RequestObjectClaims,
-  resolveVerifierClientId,
   SELF_ISSUED_AUDIENCE,
-  signRequestObject,
-  signRequestObjectWithX5c,
 } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "./dependencies.js";
+import { requestIssuerOf, signSessionRequestObject } from "./sign-request-object.js";
 import {
   isDcApiMode,
   isEncryptedMode,
@@ -53,9 +50,7 @@ export async function getRequestObject(
     throw notFound("Request object not found or expired");
   }
   const claims: RequestObjectClaims = {
-    // The verifier's identifier without the client_id prefix: a DID kid must start with a DID iss.
-    // An x509 client_id is its own issuer.
-    iss: session.clientIdPrefix ? session.clientId : resolveVerifierClientId(session.clientId).issuer,
+    iss: requestIssuerOf(session),
     aud: SELF_ISSUED_AUDIENCE,
     client_id: session.clientId,
     response_type: "vp_token",
@@ -71,17 +66,13 @@ export async function getRequestObject(
   };
   if (session.clientIdPrefix && session.signingKeyId && session.requestX5c) {
     // ES256 by the tenant's verifier key, in key custody: the key never leaves the trust registry.
-    const { tenant, signingKeyId } = session;
-    return signRequestObjectWithX5c(claims, session.requestX5c, (input) =>
-      deps.verifierKeys.sign(tenant, signingKeyId, input),
-    );
+    const key = { keyId: session.signingKeyId, x5c: session.requestX5c };
+    return signSessionRequestObject(deps, session.tenant, key, claims);
   }
   const seed = deps.sealer.open(session.signingKeyEnvelope as string, sessionKeyContext(session.id));
-  const privateJwk = ed25519JwkFromSeed(seed);
-  seed.fill(0);
-  if (session.requestKid) return signRequestObject(claims, privateJwk, { kid: session.requestKid });
-  // A URL client id names no key: the public key travels in the header, and a wallet trusts it
-  // only because response_uri is on the client id's origin (see the holder's README).
-  const { kty, crv, x } = privateJwk;
-  return signRequestObject(claims, privateJwk, { jwk: { kty, crv, x } });
+  try {
+    return await signSessionRequestObject(deps, session.tenant, { seed, kid: session.requestKid }, claims);
+  } finally {
+    seed.fill(0);
+  }
 }

@@ -1,14 +1,8 @@
-import {
-  ed25519JwkFromSeed,
-  type RequestObjectClaims,
-  resolveVerifierClientId,
-  SELF_ISSUED_AUDIENCE,
-  signRequestObject,
-  signRequestObjectWithX5c,
-} from "@attesto/protocol";
+import { type RequestObjectClaims, SELF_ISSUED_AUDIENCE } from "@attesto/protocol";
 import type { SessionSigner } from "../create-authorization-request.js";
 import type { VerifierDependencies } from "../dependencies.js";
 import { clientMetadataOf } from "../get-request-object.js";
+import { requestIssuerOf, signSessionRequestObject } from "../sign-request-object.js";
 import type { VerificationSession } from "../verification-session.js";
 
 /** DC API protocol identifiers of OID4VP 1.0 (Appendix A.1). */
@@ -55,8 +49,7 @@ export async function signedDcApiRequestOf(
   expectedOrigins: string[],
 ): Promise<DcApiRequest> {
   const claims: RequestObjectClaims = {
-    // An x509 client_id is its own issuer; a DID verifier's is the DID.
-    iss: session.clientIdPrefix ? session.clientId : resolveVerifierClientId(session.clientId).issuer,
+    iss: requestIssuerOf(session),
     aud: SELF_ISSUED_AUDIENCE,
     client_id: session.clientId,
     expected_origins: expectedOrigins,
@@ -64,16 +57,10 @@ export async function signedDcApiRequestOf(
     iat: Math.floor(session.createdAt.getTime() / 1000),
     exp: Math.floor(session.expiresAt.getTime() / 1000),
   };
-  let jwt: string;
-  if (signer.keyId && signer.x5c) {
-    const { keyId } = signer;
-    jwt = await signRequestObjectWithX5c(claims, signer.x5c, (input) =>
-      deps.verifierKeys.sign(session.tenant, keyId, input),
-    );
-  } else {
-    const privateJwk = ed25519JwkFromSeed(signer.seed as Uint8Array);
-    const { kty, crv, x } = privateJwk;
-    jwt = await signRequestObject(claims, privateJwk, signer.kid ? { kid: signer.kid } : { jwk: { kty, crv, x } });
-  }
+  const key =
+    signer.keyId && signer.x5c
+      ? { keyId: signer.keyId, x5c: signer.x5c }
+      : { seed: signer.seed as Uint8Array, kid: signer.kid };
+  const jwt = await signSessionRequestObject(deps, session.tenant, key, claims);
   return { protocol: DC_API_PROTOCOL_SIGNED, data: { request: jwt } };
 }
