@@ -12,8 +12,9 @@ import { findUnstorableText as unstorableAt } from "../errors/unstorable-text.js
 import { logDestination } from "../log-destination.js";
 import { loggerOptions } from "../logger.js";
 import type { ServiceMetrics } from "../telemetry/metrics.js";
+import { registerDocsPage } from "./docs-page.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
-import { registerOpenApi } from "./openapi.js";
+import { OPENAPI_PATH, registerOpenApi } from "./openapi.js";
 import { installSecurityHeaders } from "./security-headers.js";
 import { DeferredIncomingRequestLog, logIncomingRequests } from "./traced-request-log.js";
 import { validatorCompiler } from "./validation.js";
@@ -69,8 +70,8 @@ export const EXPOSED_HEADERS = ["DPoP-Nonce", "WWW-Authenticate", "X-Request-Id"
 
 /**
  * The Fastify app every service builds on: `GET /health`, request ids, redacted JSON logs, the one
- * error handler, zod schemas, form bodies, body limit, CORS, security headers, RED metrics and the
- * OpenAPI 3.1 document of every route at `GET /openapi.json`.
+ * error handler, zod schemas, form bodies, body limit, CORS, security headers, RED metrics, the
+ * OpenAPI 3.1 document of every route at `GET /openapi.json` and the page rendering it at `GET /docs`.
  */
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const { service, version, config, metrics } = options;
@@ -120,6 +121,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   });
   await app.register(formbody);
   await registerOpenApi(app, { service, version, publicUrl: options.publicUrl });
+  registerDocsPage(app, { title: `Attesto ${service} API`, documentPath: OPENAPI_PATH, publicUrl: options.publicUrl });
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);

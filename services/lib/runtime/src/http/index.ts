@@ -7,6 +7,7 @@ export {
   type TenantRole,
 } from "./api-key.js";
 export { type App, type CreateAppOptions, createApp, EXPOSED_HEADERS } from "./create-app.js";
+export { DOCS_PATH, DOCS_ROUTES, docsPageCsp } from "./docs-page.js";
 export { acceptEmptyJsonBody } from "./empty-json-body.js";
 export { sendError } from "./error-handler.js";
 export {

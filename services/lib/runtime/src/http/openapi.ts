@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import type { FastifySchema, RouteOptions } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { App } from "./create-app.js";
+import { DOCS_ROUTES } from "./docs-page.js";
 
 /** Where every public port serves its OpenAPI 3.1 document. */
 export const OPENAPI_PATH = "/openapi.json";
@@ -10,10 +11,15 @@ export const OPENAPI_PATH = "/openapi.json";
 export const OPENAPI_VERSION = "3.1.0";
 
 /**
- * Routes the framework adds itself and that need no schema: the document itself. Every other
- * route must describe its request or response (`routesWithoutSchema`, checked by the OpenAPI test).
+ * Routes the framework adds itself and that need no schema: the document itself and the docs page
+ * that renders it. Every other route must describe its request or response (`routesWithoutSchema`,
+ * checked by the OpenAPI test).
  */
-export const ROUTES_EXEMPT_FROM_SCHEMA: readonly string[] = [`GET ${OPENAPI_PATH}`, `HEAD ${OPENAPI_PATH}`];
+export const ROUTES_EXEMPT_FROM_SCHEMA: readonly string[] = [
+  `GET ${OPENAPI_PATH}`,
+  `HEAD ${OPENAPI_PATH}`,
+  ...DOCS_ROUTES,
+];
 
 const DESCRIBING_PARTS = ["body", "querystring", "params", "headers", "response"] as const;
 
