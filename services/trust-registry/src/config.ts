@@ -38,6 +38,15 @@ export const trustRegistryConfigSchema = z.object({
   ISSUING_CA_CERT_PEM: z.string().optional(),
   ISSUING_CA_KEY_PEM: z.string().optional(),
   /**
+   * countryName (ISO 3166-1 alpha-2) of the CA generated when ISSUING_CA_CERT_PEM is unset, and so of
+   * every tenant certificate it issues (ISO/IEC 18013-5 requires it; verifiers match an mDL's
+   * `issuing_country` against it). Read when the CA is generated, on first start.
+   */
+  CA_COUNTRY: z
+    .string()
+    .regex(/^[A-Z]{2}$/, "CA_COUNTRY must be an ISO 3166-1 alpha-2 country code (two capital letters)")
+    .default("UT"),
+  /**
    * What public `POST /v1/apply` does: `open` approves every applicant at once; `approval` creates
    * the account PENDING until an operator approves it (TenantService.ApproveTenant, or a Tenant
    * resource); `closed` refuses self-registration (403).

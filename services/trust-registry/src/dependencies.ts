@@ -52,6 +52,7 @@ export function createCustody(context: ServiceContext<TrustRegistryConfig>, cloc
     keyEncryptionKeys: config.KEY_ENCRYPTION_KEYS,
     ...(issuingCa ? { issuingCa } : {}),
     signingCertValidityDays: config.SIGNING_CERT_VALIDITY_DAYS,
+    caCountry: config.CA_COUNTRY,
     credentialIssuerUrl: config.CREDENTIAL_ISSUER_URL,
     ...(clock ? { now: clock } : {}),
   });

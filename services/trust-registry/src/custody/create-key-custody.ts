@@ -3,6 +3,7 @@ import { gone } from "@attesto/runtime/errors";
 import type { Kysely } from "kysely";
 import { findX5cOfKey } from "./certificate.store.js";
 import { configuredIssuingCa } from "./configured-issuing-ca.js";
+import { DEFAULT_CA_COUNTRY } from "./create-ca-certificates.js";
 import { generatedIssuingCa } from "./generated-issuing-ca.js";
 import { findImportedX5cOfKey, listImportedTrustAnchors } from "./imported-certificate.store.js";
 import { createImportedCertificates } from "./imported-certificates.js";
@@ -28,6 +29,8 @@ export interface KeyCustodyOptions {
   issuingCa?: { certPem: string; keyPem: string };
   /** SIGNING_CERT_VALIDITY_DAYS. */
   signingCertValidityDays: number;
+  /** CA_COUNTRY: countryName of a CA generated here (ISO 3166-1 alpha-2); `UT` when absent. */
+  caCountry?: string;
   /**
    * CREDENTIAL_ISSUER_URL: the credential issuer's public URL. A tenant's credentials carry
    * `iss` = `<url>/<tenant>`, which its signing certificate names in subjectAltName.
@@ -47,7 +50,9 @@ export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
   const now = options.now ?? (() => new Date());
   const sealer = createEnvelopeSealer([...options.keyEncryptionKeys]);
   const vault = createKeyVault({ db, sealer, now, cacheSize: options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE });
-  const issuingCa = options.issuingCa ? configuredIssuingCa(options.issuingCa) : generatedIssuingCa({ db, vault, now });
+  const issuingCa = options.issuingCa
+    ? configuredIssuingCa(options.issuingCa)
+    : generatedIssuingCa({ db, vault, now, country: options.caCountry ?? DEFAULT_CA_COUNTRY });
   const namesOf = (tenant: string) => issuerNamesOf(options.credentialIssuerUrl, tenant);
   const certificates = createTenantCertificates({
     db,

@@ -17,8 +17,14 @@ class CaAlreadyStored extends Error {}
  * on first use each try to insert the `root` row with ON CONFLICT DO NOTHING inside the transaction
  * that also stores the keys and the `issuing` row; the losers roll back and read the winner's CA.
  */
-export function generatedIssuingCa(options: { db: CustodyDb; vault: KeyVault; now: () => Date }): IssuingCaSource {
-  const { db, vault, now } = options;
+export function generatedIssuingCa(options: {
+  db: CustodyDb;
+  vault: KeyVault;
+  now: () => Date;
+  /** CA_COUNTRY: the countryName of a CA generated now (a stored CA keeps its own). */
+  country: string;
+}): IssuingCaSource {
+  const { db, vault, now, country } = options;
 
   async function read(): Promise<IssuingCa | undefined> {
     const { root, issuing } = await findCaRows(db);
@@ -38,8 +44,8 @@ export function generatedIssuingCa(options: { db: CustodyDb; vault: KeyVault; no
     const issuedAt = now();
     const rootKey = generatePrivateKey("ES256");
     const issuingKey = generatePrivateKey("ES256");
-    const root = await createRootCaCertificate(rootKey, issuedAt);
-    const issuing = await createIssuingCaCertificate({ privateKey: issuingKey, root, rootKey, now: issuedAt });
+    const root = await createRootCaCertificate(rootKey, issuedAt, country);
+    const issuing = await createIssuingCaCertificate({ privateKey: issuingKey, root, rootKey, now: issuedAt, country });
     try {
       await db.transaction().execute(async (trx) => {
         const heldRoot = await vault.hold(trx, PLATFORM_TENANT, "ES256", rootKey);

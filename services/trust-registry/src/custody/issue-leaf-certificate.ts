@@ -13,7 +13,8 @@ import type { IssuingCa } from "./issuing-ca.js";
 import { x509 } from "./x509.js";
 
 /**
- * A tenant's signing or verifier certificate: subject CN=<tenant>, O=Attesto; subjectAltName = the
+ * A tenant's signing or verifier certificate: subject C=<the issuing CA's country>, CN=<tenant>,
+ * O=Attesto (ISO/IEC 18013-5 requires a document signer's countryName, equal to its IACA's); subjectAltName = the
  * given names (an issuer's `iss` as URI and its host as dNSName; a verifier's host as dNSName);
  * digitalSignature only; not a CA; random serial; valid
  * `validityDays` but never beyond the issuing CA.
@@ -30,9 +31,10 @@ export async function issueLeafCertificate(options: {
   if (issuer.certificate.notAfter <= now) throw internalError("The issuing CA certificate has expired");
   const publicKey = spkiOf(options.publicKey);
   const notAfter = addDays(now, validityDays);
+  const country = issuer.certificate.subjectName.getField("C")[0];
   return x509.X509CertificateGenerator.create({
     serialNumber: randomSerialNumber(),
-    subject: [{ CN: [tenant] }, { O: ["Attesto"] }],
+    subject: [...(country ? [{ C: [country] }] : []), { CN: [tenant] }, { O: ["Attesto"] }],
     issuer: issuer.certificate.subjectName,
     notBefore: new Date(now.getTime() - BACKDATE_MILLISECONDS),
     notAfter: new Date(Math.min(notAfter.getTime(), issuer.certificate.notAfter.getTime())),

@@ -2,6 +2,7 @@ import { X509Certificate as NodeCertificate } from "node:crypto";
 import type { TestDatabase } from "@attesto/store";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { trustRegistryConfigSchema } from "../../src/config.js";
 import type { KeyCustody, SigningCertificate } from "../../src/custody/index.js";
 import {
   CREDENTIAL_ISSUER_URL,
@@ -83,12 +84,31 @@ describe("tenant signing certificate (HAIP x5c)", () => {
     expect(await leaf.isSelfSigned()).toBe(false);
     expect(leaf.subjectName.getField("CN")).toEqual(["acme"]);
     expect(leaf.subjectName.getField("O")).toEqual(["Attesto"]);
+    // ISO/IEC 18013-5: the document signer names the IACA's country (CA_COUNTRY, UT by default).
+    expect(leaf.subjectName.getField("C")).toEqual(["UT"]);
+    expect(parse(certificate.trustAnchor).subjectName.getField("C")).toEqual(["UT"]);
     expect(leaf.getExtension(x509.BasicConstraintsExtension)?.ca).toBe(false);
     expect(leaf.getExtension(x509.KeyUsagesExtension)?.usages).toBe(x509.KeyUsageFlags.digitalSignature);
     expect(leaf.serialNumber).toMatch(/^[0-9a-f]{32}$/);
     const days = (leaf.notAfter.getTime() - Date.now()) / DAY;
     expect(days).toBeGreaterThan(VALIDITY_DAYS - 1);
     expect(days).toBeLessThanOrEqual(VALIDITY_DAYS);
+  });
+
+  it("CA_COUNTRY names the generated CAs and every leaf they issue (ISO/IEC 18013-5 countryName)", async () => {
+    const other = await custodyDatabase();
+    try {
+      const german = await custodyOn(other, { keyEncryptionKeys: [kek], caCountry: "DE" }).signingCertificate("acme");
+      const [leaf, issuing] = german.x5c.map(parse) as [x509.X509Certificate, x509.X509Certificate];
+      for (const named of [leaf, issuing, parse(german.trustAnchor)])
+        expect(named.subjectName.getField("C")).toEqual(["DE"]);
+    } finally {
+      await other.drop();
+    }
+    // The setting: two capital letters, UT when unset.
+    const setting = trustRegistryConfigSchema.shape.CA_COUNTRY;
+    expect(setting.parse(undefined)).toBe("UT");
+    for (const bad of ["de", "DEU", "", "D1"]) expect(setting.safeParse(bad).success).toBe(false);
   });
 
   it("names the tenant's iss in the leaf's subjectAltName: URI (SD-JWT VC) and its host as dNSName (HAIP)", () => {
