@@ -71,7 +71,7 @@ export interface PlatformOptions {
    */
   runtime: "compiled" | "tsx";
   /**
-   * All-in-one only: the launcher's embedded database (PGlite in its data folder), as `npm start`
+   * All-in-one only: the launcher's embedded database in the run's data folder, as `npm start`
    * runs on a new machine, instead of `databaseUrl` (whose backends then serve nothing).
    */
   embedded: boolean;
