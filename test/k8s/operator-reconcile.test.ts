@@ -156,6 +156,10 @@ describe("work queue", () => {
     let running = 0;
     let overlapped = false;
     let exhausted: number | undefined;
+    let gaveUp!: () => void;
+    const givenUp = new Promise<void>((resolve) => {
+      gaveUp = resolve;
+    });
     const queue = new WorkQueue({
       async process(_key, attempt) {
         running++;
@@ -167,6 +171,7 @@ describe("work queue", () => {
       },
       onExhausted: (_key, _error, count) => {
         exhausted = count;
+        gaveUp();
       },
       baseDelayMs: 4,
       maxDelayMs: 16,
@@ -181,7 +186,9 @@ describe("work queue", () => {
     queue.resume();
     queue.add("k");
     queue.add("k");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await givenUp;
+    await queue.idle();
+    expect(queue.retrying).toBe(0);
     expect(attempts).toEqual([1, 2, 3, 4]);
     expect(exhausted).toBe(4);
     expect(overlapped).toBe(false);
@@ -203,7 +210,8 @@ describe("work queue", () => {
     queue.add("a");
     queue.add("b");
     expect(queue.depth).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Whatever a running queue would start on the next turns of the event loop, a paused one does not.
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual([]);
     queue.resume();
     await queue.idle();

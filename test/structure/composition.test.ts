@@ -117,6 +117,20 @@ describe("where things live", () => {
   });
 });
 
+describe("the tenant identifier rules live in one module", () => {
+  it("no source outside services/lib/runtime/src/tenant-id.ts spells out a tenant's length or pattern", () => {
+    const spelled = [...PACKAGES.flatMap((pkg) => filesUnder(`${pkg}/src`))]
+      .filter((file) => file !== "services/lib/runtime/src/tenant-id.ts")
+      .flatMap((file) =>
+        readFileSync(join(repoRoot, file), "utf8")
+          .split("\n")
+          .filter((line) => /\btenant\w*\??:\s*z\.string\(\)[^\n]*\.(max\(\d|regex\()/i.test(line))
+          .map((line) => `${file}: ${line.trim()}`),
+      );
+    expect(spelled).toEqual([]);
+  });
+});
+
 describe("services reach each other only over RPC or HTTP", () => {
   it.each(SERVICES)("%s/src imports no other service", (service) => {
     const crossings = filesUnder(`services/${service}/src`).flatMap((file) =>

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { exportJWK, generateKeyPair } from "jose";
+import { generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeCredential } from "./support/sd-jwt.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
@@ -730,7 +730,7 @@ describe("POST /credential", () => {
     });
   });
 
-  it("keys published by the AS can rotate: a token signed by an unknown kid is refused", async () => {
+  it("refuses a token signed by a key the AS does not publish (unknown kid)", async () => {
     const other = await generateKeyPair("ES256");
     const token = await issuer.accessToken({
       offerId: didOffer.offerId,
@@ -742,7 +742,7 @@ describe("POST /credential", () => {
       error: "invalid_token",
       error_description: "access token is signed with an unknown key",
     });
-    expect(await exportJWK(other.publicKey)).toBeTruthy();
+    expect(response.statusCode).toBe(401);
   });
   it("counts issued credentials by signing path and refusals by error code", async () => {
     const registry = issuer.context.metrics.registry;

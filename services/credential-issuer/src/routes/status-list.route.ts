@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { STATUS_LIST_JWT_MEDIA_TYPE } from "@attesto/protocol";
 import type { App } from "@attesto/runtime/http";
+import { zTenantPathSegment } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { getStatusListToken } from "../domain/get-status-list-token.js";
 
 const zStatusListParams = z.object({
-  tenant: z.string().min(1).max(100).toLowerCase(),
+  tenant: zTenantPathSegment(),
   listId: z.string().min(1).max(100),
 });
 

@@ -128,6 +128,8 @@ function serviceEnv(
         LEDGER_INTERNAL_URL: a.ledger.internalUrl,
         CREDENTIAL_ISSUER_INTERNAL_URL: a["credential-issuer"].internalUrl,
         KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,
+        // Every presentation reads the issuer's current Status List Token: a revocation is seen at once.
+        STATUS_LIST_MAX_CACHE_SECONDS: "0",
       };
     case "holder":
       return {

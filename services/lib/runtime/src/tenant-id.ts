@@ -32,6 +32,13 @@ export function tenantIdProblem(id: string, field = "tenant"): string | undefine
 
 export const isTenantId = (id: string): boolean => tenantIdProblem(id) === undefined;
 
+/**
+ * A tenant as a public URL path segment (`/:tenant/...`): lowercased, since identifiers are lowercase
+ * at registration, so the path matches them case-insensitively; at most TENANT_ID_MAX_LENGTH. Only
+ * the length is checked: a segment that names no tenant is the route's 404.
+ */
+export const zTenantPathSegment = () => z.string().min(1).max(TENANT_ID_MAX_LENGTH).toLowerCase();
+
 /** A zod string checked with the tenant identifier rules, the message naming `field`. */
 export const zTenantIdNamed = (field: string) =>
   z.string().superRefine((id, context) => {
