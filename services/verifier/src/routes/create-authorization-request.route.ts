@@ -36,8 +36,14 @@ const zBody = z
       .optional(),
     client_id_prefix: z
       .enum(CLIENT_ID_PREFIXES, { error: `must be one of ${CLIENT_ID_PREFIXES.join(", ")}` })
-      .optional(),
-    response_mode: z.enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` }).optional(),
+      .optional()
+      .describe(
+        "x509_hash or x509_san_dns: the tenant's verifier certificate signs (ES256, x5c); not with verifier_private_key or verifier_client_id",
+      ),
+    response_mode: z
+      .enum(RESPONSE_MODES, { error: `must be one of ${RESPONSE_MODES.join(", ")}` })
+      .optional()
+      .describe("direct_post (default), direct_post.jwt, or the Digital Credentials API's dc_api and dc_api.jwt"),
     expected_origins: z
       .array(
         z
@@ -115,10 +121,21 @@ const zDcApiRequest = z
 /** Redirect modes answer the link, its QR code and page; dc_api modes answer `dc_api_request` instead. */
 const zCreated = z.object({
   session_id: z.string(),
-  client_id: z.string().optional(),
+  client_id: z
+    .string()
+    .optional()
+    .describe(
+      "client_id_prefix only: x509_hash:<base64url SHA-256 of the leaf> or x509_san_dns:<host>, as in the link, the request object and the KB-JWT audience",
+    ),
   dc_api_request: zDcApiRequest.optional(),
-  request_uri: z.string().optional(),
-  authorization_request: z.string().optional(),
+  request_uri: z
+    .string()
+    .optional()
+    .describe("Where the wallet fetches the signed request object (not for dc_api modes)"),
+  authorization_request: z
+    .string()
+    .optional()
+    .describe("openid4vp://?client_id=…&request_uri=… (not for dc_api modes)"),
   qr_code_url: z.string().optional().describe("SVG QR code of exactly `authorization_request` (public)"),
   page_url: z
     .string()

@@ -11,7 +11,10 @@ const zQuery = z.object({
     .string({ error: "must be a string" })
     .min(1, "must not be empty")
     .max(128, "must be at most 128 characters")
-    .optional(),
+    .optional()
+    .describe(
+      "Same-device flow: the response_code the wallet's redirect carried; the result is released only for this session's unused code (single use)",
+    ),
 });
 
 const zResult = z.object({

@@ -19,7 +19,14 @@ const zForm = z
   .loose()
   .nullish();
 
-const zAccepted = z.object({ redirect_uri: z.string().optional() });
+const zAccepted = z.object({
+  redirect_uri: z
+    .string()
+    .optional()
+    .describe(
+      "When the session has a redirect_uri: it with session_id and, for client_id_prefix sessions, a fresh single-use response_code",
+    ),
+});
 
 /** POST /v1/verifier/presentation (public, OAuth error shape): the wallet's authorization response. */
 export function registerSubmitPresentationRoute(app: App, deps: VerifierDependencies): void {
