@@ -70,9 +70,8 @@ describe("GET /openapi.json: the real-wallet fields", () => {
     expect(members.data?.description).toMatch(/vp_token/);
     const result = paths["/v1/verifier/result/{sessionId}"]?.get as Operation;
     expect(result.parameters?.find((p) => p.name === "response_code")).toMatchObject({ in: "query" });
-    const accepted = (paths["/v1/verifier/presentation"]?.post as Operation).responses["200"]?.content?.[
-      "application/json"
-    ]?.schema.properties;
+    const presentation = paths["/v1/verifier/presentation"]?.post as Operation;
+    const accepted = presentation.responses["200"]?.content?.["application/json"]?.schema.properties;
     expect(accepted?.redirect_uri?.description).toMatch(/response_code/);
   });
 });
