@@ -38,8 +38,9 @@ const zCredentialResponse = z.object({
   credentials: z.array(
     z.object({
       credential: z.unknown().describe("The SD-JWT VC (or base64url mdoc IssuerSigned)"),
-      reference: zReferenceFields
-        .extend({ chain: z.string(), object_id: z.string() })
+      reference: z
+        .object({ chain: z.string(), object_id: z.string() })
+        .extend(zReferenceFields.shape)
         .optional()
         .describe(
           "With is_on_chain: chain and object_id, state pending at issuance; the anchored reference is at GET /v1/credentials/{credentialId}",

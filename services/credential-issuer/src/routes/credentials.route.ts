@@ -54,8 +54,9 @@ const zCredentialView = z.object({
 });
 
 const zCredentialDetail = zCredentialView.extend({
-  reference: zReferenceFields
-    .extend({ chain: z.string(), object_id: z.string() })
+  reference: z
+    .object({ chain: z.string(), object_id: z.string() })
+    .extend(zReferenceFields.shape)
     .nullable()
     .describe(
       "Notarized credentials (is_on_chain): the reference, pending until its batch is anchored, then with the Merkle proof and the chain transaction (attesto notarization verify); null otherwise",

@@ -39,9 +39,9 @@ const zDetail = zSummary.extend({
   claims: z.record(z.string(), z.unknown()),
   raw_credential: z.string(),
   /** Notarized credentials only (detail view): `block_chain`, `object_id`, and the reference fields (pending, then anchored). */
-  reference: zReferenceFields
-    .partial()
-    .extend({ block_chain: z.string(), object_id: z.string() })
+  reference: z
+    .object({ block_chain: z.string(), object_id: z.string() })
+    .extend(zReferenceFields.partial().shape)
     .optional()
     .describe(
       "Notarized credentials: block_chain and object_id, then state (pending until anchored), the digests and, once anchored, the Merkle proof and the chain transaction (attesto notarization verify)",
