@@ -55,9 +55,11 @@ describe("GET /v1/authorize: the consent page", () => {
     expect(html).toContain('<strong id="issuer-name">ACME University</strong>');
     expect(html).toContain("University Diploma");
     expect(html).toContain("A degree awarded by ACME University");
-    for (const claim of ["Given name", "Family name", "Degree", "Graduation date"]) {
-      expect(html).toContain(`<li>${claim}</li>`);
-    }
+    // The offer's claims only (not the type's Graduation date), labelled, the nested ones grouped.
+    expect(html).toContain(
+      '<ul><li>Given name</li><li>Family name</li><li class="group"><span class="group-label">Degree</span><ul><li>Degree type</li><li>Degree title</li></ul></li></ul>',
+    );
+    expect(html).not.toContain("Graduation date");
     expect(html).toContain("<code>wallet-consent</code>");
     expect(html).toContain('<form method="post" action="/v1/authorize/submit"');
     expect(html).toMatch(/<input type="hidden" name="request_id" value="[0-9a-f-]{36}">/);

@@ -17,7 +17,8 @@ const metadata = {
         claims: [
           { path: ["given_name"], display: [{ name: "Given name", locale: "en-US" }] },
           { path: ["address", "country"] },
-          { path: ["degrees", null, "title"] },
+          { path: ["address"], display: [{ name: "Adresse", locale: "de-DE" }] },
+          { path: ["degrees", null, "title"], display: [{ name: "Degree title" }] },
         ],
       },
     },
@@ -27,14 +28,17 @@ const metadata = {
 };
 
 describe("issuer metadata for the consent page", () => {
-  it("takes English names, descriptions and claim labels (or paths)", () => {
+  it("takes English names, descriptions and the labels of claims named by object keys", () => {
     expect(issuerDisplayOf(metadata)).toStrictEqual({
       name: "ACME University",
       configurations: {
         diploma_v1: {
           name: "University Diploma",
           description: "A degree",
-          claims: ["Given name", "address.country", "degrees.title"],
+          claims: [
+            { path: ["given_name"], label: "Given name" },
+            { path: ["address"], label: "Adresse" },
+          ],
         },
         legacy_v1: { name: "Legacy Card", description: undefined, claims: [] },
         bare_v1: { name: undefined, description: undefined, claims: [] },

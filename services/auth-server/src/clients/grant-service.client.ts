@@ -35,6 +35,7 @@ function grantOf(grant: issuanceV1.Grant | undefined): Grant {
     tenant: grant.tenant,
     credentialConfigurationIds: [...grant.credentialConfigurationIds],
     dpopRequired: grant.dpopRequired,
+    claimPaths: grant.claimPaths.map((path) => [...path.keys]),
   };
 }
 

@@ -1,6 +1,7 @@
 import { createLoadingCache } from "@attesto/runtime/cache";
 import type { FastifyBaseLogger } from "fastify";
 import type { CredentialDisplay, IssuerDisplay, IssuerDisplaySource } from "../domain/authorization/issuer-display.js";
+import type { ClaimLabel } from "../domain/authorization/offered-claims.js";
 
 type Json = Record<string, unknown>;
 
@@ -19,13 +20,14 @@ function preferredDisplay(value: unknown): Json | undefined {
   );
 }
 
-function claimLabelsOf(claims: unknown): string[] {
+function claimLabelsOf(claims: unknown): ClaimLabel[] {
   if (!Array.isArray(claims)) return [];
   return claims.filter(isObject).flatMap((claim) => {
     const label = stringOf(preferredDisplay(claim.display)?.name);
-    if (label) return [label];
-    const path = Array.isArray(claim.path) ? claim.path.filter((part) => typeof part === "string") : [];
-    return path.length > 0 ? [path.join(".")] : [];
+    const path = Array.isArray(claim.path) ? claim.path : [];
+    const keys = path.filter((part): part is string => typeof part === "string");
+    // Paths through arrays (null, indices) name no object key the offer's paths can match.
+    return label && keys.length > 0 && keys.length === path.length ? [{ path: keys, label }] : [];
   });
 }
 

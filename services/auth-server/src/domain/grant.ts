@@ -6,6 +6,11 @@ export interface Grant {
   credentialConfigurationIds: string[];
   /** X.509 / HAIP path: the credential endpoint requires a DPoP-bound token. */
   dpopRequired: boolean;
+  /**
+   * The offer's claims as object-key paths, never their values: the consent page lists them (set
+   * by the GrantService answers; a grant read back from a stored code has none).
+   */
+  claimPaths?: string[][];
 }
 
 /**

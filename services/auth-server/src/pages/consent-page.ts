@@ -1,15 +1,25 @@
+import type { OfferedClaim } from "../domain/authorization/offered-claims.js";
 import type { ConsentView } from "../domain/authorization/start-authorization.js";
 import { escapeHtml, type Page, renderPage } from "./render-page.js";
 
 /** Where the consent form posts (relative: the page is served by this server). */
 export const CONSENT_FORM_ACTION = "/v1/authorize/submit";
 
+/** The offered claims as nested lists: an object claim is a group holding its parts. No values. */
+function claimList(claims: OfferedClaim[]): string {
+  const item = (claim: OfferedClaim) =>
+    claim.parts.length > 0
+      ? `<li class="group"><span class="group-label">${escapeHtml(claim.label)}</span>${claimList(claim.parts)}</li>`
+      : `<li>${escapeHtml(claim.label)}</li>`;
+  return `<ul>${claims.map(item).join("")}</ul>`;
+}
+
 function credentialSection(credential: ConsentView["credentials"][number], index: number): string {
   const headingId = `credential-${index}`;
   const claims =
     credential.claims.length > 0
       ? `<h3>Information it will contain</h3>
-<ul>${credential.claims.map((claim) => `<li>${escapeHtml(claim)}</li>`).join("")}</ul>`
+${claimList(credential.claims)}`
       : "";
   return `<section class="credential" aria-labelledby="${headingId}">
 <h2 id="${headingId}">${escapeHtml(credential.name)}</h2>

@@ -4,7 +4,19 @@ import { issuanceV1 } from "@attesto/proto";
 import { OAuthError } from "@attesto/runtime/errors";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 
-type TestGrant = { offerId: string; tenant: string; credentialConfigurationIds: string[]; dpopRequired: boolean };
+type TestGrant = {
+  offerId: string;
+  tenant: string;
+  credentialConfigurationIds: string[];
+  dpopRequired: boolean;
+  /** The offer's claims as key paths (GrantService `claim_paths`). */
+  claimPaths?: Array<{ keys: string[] }>;
+};
+
+/** What the test offers carry unless told: a diploma's claims, one of them nested. */
+export const TEST_OFFER_CLAIM_PATHS = [["given_name"], ["family_name"], ["degree", "type"], ["degree", "name"]].map(
+  (keys) => ({ keys }),
+);
 
 interface StoredOffer {
   grant: TestGrant;
@@ -60,7 +72,13 @@ export class InMemoryGrantService {
     options: { expiresAt?: Date } = {},
   ): void {
     this.issuerStates.set(issuerState.toLowerCase(), {
-      grant: { tenant: "acme", credentialConfigurationIds: ["diploma_v1"], dpopRequired: false, ...grant },
+      grant: {
+        tenant: "acme",
+        credentialConfigurationIds: ["diploma_v1"],
+        dpopRequired: false,
+        claimPaths: TEST_OFFER_CLAIM_PATHS,
+        ...grant,
+      },
       expiresAt: options.expiresAt ?? new Date(this.now().getTime() + 3_600_000),
       redeemed: false,
     });

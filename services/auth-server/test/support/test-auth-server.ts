@@ -59,9 +59,23 @@ export const TEST_ISSUER_DISPLAY: Record<string, IssuerDisplay> = {
       diploma_v1: {
         name: "University Diploma",
         description: "A degree awarded by ACME University",
-        claims: ["Given name", "Family name", "Degree", "Graduation date"],
+        claims: [
+          { path: ["given_name"], label: "Given name" },
+          { path: ["family_name"], label: "Family name" },
+          { path: ["degree"], label: "Degree" },
+          { path: ["degree", "type"], label: "Degree type" },
+          { path: ["degree", "name"], label: "Degree title" },
+          { path: ["graduation_date"], label: "Graduation date" },
+        ],
       },
-      transcript_v1: { name: "Transcript of Records", description: undefined, claims: ["Courses", "Grades"] },
+      transcript_v1: {
+        name: "Transcript of Records",
+        description: undefined,
+        claims: [
+          { path: ["courses"], label: "Courses" },
+          { path: ["grades"], label: "Grades" },
+        ],
+      },
     },
   },
 };

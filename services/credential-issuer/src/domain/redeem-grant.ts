@@ -3,6 +3,7 @@ import { sha256Hex } from "./create-offer.js";
 import type { IssuerDependencies } from "./dependencies.js";
 import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { dpopRequiredFor, isUuid, type Offer } from "./offer.js";
+import { offeredClaimPaths } from "./offered-claim-paths.js";
 
 /** What a redeemed grant entitles the token holder to (GrantService `Grant`). */
 export interface RedeemedGrant {
@@ -10,6 +11,8 @@ export interface RedeemedGrant {
   tenant: string;
   credentialConfigurationIds: string[];
   dpopRequired: boolean;
+  /** The offer's claims as key paths, never their values (the consent page lists them). */
+  claimPaths: string[][];
 }
 
 const invalidGrant = (message: string) => new AppError(400, "invalid_grant", message);
@@ -19,6 +22,7 @@ const grantOf = (offer: Offer): RedeemedGrant => ({
   tenant: offer.tenant,
   credentialConfigurationIds: [offer.credentialConfigurationId],
   dpopRequired: dpopRequiredFor(offer),
+  claimPaths: offeredClaimPaths(offer.claims),
 });
 
 /** Why a redemption found nothing to redeem, told from the offer as it is now. */

@@ -18,6 +18,7 @@ const toGrant = (grant: RedeemedGrant): GrantInit => ({
   tenant: grant.tenant,
   credentialConfigurationIds: grant.credentialConfigurationIds,
   dpopRequired: grant.dpopRequired,
+  claimPaths: grant.claimPaths.map((keys) => ({ keys })),
 });
 
 /**

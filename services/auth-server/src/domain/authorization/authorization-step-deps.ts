@@ -9,7 +9,7 @@ export interface AuthorizationStepDeps {
   requests: AuthorizationRequestRepository;
   codes: Pick<AuthorizationCodeRepository, "insert">;
   sessions: BrowserSessionRepository;
-  grants: Pick<GrantRedeemer, "redeemIssuerState">;
+  grants: Pick<GrantRedeemer, "redeemIssuerState" | "resolveIssuerState">;
   issuerDisplay: IssuerDisplaySource;
   /** The authorization server's issuer identifier (the `iss` response parameter, RFC 9207). */
   issuer: string;

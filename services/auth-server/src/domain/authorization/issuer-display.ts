@@ -1,3 +1,5 @@
+import type { ClaimLabel } from "./offered-claims.js";
+
 /** What the consent page shows about a tenant's credentials, from its credential issuer metadata. */
 export interface IssuerDisplay {
   /** The tenant's display name (metadata `display[].name`). */
@@ -8,8 +10,8 @@ export interface IssuerDisplay {
 export interface CredentialDisplay {
   name: string | undefined;
   description: string | undefined;
-  /** Human labels of the claims the credential carries (or their paths). */
-  claims: string[];
+  /** The display labels of the type's claims (those the metadata names with object keys only). */
+  claims: ClaimLabel[];
 }
 
 /** The credential issuer metadata of tenants, as far as the consent page needs it. */

@@ -12,6 +12,7 @@ import { authorizationResponseUrl, redirectSourceOf } from "./authorization-resp
 import type { AuthorizationStepDeps } from "./authorization-step-deps.js";
 import { type BrowserSession, ensureBrowserSession } from "./ensure-browser-session.js";
 import type { IssuerDisplay } from "./issuer-display.js";
+import { type OfferedClaim, offeredClaims } from "./offered-claims.js";
 
 /** What the consent page shows and submits. */
 export interface ConsentView {
@@ -21,7 +22,8 @@ export interface ConsentView {
   clientId: string;
   /** The tenant's display name, or its identifier when the metadata is unavailable. */
   issuerName: string;
-  credentials: Array<{ id: string; name: string; description: string | undefined; claims: string[] }>;
+  /** Each credential with the claims the offer carries (labels, nested ones grouped; never values). */
+  credentials: Array<{ id: string; name: string; description: string | undefined; claims: OfferedClaim[] }>;
   /** Where the browser returns to (shown to the person; the CSP form-action source). */
   redirectUri: string;
   redirectSource: string;
@@ -53,6 +55,7 @@ async function pushedRequestOf(
 function consentViewOf(
   request: AuthorizationRequest,
   display: IssuerDisplay | undefined,
+  claimPaths: string[][],
   presented: { csrfToken: string; expiresAt: Date },
 ): ConsentView {
   return {
@@ -66,7 +69,7 @@ function consentViewOf(
         id,
         name: configuration?.name ?? id,
         description: configuration?.description,
-        claims: configuration?.claims ?? [],
+        claims: offeredClaims(claimPaths, configuration?.claims ?? []),
       };
     }),
     redirectUri: request.redirectUri,
@@ -106,6 +109,11 @@ export async function startAuthorization(
     });
     return { kind: "redirect", location, session };
   }
-  const display = await deps.issuerDisplay.describe(request.tenant);
-  return { kind: "consent", consent: consentViewOf(request, display, { csrfToken, expiresAt }), session };
+  // The offer's claims (paths only), asked again: an offer that is gone by now lists none (Approve then fails).
+  const [display, grant] = await Promise.all([
+    deps.issuerDisplay.describe(request.tenant),
+    request.issuerState ? deps.grants.resolveIssuerState(request.issuerState) : undefined,
+  ]);
+  const claimPaths = grant?.claimPaths ?? [];
+  return { kind: "consent", consent: consentViewOf(request, display, claimPaths, { csrfToken, expiresAt }), session };
 }

@@ -1,30 +1,6 @@
 import { createHash } from "node:crypto";
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text for HTML content and attribute values: every dynamic value of the page goes through it. */
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
-
-/** The page's one stylesheet (light and dark, phone widths), inline and allowed by its hash. */
-const STYLE = `
-:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--card:#fff;--line:#d0d7de;--accent:#0a5bd3;--accent-fg:#fff;--ok:#1a7f37;--bad:#cf222e}
-@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;--line:#30363d;--accent:#4493f8;--accent-fg:#0d1117;--ok:#3fb950;--bad:#f85149}}
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:28rem;margin:1.5rem auto;padding:1.25rem;background:var(--card);border:1px solid var(--line);border-radius:.75rem;text-align:center}
-h1{font-size:1.375rem;line-height:1.25;margin:0 0 .5rem}
-p{margin:.5rem 0}
-.muted{color:var(--muted);font-size:.875rem}
-.qr{display:inline-block;background:#fff;padding:.5rem;border-radius:.5rem;margin:.75rem 0}
-.qr svg{display:block;width:min(78vw,20rem);height:auto}
-.open{display:inline-block;font-weight:600;padding:.75rem 1.5rem;border-radius:.5rem;background:var(--accent);color:var(--accent-fg);text-decoration:none;margin:.5rem 0}
-.open:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-#status{font-weight:600;margin-top:1rem}
-#status[data-tone=ok]{color:var(--ok)}
-#status[data-tone=bad]{color:var(--bad)}
-[hidden]{display:none!important}
-@media (max-width:30rem){main{margin:0;border:0;border-radius:0;min-height:100vh}}
-`;
+import { escapeHtml } from "../pages/escape-html.js";
+import { PAGE_STYLE, PAGE_STYLE_SOURCE } from "../pages/page-style.js";
 
 /**
  * Polls the status URL (same origin, no credentials) and shows the label of each status; at a
@@ -63,7 +39,7 @@ const hashOf = (text: string) => `'sha256-${createHash("sha256").update(text).di
 /** The page's Content-Security-Policy: its own hashed style and script, status fetches to its own origin. */
 export const LINK_PAGE_CSP = [
   "default-src 'none'",
-  `style-src ${hashOf(STYLE)}`,
+  `style-src ${PAGE_STYLE_SOURCE}`,
   `script-src ${hashOf(SCRIPT)}`,
   "img-src 'self'",
   "connect-src 'self'",
@@ -118,10 +94,10 @@ export function renderLinkPage(input: LinkPageInput): string {
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
 <title>${escapeHtml(input.title)}</title>
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
-<main>
+<main class="center">
 <h1>${escapeHtml(input.title)}</h1>
 <p id="hint"${hidden}>${escapeHtml(input.intro)}</p>
 <div id="qr" class="qr" role="img" aria-label="QR code of the wallet link"${hidden}>${input.qrSvg}</div>

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
 export const file_attesto_issuance_v1_grant: GenFile =
   /*@__PURE__*/
   fileDesc(
-    "Ch9hdHRlc3RvL2lzc3VhbmNlL3YxL2dyYW50LnByb3RvEhNhdHRlc3RvLmlzc3VhbmNlLnYxImYKBUdyYW50EhAKCG9mZmVyX2lkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIkChxjcmVkZW50aWFsX2NvbmZpZ3VyYXRpb25faWRzGAMgAygJEhUKDWRwb3BfcmVxdWlyZWQYBCABKAgiZQoeUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0EhsKE3ByZV9hdXRob3JpemVkX2NvZGUYASABKAkSDwoHdHhfY29kZRgCIAEoCRIVCg1yZWRlbXB0aW9uX2lkGAMgASgJIkwKH1JlZGVlbVByZUF1dGhvcml6ZWRDb2RlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IjEKGVJlc29sdmVJc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkcKGlJlc29sdmVJc3N1ZXJTdGF0ZVJlc3BvbnNlEikKBWdyYW50GAEgASgLMhouYXR0ZXN0by5pc3N1YW5jZS52MS5HcmFudCIwChhSZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkYKGVJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IioKGENoZWNrSXNzdWVyQWN0aXZlUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiGwoZQ2hlY2tJc3N1ZXJBY3RpdmVSZXNwb25zZTKDBAoMR3JhbnRTZXJ2aWNlEokBChdSZWRlZW1QcmVBdXRob3JpemVkQ29kZRIzLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0GjQuYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1QcmVBdXRob3JpemVkQ29kZVJlc3BvbnNlIgOQAgISegoSUmVzb2x2ZUlzc3VlclN0YXRlEi4uYXR0ZXN0by5pc3N1YW5jZS52MS5SZXNvbHZlSXNzdWVyU3RhdGVSZXF1ZXN0Gi8uYXR0ZXN0by5pc3N1YW5jZS52MS5SZXNvbHZlSXNzdWVyU3RhdGVSZXNwb25zZSIDkAIBEnIKEVJlZGVlbUlzc3VlclN0YXRlEi0uYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QaLi5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USdwoRQ2hlY2tJc3N1ZXJBY3RpdmUSLS5hdHRlc3RvLmlzc3VhbmNlLnYxLkNoZWNrSXNzdWVyQWN0aXZlUmVxdWVzdBouLmF0dGVzdG8uaXNzdWFuY2UudjEuQ2hlY2tJc3N1ZXJBY3RpdmVSZXNwb25zZSIDkAIBYgZwcm90bzM",
+    "Ch9hdHRlc3RvL2lzc3VhbmNlL3YxL2dyYW50LnByb3RvEhNhdHRlc3RvLmlzc3VhbmNlLnYxIpsBCgVHcmFudBIQCghvZmZlcl9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSJAocY3JlZGVudGlhbF9jb25maWd1cmF0aW9uX2lkcxgDIAMoCRIVCg1kcG9wX3JlcXVpcmVkGAQgASgIEjMKC2NsYWltX3BhdGhzGAUgAygLMh4uYXR0ZXN0by5pc3N1YW5jZS52MS5DbGFpbVBhdGgiGQoJQ2xhaW1QYXRoEgwKBGtleXMYASADKAkiZQoeUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0EhsKE3ByZV9hdXRob3JpemVkX2NvZGUYASABKAkSDwoHdHhfY29kZRgCIAEoCRIVCg1yZWRlbXB0aW9uX2lkGAMgASgJIkwKH1JlZGVlbVByZUF1dGhvcml6ZWRDb2RlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IjEKGVJlc29sdmVJc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkcKGlJlc29sdmVJc3N1ZXJTdGF0ZVJlc3BvbnNlEikKBWdyYW50GAEgASgLMhouYXR0ZXN0by5pc3N1YW5jZS52MS5HcmFudCIwChhSZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QSFAoMaXNzdWVyX3N0YXRlGAEgASgJIkYKGVJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USKQoFZ3JhbnQYASABKAsyGi5hdHRlc3RvLmlzc3VhbmNlLnYxLkdyYW50IioKGENoZWNrSXNzdWVyQWN0aXZlUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiGwoZQ2hlY2tJc3N1ZXJBY3RpdmVSZXNwb25zZTKDBAoMR3JhbnRTZXJ2aWNlEokBChdSZWRlZW1QcmVBdXRob3JpemVkQ29kZRIzLmF0dGVzdG8uaXNzdWFuY2UudjEuUmVkZWVtUHJlQXV0aG9yaXplZENvZGVSZXF1ZXN0GjQuYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1QcmVBdXRob3JpemVkQ29kZVJlc3BvbnNlIgOQAgISegoSUmVzb2x2ZUlzc3VlclN0YXRlEi4uYXR0ZXN0by5pc3N1YW5jZS52MS5SZXNvbHZlSXNzdWVyU3RhdGVSZXF1ZXN0Gi8uYXR0ZXN0by5pc3N1YW5jZS52MS5SZXNvbHZlSXNzdWVyU3RhdGVSZXNwb25zZSIDkAIBEnIKEVJlZGVlbUlzc3VlclN0YXRlEi0uYXR0ZXN0by5pc3N1YW5jZS52MS5SZWRlZW1Jc3N1ZXJTdGF0ZVJlcXVlc3QaLi5hdHRlc3RvLmlzc3VhbmNlLnYxLlJlZGVlbUlzc3VlclN0YXRlUmVzcG9uc2USdwoRQ2hlY2tJc3N1ZXJBY3RpdmUSLS5hdHRlc3RvLmlzc3VhbmNlLnYxLkNoZWNrSXNzdWVyQWN0aXZlUmVxdWVzdBouLmF0dGVzdG8uaXNzdWFuY2UudjEuQ2hlY2tJc3N1ZXJBY3RpdmVSZXNwb25zZSIDkAIBYgZwcm90bzM",
   );
 
 /**
@@ -44,6 +44,14 @@ export type Grant = Message<"attesto.issuance.v1.Grant"> & {
    * @generated from field: bool dpop_required = 4;
    */
   dpopRequired: boolean;
+
+  /**
+   * The claims the offer carries, as paths of object keys from the credential's root (never their
+   * values), for the consent page: a path ends at a value that is not an object (an array included).
+   *
+   * @generated from field: repeated attesto.issuance.v1.ClaimPath claim_paths = 5;
+   */
+  claimPaths: ClaimPath[];
 };
 
 /**
@@ -51,6 +59,24 @@ export type Grant = Message<"attesto.issuance.v1.Grant"> & {
  * Use `create(GrantSchema)` to create a new message.
  */
 export const GrantSchema: GenMessage<Grant> = /*@__PURE__*/ messageDesc(file_attesto_issuance_v1_grant, 0);
+
+/**
+ * The object keys leading to one claim, outermost first (e.g. ["degree", "type"]).
+ *
+ * @generated from message attesto.issuance.v1.ClaimPath
+ */
+export type ClaimPath = Message<"attesto.issuance.v1.ClaimPath"> & {
+  /**
+   * @generated from field: repeated string keys = 1;
+   */
+  keys: string[];
+};
+
+/**
+ * Describes the message attesto.issuance.v1.ClaimPath.
+ * Use `create(ClaimPathSchema)` to create a new message.
+ */
+export const ClaimPathSchema: GenMessage<ClaimPath> = /*@__PURE__*/ messageDesc(file_attesto_issuance_v1_grant, 1);
 
 /**
  * @generated from message attesto.issuance.v1.RedeemPreAuthorizedCodeRequest
@@ -83,7 +109,7 @@ export type RedeemPreAuthorizedCodeRequest = Message<"attesto.issuance.v1.Redeem
  */
 export const RedeemPreAuthorizedCodeRequestSchema: GenMessage<RedeemPreAuthorizedCodeRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 1);
+  messageDesc(file_attesto_issuance_v1_grant, 2);
 
 /**
  * @generated from message attesto.issuance.v1.RedeemPreAuthorizedCodeResponse
@@ -101,7 +127,7 @@ export type RedeemPreAuthorizedCodeResponse = Message<"attesto.issuance.v1.Redee
  */
 export const RedeemPreAuthorizedCodeResponseSchema: GenMessage<RedeemPreAuthorizedCodeResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 2);
+  messageDesc(file_attesto_issuance_v1_grant, 3);
 
 /**
  * @generated from message attesto.issuance.v1.ResolveIssuerStateRequest
@@ -119,7 +145,7 @@ export type ResolveIssuerStateRequest = Message<"attesto.issuance.v1.ResolveIssu
  */
 export const ResolveIssuerStateRequestSchema: GenMessage<ResolveIssuerStateRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 3);
+  messageDesc(file_attesto_issuance_v1_grant, 4);
 
 /**
  * @generated from message attesto.issuance.v1.ResolveIssuerStateResponse
@@ -137,7 +163,7 @@ export type ResolveIssuerStateResponse = Message<"attesto.issuance.v1.ResolveIss
  */
 export const ResolveIssuerStateResponseSchema: GenMessage<ResolveIssuerStateResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 4);
+  messageDesc(file_attesto_issuance_v1_grant, 5);
 
 /**
  * @generated from message attesto.issuance.v1.RedeemIssuerStateRequest
@@ -155,7 +181,7 @@ export type RedeemIssuerStateRequest = Message<"attesto.issuance.v1.RedeemIssuer
  */
 export const RedeemIssuerStateRequestSchema: GenMessage<RedeemIssuerStateRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 5);
+  messageDesc(file_attesto_issuance_v1_grant, 6);
 
 /**
  * @generated from message attesto.issuance.v1.RedeemIssuerStateResponse
@@ -173,7 +199,7 @@ export type RedeemIssuerStateResponse = Message<"attesto.issuance.v1.RedeemIssue
  */
 export const RedeemIssuerStateResponseSchema: GenMessage<RedeemIssuerStateResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 6);
+  messageDesc(file_attesto_issuance_v1_grant, 7);
 
 /**
  * @generated from message attesto.issuance.v1.CheckIssuerActiveRequest
@@ -191,7 +217,7 @@ export type CheckIssuerActiveRequest = Message<"attesto.issuance.v1.CheckIssuerA
  */
 export const CheckIssuerActiveRequestSchema: GenMessage<CheckIssuerActiveRequest> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 7);
+  messageDesc(file_attesto_issuance_v1_grant, 8);
 
 /**
  * @generated from message attesto.issuance.v1.CheckIssuerActiveResponse
@@ -204,7 +230,7 @@ export type CheckIssuerActiveResponse = Message<"attesto.issuance.v1.CheckIssuer
  */
 export const CheckIssuerActiveResponseSchema: GenMessage<CheckIssuerActiveResponse> =
   /*@__PURE__*/
-  messageDesc(file_attesto_issuance_v1_grant, 8);
+  messageDesc(file_attesto_issuance_v1_grant, 9);
 
 /**
  * GrantService (credential issuer): lets the authorization server redeem the grants that
