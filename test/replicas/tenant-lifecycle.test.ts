@@ -8,7 +8,8 @@
  * `credential_request_denied` at /credential, the offer document is 410, the metadata 404, and
  * replica 1's verifier fails both credentials on `issuer_trust` (`issuer_deactivated`), never
  * `completed`. Reactivation (ApplyTenant through replica 1's trust registry) restores issuance and
- * trust on replica 0, with a new API key, and both transitions are in the audit table.
+ * trust on replica 0, with a new API key, while the offer that was open at the deactivation and the
+ * token minted before stay refused; both transitions are in the audit table.
  *
  * Every balancer is pinned to the replica a step names (replica-platform.ts `pin`), so each check
  * is known to have been answered by that replica, and the balancers' counters show it was.
@@ -186,7 +187,7 @@ describe("a tenant deactivated through one replica is deactivated at once on the
     }
   });
 
-  it("reactivation through replica 1 (ApplyTenant) restores issuance and trust on replica 0, audited", async () => {
+  it("reactivation through replica 1 (ApplyTenant) restores issuance and trust on replica 0, not the expired offers, audited", async () => {
     const reactivated = await operatorOn(1).applyTenant({
       tenant: issuer.tenant,
       name: `Org ${issuer.tenant}`,
@@ -203,6 +204,20 @@ describe("a tenant deactivated through one replica is deactivated at once on the
       expect(again.credential.split("~")[0]!.split(".")).toHaveLength(3);
       expect(await metadataStatus(issuer.tenant)).toEqual([200, 200, 200]);
       expect(await presentToVerifier()).toMatchObject({ status: "completed" });
+      // What the deactivation expired stays expired: the offer open then, its code and the token minted before.
+      expect((await http(unredeemed.offer.credential_offer_uri)).status).toBe(410);
+      const redeemed = await redeemCode(platform.url, unredeemed.code, { dpopKey: p256Key() });
+      expect([redeemed.status, (redeemed.json as { error: string }).error]).toEqual([400, "invalid_grant"]);
+      const proof = await keyProof({
+        key: p256Key(),
+        nonce: await fetchNonce(platform.url),
+        audience: unspent.audience,
+      });
+      const denied = await postCredential(platform.url, unspent.token, {
+        credential_configuration_id: unspent.configurationId,
+        proofs: { jwt: [proof] },
+      });
+      expect([denied.status, (denied.json as { error: string }).error]).toEqual([400, "credential_request_denied"]);
     });
     const { rows } = await platform.pool.query<{ event: string; actor: string }>(
       `SELECT event, actor FROM "${platform.schema["trust-registry"]}".tenant_lifecycle_events WHERE tenant = $1 ORDER BY id`,

@@ -98,6 +98,11 @@ describe("TenantService.DeleteTenant and RevokeApiKeys (operator)", () => {
     expect(reactivated.tenant).toMatchObject({ accountUuid: created.tenant?.accountUuid, name: "Ops Org 2" });
     expect((await issuer.authenticateApiKey({ apiKey: created.apiKey })).outcome).toBe(ApiKeyOutcome.INVALID);
     expect((await issuer.authenticateApiKey({ apiKey: reactivated.apiKey })).outcome).toBe(ApiKeyOutcome.VALID);
+    // GetTenant says since when (the credential issuer keeps offers made before expired); never set before.
+    expect(created.tenant?.reactivatedAt).toBeUndefined();
+    const { tenant: after } = await operator.getTenant({ tenant });
+    expect(after?.reactivatedAt).toBeDefined();
+    expect(after?.reactivatedAt).toEqual(reactivated.tenant?.reactivatedAt);
     // Active again: a further apply reveals nothing.
     expect((await operator.applyTenant({ tenant, name: "Ops Org 2", isIssuer: true, isVerifier: false })).apiKey).toBe(
       "",

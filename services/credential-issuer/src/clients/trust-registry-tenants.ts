@@ -1,6 +1,7 @@
 import type { tenantV1 } from "@attesto/proto";
 import { createLoadingCache } from "@attesto/runtime/cache";
 import { fromRpcError } from "@attesto/runtime/rpc";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import type { IssuerTenant, TenantDirectory } from "../domain/ports.js";
 
@@ -25,6 +26,7 @@ export function createTrustRegistryTenants(client: Client<typeof tenantV1.Tenant
           version,
           vct,
         })),
+        ...(response.tenant.reactivatedAt ? { reactivatedAt: timestampDate(response.tenant.reactivatedAt) } : {}),
       };
     } catch (error) {
       if (ConnectError.from(error).code === Code.NotFound) return undefined;

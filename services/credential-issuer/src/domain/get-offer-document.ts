@@ -33,7 +33,7 @@ export async function getOfferDocument(deps: IssuerDependencies, offerId: string
   if (!offer) throw notFound("Offer not found");
   if (offer.expiresAt.getTime() <= deps.now().getTime()) throw gone("Offer has expired");
   // A deactivated tenant's open offers expire with it.
-  if (!(await isIssuerActive(deps, offer.tenant))) throw gone("Offer has expired");
+  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw gone("Offer has expired");
   return {
     credential_issuer: issuerIdentifierOf(deps.issuerUrl, offer.tenant),
     credential_configuration_ids: [offer.credentialConfigurationId],

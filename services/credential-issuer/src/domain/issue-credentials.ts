@@ -69,7 +69,7 @@ async function loadOffer(deps: IssuerDependencies, token: AccessTokenClaims): Pr
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
   }
   // A token minted before its tenant was deactivated yields nothing (OID4VCI 1.0 §8.3.1.2).
-  if (!(await isIssuerActive(deps, offer.tenant))) throw new CredentialRequestDenied(INACTIVE_ISSUER);
+  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw new CredentialRequestDenied(INACTIVE_ISSUER);
   return offer;
 }
 

@@ -1,12 +1,20 @@
 import type { IssuerDependencies } from "./dependencies.js";
 
 /**
- * Whether the tenant may issue now. The trust registry owns the tenant lifecycle (its README,
- * "Tenant lifecycle"); GetTenant knows active tenants only. Asked fresh every time, never from this
- * process's tenant cache: a tenant deactivated a moment ago is refused at once on every replica.
+ * Whether the tenant may issue now, for an offer made at `offeredAt` when one is concerned. The
+ * trust registry owns the tenant lifecycle (its README, "Tenant lifecycle"); GetTenant knows active
+ * tenants only. Asked fresh every time, never from this process's tenant cache: a tenant
+ * deactivated a moment ago is refused at once on every replica. An offer made before the tenant's
+ * last reactivation was open when it was deactivated, and that expired it for good.
  */
-export async function isIssuerActive(deps: Pick<IssuerDependencies, "tenants">, tenant: string): Promise<boolean> {
-  return (await deps.tenants.find(tenant, { fresh: true })) !== undefined;
+export async function isIssuerActive(
+  deps: Pick<IssuerDependencies, "tenants">,
+  tenant: string,
+  offeredAt?: Date,
+): Promise<boolean> {
+  const found = await deps.tenants.find(tenant, { fresh: true });
+  if (!found) return false;
+  return !(offeredAt && found.reactivatedAt && offeredAt.getTime() < found.reactivatedAt.getTime());
 }
 
 /** The fixed text of every refusal because the issuing tenant was deactivated. */

@@ -13,6 +13,8 @@ export interface IssuerTenant {
   tenant: string;
   name: string;
   configurations: CredentialConfiguration[];
+  /** When the trust registry last reactivated it after a deactivation: offers made before stay expired. */
+  reactivatedAt?: Date;
 }
 
 /** Tenants and their credential configurations (trust registry). */

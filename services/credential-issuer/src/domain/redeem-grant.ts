@@ -36,10 +36,13 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
   return invalidGrant(`${what} cannot be redeemed`);
 }
 
-/** A grant of a deactivated tenant is refused (`invalid_grant`), also when its code was valid. */
-async function activeGrant(deps: IssuerDependencies, grant: RedeemedGrant): Promise<RedeemedGrant> {
-  if (!(await isIssuerActive(deps, grant.tenant))) throw invalidGrant(INACTIVE_ISSUER);
-  return grant;
+/**
+ * The grant of `offer`, unless its tenant is deactivated or the offer was open when it was
+ * (`invalid_grant`, also when its code was valid).
+ */
+async function activeGrant(deps: IssuerDependencies, offer: Offer): Promise<RedeemedGrant> {
+  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw invalidGrant(INACTIVE_ISSUER);
+  return grantOf(offer);
 }
 
 /** GrantService.CheckIssuerActive: `invalid_grant` unless the tenant may issue now. */
@@ -86,9 +89,9 @@ export async function redeemPreAuthorizedCode(
   const txCodeHash = input.txCode === "" ? undefined : sha256Hex(input.txCode);
   const now = deps.now();
   const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, redemptionId || undefined, now);
-  if (offer) return activeGrant(deps, grantOf(offer));
+  if (offer) return activeGrant(deps, offer);
   const current = await deps.offers.findByCodeHash(codeHash);
-  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return activeGrant(deps, grantOf(current));
+  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return activeGrant(deps, current);
   throw whyNotRedeemable(current, now, "pre-authorized code", txCodeHash !== undefined);
 }
 
@@ -98,7 +101,9 @@ export async function resolveIssuerState(deps: IssuerDependencies, issuerState: 
   if (offer?.status !== "offered" || offer.expiresAt.getTime() <= deps.now().getTime()) {
     throw notFound("issuer_state is unknown, used or expired");
   }
-  if (!(await isIssuerActive(deps, offer.tenant))) throw notFound("issuer_state is unknown, used or expired");
+  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) {
+    throw notFound("issuer_state is unknown, used or expired");
+  }
   return grantOf(offer);
 }
 
@@ -107,6 +112,6 @@ export async function redeemIssuerState(deps: IssuerDependencies, issuerState: s
   if (!isUuid(issuerState)) throw invalidGrant("issuer_state is invalid");
   const now = deps.now();
   const offer = await deps.offers.redeemIssuerState(issuerState.toLowerCase(), now);
-  if (offer) return activeGrant(deps, grantOf(offer));
+  if (offer) return activeGrant(deps, offer);
   throw whyNotRedeemable(await deps.offers.findByIssuerState(issuerState.toLowerCase()), now, "issuer_state");
 }

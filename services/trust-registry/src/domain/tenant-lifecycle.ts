@@ -13,7 +13,8 @@
  *   metadata documents are 404, and verifiers treat its credentials as untrusted
  *   (`issuer_trust` fails with `issuer_deactivated`). Its status lists stay served so that anyone
  *   holding one of its credentials sees the last status. Records stay (the identifier is never
- *   reused by someone else). Reactivation is an operator action (ApplyTenant) with a new API key.
+ *   reused by someone else). Reactivation is an operator action (ApplyTenant) with a new API key;
+ *   it records `reactivated_at`, before which every offer stays expired (GetTenant answers it).
  *
  * Every transition is recorded in `tenant_lifecycle_events` (who, what, when) in the same
  * transaction as the change itself.

@@ -30,6 +30,8 @@ export interface TenantAccount {
    */
   status: TenantStatus;
   createdAt: Date;
+  /** When ApplyTenant last reactivated it after a deactivation (offers made before stay expired). */
+  reactivatedAt?: Date;
 }
 
 /** A credential configuration provisioned for a tenant from a registered credential type. */

@@ -2,6 +2,7 @@ import { tenantV1 } from "@attesto/proto";
 import { badRequest, notFound } from "@attesto/runtime/errors";
 import { callerKey } from "@attesto/runtime/rpc";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { z } from "zod";
 import { approveTenant } from "../domain/approve-tenant.js";
@@ -36,6 +37,7 @@ function toTenantMessage(account: TenantAccount): MessageInitShape<typeof tenant
     name: account.name,
     roles: rolesOf(account).map((role) => ROLE_TO_WIRE[role]),
     status: account.status,
+    ...(account.reactivatedAt ? { reactivatedAt: timestampFromDate(account.reactivatedAt) } : {}),
   };
 }
 

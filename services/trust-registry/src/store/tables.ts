@@ -19,6 +19,8 @@ export interface TenantsTable {
   updated_at: Generated<Date>;
   /** Set by TenantService.DeleteTenant: the tenant is hidden from every lookup (migration 0004). */
   deactivated_at: Date | null;
+  /** Set by ApplyTenant when it reactivates a deactivated tenant (migration 0006). */
+  reactivated_at: Date | null;
 }
 
 /** API keys by SHA-256 (lowercase hex); the key itself is never stored. */

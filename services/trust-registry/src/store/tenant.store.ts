@@ -27,6 +27,7 @@ function toAccount(row: Selectable<TenantsTable>): TenantAccount {
     isVerifier: row.is_verifier,
     status: row.status,
     createdAt: row.created_at,
+    ...(row.reactivated_at ? { reactivatedAt: row.reactivated_at } : {}),
   };
 }
 
@@ -204,7 +205,7 @@ export function createTenantStore(database: Kysely<unknown>, now: () => Date): T
         if (!account || account.deactivated_at === null) return false;
         await trx
           .updateTable("tenants")
-          .set({ deactivated_at: null, updated_at: now() })
+          .set({ deactivated_at: null, reactivated_at: now(), updated_at: now() })
           .where("account_uuid", "=", account.account_uuid)
           .execute();
         await revokeKeysOf(trx, account.account_uuid, now());

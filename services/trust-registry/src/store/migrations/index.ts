@@ -5,6 +5,7 @@ import { createTenantDids } from "./0002-tenant-dids.js";
 import { createTenantWebhooks } from "./0003-tenant-webhooks.js";
 import { addTenantDeactivation } from "./0004-tenant-deactivation.js";
 import { createTenantLifecycleEvents } from "./0005-tenant-lifecycle-events.js";
+import { addTenantReactivatedAt } from "./0006-tenant-reactivated-at.js";
 
 /** Migrations of the trust_registry schema (tenants, DIDs, webhooks and key custody), applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -13,5 +14,6 @@ export const migrations: Migrations = {
   "0003_tenant_webhooks": createTenantWebhooks,
   "0004_tenant_deactivation": addTenantDeactivation,
   "0005_tenant_lifecycle_events": createTenantLifecycleEvents,
+  "0006_tenant_reactivated_at": addTenantReactivatedAt,
   ...custodyMigrations,
 };
