@@ -117,6 +117,15 @@ describe("where things live", () => {
   });
 });
 
+describe("one cache helper", () => {
+  it("only services/lib/protocol/src/cache/bounded-cache.ts imports lru-cache; every cache is made through it", () => {
+    const importers = PACKAGES.flatMap((pkg) => filesUnder(`${pkg}/src`)).filter((file) =>
+      importsOf(file).includes("lru-cache"),
+    );
+    expect(importers).toEqual(["services/lib/protocol/src/cache/bounded-cache.ts"]);
+  });
+});
+
 describe("the tenant identifier rules live in one module", () => {
   it("no source outside services/lib/runtime/src/tenant-id.ts spells out a tenant's length or pattern", () => {
     const spelled = [...PACKAGES.flatMap((pkg) => filesUnder(`${pkg}/src`))]

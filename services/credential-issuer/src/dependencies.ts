@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto";
 import { keysV1, ledgerV1, notaryV1, schemaV1, tenantV1, tokenStatusV1 } from "@attesto/proto";
 import { createAccessTokenVerifier, createCNonces, createDpopNonces } from "@attesto/protocol";
+import { createBoundedCache } from "@attesto/runtime/cache";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createApiKeyAuthenticator } from "@attesto/tenant-client";
 import type { JSONWebKeySet } from "jose";
-import { LRUCache } from "lru-cache";
 import { createKeyCustodySigners } from "./clients/key-custody-signers.js";
 import { createLedger } from "./clients/ledger.js";
 import { createNotary } from "./clients/notary.js";
@@ -100,7 +100,7 @@ export function createDependencies(
       (await issuerConfigurations.find(tenant))?.statusListSize ?? config.STATUS_LIST_SIZE,
     statusListTtlSeconds: config.STATUS_LIST_TTL_SECONDS,
     statusListTokenLifetimeSeconds: config.STATUS_LIST_TOKEN_LIFETIME_SECONDS,
-    signedStatusLists: new LRUCache<string, SignedStatusList>({ max: CACHED_STATUS_LIST_TOKENS }),
+    signedStatusLists: createBoundedCache<SignedStatusList>({ max: CACHED_STATUS_LIST_TOKENS }),
     cNonces: createCNonces({
       secret: config.NONCE_SECRET,
       ttlSeconds: config.C_NONCE_TTL_SECONDS,

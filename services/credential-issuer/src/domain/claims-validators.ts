@@ -1,7 +1,7 @@
+import { createBoundedCache } from "@attesto/protocol/cache";
 import { type FieldError, jsonSchemaFieldErrors } from "@attesto/runtime/errors";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
-import { LRUCache } from "lru-cache";
 import type { JsonObject } from "./ports.js";
 
 /**
@@ -23,7 +23,7 @@ const MAX_CACHED = 500;
 export function createClaimsValidators(options: { prefix?: string } = {}): ClaimsValidators {
   const prefix = options.prefix ?? "credential.claims";
   // No TTL: an entry is checked against the schema it was compiled from on every use.
-  const cache = new LRUCache<string, { fingerprint: string; validate: ValidateFunction }>({ max: MAX_CACHED });
+  const cache = createBoundedCache<{ fingerprint: string; validate: ValidateFunction }>({ max: MAX_CACHED });
   const compile = (schema: JsonObject) => {
     const ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });
     ajvFormats.default(ajv);

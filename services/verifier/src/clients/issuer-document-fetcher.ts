@@ -1,5 +1,5 @@
+import { createBoundedCache } from "@attesto/runtime/cache";
 import type { OutboundGuard } from "@attesto/runtime/http";
-import { LRUCache } from "lru-cache";
 import { type IssuerDocumentFetcher, IssuerFetchError } from "../domain/upstream.js";
 
 /** The outbound HTTP this fetcher needs: the shared outbound request guard's `fetchJson`. */
@@ -23,9 +23,9 @@ export function createIssuerDocumentFetcher(
   http: JsonGetter,
   options: IssuerDocumentFetcherOptions,
 ): IssuerDocumentFetcher {
-  const cache = new LRUCache<string, { document: unknown }>({
+  const cache = createBoundedCache<{ document: unknown }>({
     max: options.maxEntries,
-    ttl: Math.max(1, options.cacheMs),
+    ttlMs: Math.max(1, options.cacheMs),
   });
   const inFlight = new Map<string, Promise<unknown>>();
   return {

@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { createBoundedCache } from "../cache/bounded-cache.js";
 
 /** How long a resolved DID document is reused: a deactivation or key rotation is seen within this. */
 export const DEFAULT_DID_RESOLUTION_TTL_MS = 30_000;
@@ -28,10 +28,10 @@ export function cacheDidResolution<T extends object>(
   resolve: (did: string) => Promise<T | undefined>,
   options: DidResolutionCacheOptions = {},
 ): CachedDidResolver<T> {
-  const entries = new LRUCache<string, T>({
+  const entries = createBoundedCache<T>({
     max: options.max ?? DEFAULT_DID_RESOLUTION_CACHE_SIZE,
-    ttl: options.ttlMs ?? DEFAULT_DID_RESOLUTION_TTL_MS,
-    ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+    ttlMs: options.ttlMs ?? DEFAULT_DID_RESOLUTION_TTL_MS,
+    ...(options.now ? { now: options.now } : {}),
   });
   const inFlight = new Map<string, Promise<T | undefined>>();
   const cached = (did: string): Promise<T | undefined> => {

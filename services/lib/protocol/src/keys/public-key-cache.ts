@@ -1,5 +1,5 @@
 import { importJWK, type JWK } from "jose";
-import { LRUCache } from "lru-cache";
+import { createBoundedCache } from "../cache/bounded-cache.js";
 import { jwkThumbprint, jwkThumbprintInput as thumbprintInputOf } from "./jwk-thumbprint.js";
 
 /** Public keys the platform verifies with: Ed25519 (OKP) and P-256 (EC). */
@@ -42,11 +42,11 @@ export const DEFAULT_PUBLIC_KEY_CACHE_TTL_MS = 10 * 60_000;
  */
 export function createPublicKeyCache(options: PublicKeyCacheOptions = {}): PublicKeyCache {
   const now = options.now;
-  const entries = new LRUCache<string, Map<string, Promise<ImportedKey>>>({
+  const entries = createBoundedCache<Map<string, Promise<ImportedKey>>>({
     max: options.max ?? DEFAULT_PUBLIC_KEY_CACHE_SIZE,
-    ttl: options.ttlMs ?? DEFAULT_PUBLIC_KEY_CACHE_TTL_MS,
-    updateAgeOnGet: true,
-    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+    ttlMs: options.ttlMs ?? DEFAULT_PUBLIC_KEY_CACHE_TTL_MS,
+    refreshOnRead: true,
+    ...(now ? { now } : {}),
   });
   const keysOf = (input: string) => {
     let keys = entries.get(input);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
+import { createBoundedCache } from "../cache/bounded-cache.js";
 
 export interface SeedPublicKeyCacheOptions {
   max?: number;
@@ -22,11 +22,11 @@ export interface SeedPublicKeyCache {
  * digests are kept, never a seed; bounded and expiring.
  */
 export function createSeedPublicKeyCache(options: SeedPublicKeyCacheOptions = {}): SeedPublicKeyCache {
-  const entries = new LRUCache<string, string>({
+  const entries = createBoundedCache<string>({
     max: options.max ?? 1024,
-    ttl: options.ttlMs ?? 10 * 60_000,
-    updateAgeOnGet: true,
-    ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+    ttlMs: options.ttlMs ?? 10 * 60_000,
+    refreshOnRead: true,
+    ...(options.now ? { now: options.now } : {}),
   });
   return {
     publicKeyOf(seed, derive) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { importJWK, type JWK, SignJWT } from "jose";
-import { LRUCache } from "lru-cache";
+import { createLoadingCache } from "../cache/loading-cache.js";
 import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
 import { COSE_ALGORITHMS } from "../mdoc/cose-algorithms.js";
 
@@ -54,20 +54,14 @@ type SigningKey = Awaited<ReturnType<typeof importJWK>>;
  * verifier signs every request object of a session (and often of many sessions) with one key, and
  * the WebCrypto import costs more than the signature. Non-extractable keys only, bounded, expiring.
  */
-const signingKeys = new LRUCache<string, Promise<SigningKey>>({ max: 256, ttl: 10 * 60_000 });
+const signingKeys = createLoadingCache<SigningKey>({ max: 256, ttlMs: 10 * 60_000 });
 
 function signingKeyOf(privateJwk: JWK): Promise<SigningKey> {
   const { kty, crv, x, d } = privateJwk;
   const id = createHash("sha256")
     .update(JSON.stringify([kty, crv, x, d]))
     .digest("base64url");
-  let key = signingKeys.get(id);
-  if (!key) {
-    key = importJWK(privateJwk, "EdDSA");
-    signingKeys.set(id, key);
-    key.catch(() => signingKeys.delete(id));
-  }
-  return key;
+  return signingKeys.get(id, () => importJWK(privateJwk, "EdDSA") as Promise<SigningKey>);
 }
 
 /**

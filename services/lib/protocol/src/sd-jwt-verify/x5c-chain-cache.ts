@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
+import { createBoundedCache } from "../cache/bounded-cache.js";
 import type { Certificate, VerifiedX5cChain } from "./verify-x5c-chain.js";
 
 /** A validated chain and the period in which every certificate it relied on (anchor included) is valid. */
@@ -54,7 +54,7 @@ const copyOf = (chain: VerifiedX5cChain): VerifiedX5cChain => ({
  * Failures are never cached. Holds public certificates' results only.
  */
 export function createX5cChainCache(options: { max?: number } = {}): X5cChainCache {
-  const entries = new LRUCache<string, ValidatedX5cChain>({ max: options.max ?? DEFAULT_X5C_CHAIN_CACHE_SIZE });
+  const entries = createBoundedCache<ValidatedX5cChain>({ max: options.max ?? DEFAULT_X5C_CHAIN_CACHE_SIZE });
   return {
     async verify(x5c, trustAnchors, now, validate) {
       const key = cacheKeyOf(x5c, trustAnchors);

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
+import { createBoundedCache } from "@attesto/protocol/cache";
 import { decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from "jose";
-import { LRUCache } from "lru-cache";
 import { parseServiceIdentityKey, parseServiceIdentityPublicKeys } from "./service-identity.js";
 
 /**
@@ -120,7 +120,7 @@ export function createServiceCredentialVerifier(
     throw failure;
   };
   const clock = options.now ?? Date.now;
-  const verified = new LRUCache<string, VerifiedCredential>({
+  const verified = createBoundedCache<VerifiedCredential>({
     max: options.cacheSize ?? VERIFIED_CREDENTIAL_CACHE_SIZE,
   });
   return {
