@@ -71,12 +71,16 @@ TENANT_ADMISSION=approval. Approving an approved tenant changes nothing.
 example:
   attesto tenants approve acme`,
   types: `usage: attesto types add -f <type.json|dir> [-f ...]
+       attesto types list [--format dc+sd-jwt|mso_mdoc]
 
-Registers credential types with the schema registry and gives every tenant a credential
+add: registers credential types with the schema registry and gives every tenant a credential
 configuration for each. One line per type; an invalid file lists every problem (exit 2).
+list: one tab-separated row per type: type, version, format, status, and the doctype (mso_mdoc)
+or vct (dc+sd-jwt).
 
-example:
-  attesto types add -f employee-badge.json`,
+examples:
+  attesto types add -f employee-badge.json
+  attesto types list --format mso_mdoc`,
   "dead-letters": `usage: attesto dead-letters list [--tenant T]
        attesto dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
 

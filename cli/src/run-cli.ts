@@ -11,7 +11,7 @@ import { runNotarizationShow } from "./commands/notarization-show.js";
 import { runNotarizationVerify } from "./commands/notarization-verify.js";
 import { revealTo } from "./commands/reveal.js";
 import { runTenantsApprove } from "./commands/tenants.js";
-import { runTypesAdd } from "./commands/types.js";
+import { runTypesAdd, runTypesList } from "./commands/types.js";
 import { runWebhooksList, runWebhooksSet } from "./commands/webhooks.js";
 import {
   assertReachable,
@@ -36,6 +36,7 @@ export const USAGE = `usage: attesto <command> [options]
   apikey rotate <tenant> [--api-key-dir DIR]         revoke the tenant's API keys and issue a new one
   tenants approve <tenant>                           admit a tenant pending approval (TENANT_ADMISSION=approval)
   types add -f <type.json|dir> [-f ...]              register credential types; every tenant can issue them at once
+  types list [--format dc+sd-jwt|mso_mdoc]           the credential types with their format (mdocs: doctype)
   dead-letters list [--tenant T]
   dead-letters retry [--tenant T] [<object_id> ...] [--delivery <delivery_id> ...]
   notarization show <object_id>                      an EVM anchored reference as JSON (operator), for verify
@@ -163,6 +164,15 @@ async function dispatch(argv: string[], env: Env, io: CommandIo): Promise<number
     }
     case "types": {
       const [verb, ...args] = rest;
+      if (verb === "list") {
+        const { values, positionals } = parse(args, { format: { type: "string" } });
+        if (positionals.length > 0) throw new UsageError("types list takes no arguments");
+        if (values.format !== undefined && !["dc+sd-jwt", "mso_mdoc"].includes(values.format)) {
+          throw new UsageError("--format must be dc+sd-jwt or mso_mdoc");
+        }
+        const connection = await connected(values, ["schema-registry"]);
+        return runTypesList({ format: values.format }, connection.schemas, io);
+      }
       const { values, positionals } = parse(args, { filename: { type: "string", short: "f", multiple: true } });
       if (verb !== "add" || !values.filename?.length || positionals.length > 0) {
         throw new UsageError("types add needs -f <type.json|dir>");

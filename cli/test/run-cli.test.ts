@@ -1,7 +1,8 @@
-import type { notaryV1 } from "@attesto/proto";
+import type { notaryV1, schemaV1 } from "@attesto/proto";
 import type { Client } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { runDeadLetters } from "../src/commands/dead-letters.js";
+import { runTypesList } from "../src/commands/types.js";
 import { runCli, USAGE } from "../src/run-cli.js";
 
 function capture() {
@@ -43,6 +44,52 @@ describe("attesto help", () => {
     const none = capture();
     expect(await runCli([], {}, none.io)).toBe(2);
     expect(none.err).toEqual([USAGE]);
+  });
+});
+
+describe("attesto types list", () => {
+  const schemas = {
+    listCredentialTypes: async () => ({
+      credentialTypes: [
+        {
+          type: "org.iso.18013.5.1.mDL",
+          version: "v1",
+          format: "mso_mdoc",
+          status: "active",
+          doctype: "org.iso.18013.5.1.mDL",
+          vct: "http://r/schemas/org.iso.18013.5.1.mDL/v1",
+        },
+        {
+          type: "university-diploma",
+          version: "v1",
+          format: "dc+sd-jwt",
+          status: "active",
+          doctype: "",
+          vct: "http://r/schemas/university-diploma/v1",
+        },
+      ],
+    }),
+  } as unknown as Client<typeof schemaV1.SchemaService>;
+
+  it("prints one row per type with its format (an mdoc's doctype, an SD-JWT VC's vct), filtered by --format", async () => {
+    const all = capture();
+    expect(await runTypesList({}, schemas, all.io)).toBe(0);
+    expect(all.out).toEqual([
+      "org.iso.18013.5.1.mDL\tv1\tmso_mdoc\tactive\torg.iso.18013.5.1.mDL",
+      "university-diploma\tv1\tdc+sd-jwt\tactive\thttp://r/schemas/university-diploma/v1",
+    ]);
+    const mdocs = capture();
+    expect(await runTypesList({ format: "mso_mdoc" }, schemas, mdocs.io)).toBe(0);
+    expect(mdocs.out).toEqual(["org.iso.18013.5.1.mDL\tv1\tmso_mdoc\tactive\torg.iso.18013.5.1.mDL"]);
+    const none = capture();
+    expect(await runTypesList({ format: "jwt_vc_json" }, schemas, none.io)).toBe(0);
+    expect([none.out, none.err]).toEqual([[], ["no credential types of format jwt_vc_json"]]);
+  });
+
+  it("refuses an unknown --format before touching the platform (exit 2)", async () => {
+    const { io, err } = capture();
+    expect(await runCli(["types", "list", "--format", "jwt"], {}, io)).toBe(2);
+    expect(err.join("\n")).toContain("--format must be dc+sd-jwt or mso_mdoc");
   });
 });
 

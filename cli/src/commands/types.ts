@@ -43,6 +43,29 @@ function readDefinitions(files: readonly string[]): Array<{ file: string; text: 
 }
 
 /**
+ * `attesto types list [--format F]`: the schema registry's credential types, one tab-separated row
+ * each: type, version, format (`dc+sd-jwt` or `mso_mdoc`), status, and what a credential names it by
+ * (an mdoc's doctype, an SD-JWT VC's vct). Exit 0; none: a line on stderr.
+ */
+export async function runTypesList(
+  args: { format?: string | undefined },
+  schemas: Client<typeof schemaV1.SchemaService>,
+  io: CommandIo,
+): Promise<number> {
+  const { credentialTypes } = await schemas.listCredentialTypes({});
+  const listed = credentialTypes.filter((type) => !args.format || type.format === args.format);
+  if (listed.length === 0) {
+    io.err(args.format ? `no credential types of format ${args.format}` : "no credential types");
+    return 0;
+  }
+  for (const type of listed) {
+    const name = type.format === "mso_mdoc" ? type.doctype : type.vct;
+    io.out([type.type, type.version, type.format, type.status, name].join("\t"));
+  }
+  return 0;
+}
+
+/**
  * `attesto types add -f <type.json|dir>`: registers each credential type with the schema registry
  * (SchemaService.PutCredentialType), then gives every tenant a credential configuration for it
  * (TenantService.ProvisionCredentialTypes), so tenants can issue it at once, without a restart.

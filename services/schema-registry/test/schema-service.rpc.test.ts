@@ -175,6 +175,22 @@ describe("SchemaService (internal RPC, in memory)", () => {
     ]);
   });
 
+  it("lists for the operator too (`attesto types list`), with each type's format and an mdoc's doctype", async () => {
+    const operator = createClient(
+      SchemaService,
+      transportFor(clientInterceptors({ signer: testCredentialSigner("operator"), audience: "schema-registry" })),
+    );
+    const { credentialTypes } = await operator.listCredentialTypes({ status: "active" });
+    const mdocs = credentialTypes.filter((t) => t.format === "mso_mdoc").map((t) => [t.type, t.doctype]);
+    expect(mdocs).toEqual([
+      ["eu.europa.ec.eudi.pid.1", "eu.europa.ec.eudi.pid.1"],
+      ["org.iso.18013.5.1.mDL", "org.iso.18013.5.1.mDL"],
+    ]);
+    expect(credentialTypes.find((t) => t.type === "university-diploma")).toMatchObject({ format: "dc+sd-jwt" });
+    // Other services still may not list (the caller policy names the trust registry and the operator).
+    expect((await rpcFailureOf(client.listCredentialTypes({}))).code).toBe("PermissionDenied");
+  });
+
   it("answers InvalidArgument for an unknown status filter", async () => {
     expect(await rpcFailureOf(catalog.listCredentialTypes({ status: "retired" }))).toEqual({
       code: "InvalidArgument",

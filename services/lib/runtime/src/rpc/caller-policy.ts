@@ -66,7 +66,7 @@ export const CALLER_POLICY: Readonly<Record<string, Readonly<Record<string, read
   },
   "attesto.schema.v1.SchemaService": {
     GetCredentialType: ["credential-issuer"],
-    ListCredentialTypes: ["trust-registry"],
+    ListCredentialTypes: ["trust-registry", "operator"],
     PutCredentialType: ["operator"],
   },
   "attesto.tenant.v1.TenantService": {
