@@ -69,6 +69,8 @@ export async function startInteropPlatform(options: {
   /** The time the trust registry reads (key custody's certificate checks); the system clock by default. */
   trustRegistryClock?: () => Date;
   alsoStart?: ServiceName[];
+  /** Added to the launcher's environment (e.g. `HOLDER_<VAR>` overrides, OUTBOUND_ALLOW_HOSTS). */
+  env?: Record<string, string>;
 }): Promise<InteropPlatform> {
   const notStarted = new Set([...NOT_STARTED].filter((name) => !options.alsoStart?.includes(name as ServiceName)));
   const dataDir = mkdtempSync(join(tmpdir(), `attesto-interop-${options.label}-`));
@@ -84,6 +86,7 @@ export async function startInteropPlatform(options: {
     // The test identities, so that tests (and an operator under test) can call the internal ports.
     ...testServiceIdentityEnv(),
     DATABASE_URL: realDatabaseUrl,
+    ...options.env,
   };
   if (realDatabaseUrl) for (const name of SERVICES) env[`${prefixOf(name)}_DATABASE_SCHEMA`] = schemaOf(name);
   for (const module of platformServices) {
