@@ -93,6 +93,15 @@ describe("a tenant deactivated through one replica is deactivated at once on the
   const presentToVerifier = (credential: Issued = issued) =>
     presentForVerification(platform.url, verifier.apiKey, credential);
 
+  /** A credential request with the access token minted before the deactivation (a fresh key proof). */
+  async function spendUnspentToken() {
+    const proof = await keyProof({ key: p256Key(), nonce: await fetchNonce(platform.url), audience: unspent.audience });
+    return postCredential(platform.url, unspent.token, {
+      credential_configuration_id: unspent.configurationId,
+      proofs: { jwt: [proof] },
+    });
+  }
+
   /** The statuses of the tenant's issuer metadata, JWT VC issuer metadata and landing page. */
   const metadataStatus = async (tenant: string) =>
     Promise.all(
@@ -160,15 +169,7 @@ describe("a tenant deactivated through one replica is deactivated at once on the
 
   it("replica 1 refuses the unspent access token at /credential with credential_request_denied", async () => {
     await on(1, async () => {
-      const proof = await keyProof({
-        key: p256Key(),
-        nonce: await fetchNonce(platform.url),
-        audience: unspent.audience,
-      });
-      const result = await postCredential(platform.url, unspent.token, {
-        credential_configuration_id: unspent.configurationId,
-        proofs: { jwt: [proof] },
-      });
+      const result = await spendUnspentToken();
       expect(result.status).toBe(400);
       expect((result.json as { error: string }).error).toBe("credential_request_denied");
     });
@@ -208,15 +209,7 @@ describe("a tenant deactivated through one replica is deactivated at once on the
       expect((await http(unredeemed.offer.credential_offer_uri)).status).toBe(410);
       const redeemed = await redeemCode(platform.url, unredeemed.code, { dpopKey: p256Key() });
       expect([redeemed.status, (redeemed.json as { error: string }).error]).toEqual([400, "invalid_grant"]);
-      const proof = await keyProof({
-        key: p256Key(),
-        nonce: await fetchNonce(platform.url),
-        audience: unspent.audience,
-      });
-      const denied = await postCredential(platform.url, unspent.token, {
-        credential_configuration_id: unspent.configurationId,
-        proofs: { jwt: [proof] },
-      });
+      const denied = await spendUnspentToken();
       expect([denied.status, (denied.json as { error: string }).error]).toEqual([400, "credential_request_denied"]);
     });
     const { rows } = await platform.pool.query<{ event: string; actor: string }>(
