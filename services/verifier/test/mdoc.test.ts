@@ -131,6 +131,28 @@ describe("mso_mdoc presentations (OID4VP 1.0 Appendix B.2)", () => {
     expect(result.presentation_metadata.claims).toEqual({ [MDL_NAMESPACE]: { given_name: "Ada", age_over_18: true } });
   });
 
+  it("trusted_authorities aki: an mdoc whose x5chain has the named AuthorityKeyIdentifier passes, another is untrusted_issuer", async () => {
+    const byAki = mdlQuery(["age_over_18"], {
+      trusted_authorities: [{ type: "aki", values: [pki.rootKeyIdentifier] }],
+    });
+    const trusted = await openSession(verifier.app, { dcql_query: byAki });
+    const passed = await submit(trusted, { mdl: [await presentMdoc(mdl, trusted)] });
+    expect([passed.status, failedCheck(passed)]).toEqual(["completed", undefined]);
+    expect(
+      passed.check_results.find((check: { check: string }) => check.check === "trusted_authorities"),
+    ).toMatchObject({
+      status: "success",
+      reason_code: "trusted",
+    });
+    const wrongAki = mdlQuery(["age_over_18"], { trusted_authorities: [{ type: "aki", values: ["AAAA"] }] });
+    const other = await openSession(verifier.app, { dcql_query: wrongAki });
+    const refused = await submit(other, { mdl: [await presentMdoc(mdl, other)] });
+    expect([refused.status, failedCheck(refused)]).toEqual([
+      "failed",
+      expect.objectContaining({ check: "trusted_authorities", reason_code: "untrusted_issuer" }),
+    ]);
+  });
+
   it("verifies an SD-JWT VC and an mdoc presented for one query", async () => {
     const query = { credentials: [...pidQuery().credentials, ...mdlQuery().credentials] };
     const session = await openSession(verifier.app, { dcql_query: query });
