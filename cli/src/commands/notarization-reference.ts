@@ -98,8 +98,8 @@ function readCandidate(candidate: Record<string, unknown>): AnchoredReference | 
     const parsed = anchoredReference.safeParse(candidate);
     return parsed.success ? parsed.data : problems(parsed.error);
   }
-  // A stored credential (holder: raw_credential), a credential response item (issuer: credential),
-  // the issuer's credential record, or the reference alone.
+  // A stored credential (holder: raw_credential; `credential` is taken as well), the issuer's
+  // credential record, or the reference alone.
   const flat = flatReference.safeParse(nested ?? candidate);
   if (!flat.success) return problems(flat.error);
   const parsed = anchoredReference.safeParse(fromFlat(flat.data));
@@ -115,8 +115,8 @@ function readCandidate(candidate: Record<string, unknown>): AnchoredReference | 
 /**
  * The reference in `text` (JSON): a `credential.notarized` event or its `data`; `attesto
  * notarization show`'s output; the holder's stored credential (`GET /v1/vc/:id`, the reference with
- * `raw_credential`); the credential issuer's record (`GET /v1/credentials/:id`) or a credential
- * response item (`{credential, reference}`, or a response with one credential); or the reference alone.
+ * `raw_credential`); the credential issuer's record (`GET /v1/credentials/:id`); or the reference
+ * alone. (A credential response's reference is always pending: issuance does not wait for the chain.)
  */
 export function parseAnchoredReference(text: string): AnchoredReference {
   let json: unknown;
@@ -126,8 +126,7 @@ export function parseAnchoredReference(text: string): AnchoredReference {
     throw new ReferenceFormatError("the reference is not JSON");
   }
   const root = objectOf(json);
-  const list = Array.isArray(root?.credentials) && root.credentials.length === 1 ? root.credentials[0] : undefined;
-  const candidates = [root, objectOf(root?.data), objectOf(root?.notarization), objectOf(list)];
+  const candidates = [root, objectOf(root?.data), objectOf(root?.notarization)];
   let problems: string[] = [];
   for (const candidate of candidates) {
     if (!candidate) continue;
