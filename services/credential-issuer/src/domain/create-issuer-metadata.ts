@@ -4,7 +4,9 @@ import { notFound } from "@attesto/runtime/errors";
 import { isTenantId } from "@attesto/runtime/tenant-id";
 import type { IssuerDependencies } from "./dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf, notificationEndpointOf } from "./issuer-identifier.js";
-import type { CredentialConfiguration, IssuerTenant, JsonObject } from "./ports.js";
+import type { CredentialConfiguration, CredentialDisplay, IssuerTenant, JsonObject } from "./ports.js";
+
+export type { CredentialDisplay };
 
 /** How credentials are bound to holders: a DID (`kid` in the proof) or a bare key (`jwk`). */
 export const BINDING_METHODS = ["did", "jwk"];
@@ -12,17 +14,6 @@ export const BINDING_METHODS = ["did", "jwk"];
 export const MAX_BATCH_SIZE = 10;
 /** Locale of the issuer's display name (tenants register one name). */
 const DEFAULT_LOCALE = "en-US";
-
-/** OID4VCI 1.0 display of a credential configuration. */
-export interface CredentialDisplay {
-  name: string;
-  locale?: string;
-  description?: string;
-  background_color?: string;
-  text_color?: string;
-  logo?: { uri: string; alt_text?: string };
-  background_image?: { uri: string };
-}
 
 export interface CredentialClaimDescription {
   path: Array<string | number | null>;

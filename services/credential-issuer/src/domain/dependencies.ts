@@ -1,7 +1,6 @@
 import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
 import type { AccessTokenStatus } from "./access-token-status.js";
 import type { ClaimsValidators } from "./claims-validators.js";
-import type { SignedStatusListCache } from "./get-status-list-token.js";
 import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
 import type { IssuerSigningKeyRepository } from "./issuer-signing-keys.js";
 import type {
@@ -10,6 +9,7 @@ import type {
   Ledger,
   Notary,
   SecretSealer,
+  SignedStatusListCache,
   TenantDirectory,
   X509Signers,
 } from "./ports.js";

@@ -5,25 +5,10 @@ import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { isUuid } from "./offer.js";
 import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
+import type { SignedStatusList, SignedStatusListCache } from "./ports.js";
 import type { StatusListSnapshot } from "./status-lists.js";
 
-/** A signed Status List Token and when it was signed. */
-export interface SignedStatusList {
-  token: string;
-  /** Unix seconds (`iat`). */
-  issuedAt: number;
-  /** The list version it was built from. */
-  version: string;
-}
-
-/**
- * Signed tokens kept per list for at most `ttl` seconds and only while the list's version is
- * unchanged: a status change is served by the next request, on every replica.
- */
-export interface SignedStatusListCache {
-  get(listId: string): SignedStatusList | undefined;
-  set(listId: string, signed: SignedStatusList): void;
-}
+export type { SignedStatusList, SignedStatusListCache };
 
 /** The key that signs the list's credentials: custody (X.509 path) or the sealed DID-path key. */
 async function signerOf(deps: IssuerDependencies, list: StatusListSnapshot): Promise<JwtSigner> {

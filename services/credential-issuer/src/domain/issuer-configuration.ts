@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CredentialDisplay } from "./create-issuer-metadata.js";
+import type { CredentialDisplay } from "./ports.js";
 
 /** Signing path of offers that name no DID key (see IssuerService in issuer_configuration.proto). */
 export type ConfiguredSigningMode = "did" | "x509";

@@ -120,3 +120,32 @@ export interface ApiKeyTenant {
 export interface ApiKeyAuthenticator {
   authenticate(apiKey: string): Promise<ApiKeyTenant>;
 }
+
+/** OID4VCI 1.0 display of a credential configuration. */
+export interface CredentialDisplay {
+  name: string;
+  locale?: string;
+  description?: string;
+  background_color?: string;
+  text_color?: string;
+  logo?: { uri: string; alt_text?: string };
+  background_image?: { uri: string };
+}
+
+/** A signed Status List Token and when it was signed. */
+export interface SignedStatusList {
+  token: string;
+  /** Unix seconds (`iat`). */
+  issuedAt: number;
+  /** The list version it was built from. */
+  version: string;
+}
+
+/**
+ * Signed tokens kept per list for at most `ttl` seconds and only while the list's version is
+ * unchanged: a status change is served by the next request, on every replica.
+ */
+export interface SignedStatusListCache {
+  get(listId: string): SignedStatusList | undefined;
+  set(listId: string, signed: SignedStatusList): void;
+}

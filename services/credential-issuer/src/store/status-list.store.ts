@@ -4,29 +4,6 @@ import { type Kysely, type QueryCreator, type RawBuilder, sql } from "kysely";
 import type { AllocateStatusEntriesInput, StatusEntry, StatusListRepository } from "../domain/status-lists.js";
 import type { IssuerTables } from "./tables.js";
 
-/** Row of `status_lists` (migrations 0006, 0009). */
-export interface StatusListsTable {
-  id: string;
-  tenant: string;
-  signer: string;
-  signing_offer_id: string | null;
-  size: number;
-  bits: number;
-  statuses: Buffer;
-  /** bigint: pg returns it as a string. */
-  version: string | number;
-  created_at: Date;
-  updated_at: Date;
-  /** When the list was found full; open lists have none. */
-  closed_at: Date | null;
-}
-
-/** Row of `status_list_entries` (migration 0009): one index handed out. */
-export interface StatusListEntriesTable {
-  list_id: string;
-  idx: number;
-}
-
 /** The CTEs a claim of entries is made of (`list`, `drawn`, `claimed`), also run inside larger statements. */
 interface ListCte {
   list: { id: string; size: number };

@@ -1,6 +1,5 @@
 import type { CredentialStatus } from "../domain/repositories.js";
 import type { IssuerSigningKeysTable } from "./issuer-signing-key.store.js";
-import type { StatusListEntriesTable, StatusListsTable } from "./status-list.store.js";
 
 /** Row of `offers` (see migration 0001 for the invariants between columns). */
 export interface OffersTable {
@@ -82,4 +81,27 @@ export interface IssuerTables {
   status_lists: StatusListsTable;
   status_list_entries: StatusListEntriesTable;
   credential_status_changes: CredentialStatusChangesTable;
+}
+
+/** Row of `status_lists` (migrations 0006, 0009). */
+export interface StatusListsTable {
+  id: string;
+  tenant: string;
+  signer: string;
+  signing_offer_id: string | null;
+  size: number;
+  bits: number;
+  statuses: Buffer;
+  /** bigint: pg returns it as a string. */
+  version: string | number;
+  created_at: Date;
+  updated_at: Date;
+  /** When the list was found full; open lists have none. */
+  closed_at: Date | null;
+}
+
+/** Row of `status_list_entries` (migration 0009): one index handed out. */
+export interface StatusListEntriesTable {
+  list_id: string;
+  idx: number;
 }

@@ -1,0 +1,35 @@
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import madge from "madge";
+import { expect, it } from "vitest";
+
+/**
+ * No import cycle, `import type` included, in the packages that have none (`npm run check:cycles`
+ * in `.ci/run` checks every package for runtime cycles, type-only imports skipped). A port declared
+ * beside the use case that needs it, while the dependencies type imports it back, is such a cycle:
+ * ports go to `domain/ports.ts`. The holder, the verifier, the runtime, the protocol package and the
+ * all-in-one still have type-only cycles (docs/architecture.md).
+ */
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+const WITHOUT_CYCLES = [
+  "services/auth-server/src",
+  "services/credential-issuer/src",
+  "services/ledger/src",
+  "services/schema-registry/src",
+  "services/scheduler/src",
+  "services/trust-registry/src",
+  "services/lib/store/src",
+  "services/lib/tenant-client/src",
+  "operator/src",
+  "cli/src",
+];
+
+it.each(WITHOUT_CYCLES)("%s has no import cycle, type imports included", { timeout: 60_000 }, async (folder) => {
+  const graph = await madge(resolve(repoRoot, folder), {
+    fileExtensions: ["ts"],
+    tsConfig: resolve(repoRoot, "tsconfig.json"),
+    detectiveOptions: { ts: { skipTypeImports: false } },
+  });
+  expect(graph.circular()).toEqual([]);
+});
