@@ -53,6 +53,7 @@ export function registerCreateOfferRoute(app: App, deps: IssuerDependencies): vo
     "/v1/offers",
     {
       schema: { body: zCreateOfferBody, response: { 201: zCreateOfferResponse } },
+      config: { answers: [503] },
       // onRequest runs before body validation: a request without a valid key is 401 whatever its body.
       onRequest: requireApiKey(deps.apiKeys, "issuer"),
     },

@@ -3,6 +3,7 @@ import { isAppError } from "@attesto/runtime/errors";
 import { type App, documentedOnly } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { IssuerMetrics } from "../credential-issuer-metrics.js";
+import { MAX_BATCH_SIZE } from "../domain/create-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issueCredentials } from "../domain/issue-credentials.js";
 import { parseCredentialRequest } from "../domain/parse-credential-request.js";
@@ -12,17 +13,22 @@ import {
   verifyAccessToken,
   verifyDpopBinding,
 } from "./credential-access.js";
+import { zCredentialResponse } from "./issuer-documents.schema.js";
 
 const zCredentialRequest = z
   .object({
     credential_configuration_id: z
       .string()
-      .optional()
-      .describe("A key of the issuer metadata's credential_configurations_supported; required"),
+      .min(1)
+      .describe("A key of the issuer metadata's credential_configurations_supported"),
     credential_identifier: z.string().optional().describe("Not yet supported; mutually exclusive with the former"),
     proofs: z
       .object({
-        jwt: z.array(z.string()).min(1).describe("Key proof JWTs (typ openid4vci-proof+jwt), one per credential"),
+        jwt: z
+          .array(z.string())
+          .min(1)
+          .max(MAX_BATCH_SIZE)
+          .describe("Key proof JWTs (typ openid4vci-proof+jwt), one per credential; at most batch_size (10)"),
       })
       .optional(),
     proof: z
@@ -77,7 +83,7 @@ export function registerCredentialRoute(app: App, deps: IssuerDependencies, metr
   app.post(
     "/credential",
     {
-      config: { errorShape: "oauth" },
+      config: { errorShape: "oauth", answers: [401, 503] },
       schema,
       ...documentedOnly,
       onError: async (_request, _reply, error) => {

@@ -117,6 +117,7 @@ export function registerCredentialsRoutes(app: App, deps: IssuerDependencies): v
     "/v1/credentials/:credentialId",
     {
       schema: { params: zCredentialParams, body: zPatchBody, response: { 200: zCredentialView } },
+      config: { answers: [404, 409, 503] },
       onRequest: requireApiKey(deps.apiKeys, "issuer"),
     },
     async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { createIssuerMetadata } from "../domain/create-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
+import { zIssuerMetadata } from "./issuer-documents.schema.js";
 import { zTenantParams } from "./tenant-path-params.js";
 
 /**
@@ -12,8 +13,10 @@ export function registerIssuerMetadataRoutes(app: App, deps: IssuerDependencies)
     "/.well-known/openid-credential-issuer/:tenant",
     "/:tenant/.well-known/openid-credential-issuer",
   ]) {
-    app.get(path, { schema: { params: zTenantParams } }, async (request) =>
-      createIssuerMetadata(deps, request.params.tenant),
+    app.get(
+      path,
+      { schema: { params: zTenantParams, response: { 200: zIssuerMetadata } }, config: { answers: [404] } },
+      async (request) => createIssuerMetadata(deps, request.params.tenant),
     );
   }
 }

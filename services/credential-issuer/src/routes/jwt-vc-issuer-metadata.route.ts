@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { App } from "@attesto/runtime/http";
 import { createJwtVcIssuerMetadata } from "../domain/create-jwt-vc-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
+import { zJwtVcIssuerMetadata } from "./issuer-documents.schema.js";
 import { zTenantParams } from "./tenant-path-params.js";
 
 /**
@@ -22,16 +23,24 @@ export function registerJwtVcIssuerMetadataRoute(app: App, deps: IssuerDependenc
     const body = JSON.stringify(await createJwtVcIssuerMetadata(deps, tenant));
     return { body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
   };
-  app.get("/.well-known/jwt-vc-issuer/:tenant", { schema: { params: zTenantParams } }, async (request, reply) => {
-    const { body, etag } = await documentOf(request.params.tenant);
-    reply
-      .header("cache-control", `public, max-age=${METADATA_MAX_AGE_SECONDS}`)
-      .header("etag", etag)
-      .header("vary", "accept-encoding");
-    const ifNoneMatch = request.headers["if-none-match"];
-    if (ifNoneMatch?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
-      return reply.code(304).send();
-    }
-    return reply.type("application/json; charset=utf-8").send(body);
-  });
+  app.get(
+    "/.well-known/jwt-vc-issuer/:tenant",
+    {
+      // The body is sent as the JSON text its ETag was computed over; the schema documents it.
+      schema: { params: zTenantParams, response: { 200: zJwtVcIssuerMetadata } },
+      config: { answers: [304, 404] },
+    },
+    async (request, reply) => {
+      const { body, etag } = await documentOf(request.params.tenant);
+      reply
+        .header("cache-control", `public, max-age=${METADATA_MAX_AGE_SECONDS}`)
+        .header("etag", etag)
+        .header("vary", "accept-encoding");
+      const ifNoneMatch = request.headers["if-none-match"];
+      if (ifNoneMatch?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
+        return reply.code(304).send();
+      }
+      return reply.type("application/json; charset=utf-8").send(body);
+    },
+  );
 }

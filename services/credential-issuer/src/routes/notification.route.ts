@@ -34,13 +34,17 @@ const schema = {
  * 204 on success.
  */
 export function registerNotificationRoute(app: App, deps: IssuerDependencies): void {
-  app.post("/notification", { config: { errorShape: "oauth" }, schema, ...documentedOnly }, async (request, reply) => {
-    reply.header("cache-control", "no-store");
-    const presented = readAccessToken(request);
-    const claims = await verifyAccessToken(deps, presented);
-    await verifyDpopBinding(deps, request, reply, presented, claims, notificationEndpointOf(deps.issuerUrl));
-    await checkAccessTokenNotRevoked(deps, presented, claims);
-    await recordNotification(deps, claims, parseNotificationRequest(request.body));
-    return reply.code(204).send();
-  });
+  app.post(
+    "/notification",
+    { config: { errorShape: "oauth", answers: [204, 401, 503] }, schema, ...documentedOnly },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      const presented = readAccessToken(request);
+      const claims = await verifyAccessToken(deps, presented);
+      await verifyDpopBinding(deps, request, reply, presented, claims, notificationEndpointOf(deps.issuerUrl));
+      await checkAccessTokenNotRevoked(deps, presented, claims);
+      await recordNotification(deps, claims, parseNotificationRequest(request.body));
+      return reply.code(204).send();
+    },
+  );
 }

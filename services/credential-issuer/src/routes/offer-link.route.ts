@@ -23,32 +23,40 @@ const LABELS: Record<OfferLinkStatus, string> = {
  * `/status` (what the page polls). None shows a claim value.
  */
 export function registerOfferLinkRoutes(app: App, deps: IssuerDependencies): void {
-  app.get("/v1/offers/:offerId/qr.svg", { schema: { params: zOfferParams } }, async (request, reply) => {
-    const link = await getOfferLink(deps, request.params.offerId.toLowerCase());
-    return sendQrSvg(reply, await renderQrSvg(link.deepLink));
-  });
+  app.get(
+    "/v1/offers/:offerId/qr.svg",
+    { schema: { params: zOfferParams }, config: { answers: [404, 410], produces: "image/svg+xml" } },
+    async (request, reply) => {
+      const link = await getOfferLink(deps, request.params.offerId.toLowerCase());
+      return sendQrSvg(reply, await renderQrSvg(link.deepLink));
+    },
+  );
 
-  app.get("/v1/offers/:offerId/page", { schema: { params: zOfferParams } }, async (request, reply) => {
-    const offerId = request.params.offerId.toLowerCase();
-    const link = await getOfferLink(deps, offerId);
-    const html = renderLinkPage({
-      title: "Add a credential to your wallet",
-      intro: "Scan the QR code with your wallet app, or open the offer in a wallet on this device.",
-      link: link.deepLink,
-      qrSvg: await renderQrSvg(link.deepLink),
-      openLabel: "Open in wallet",
-      status: {
-        current: link.status,
-        // Relative: the page polls the origin it was loaded from, whatever host name reached it.
-        url: "status",
-        labels: LABELS,
-        final: ["redeemed", "expired"],
-        tones: { redeemed: "ok", expired: "bad" },
-      },
-      expiresAt: link.expiresAt.toISOString(),
-    });
-    return sendLinkPage(reply, html);
-  });
+  app.get(
+    "/v1/offers/:offerId/page",
+    { schema: { params: zOfferParams }, config: { answers: [404, 410], produces: "text/html" } },
+    async (request, reply) => {
+      const offerId = request.params.offerId.toLowerCase();
+      const link = await getOfferLink(deps, offerId);
+      const html = renderLinkPage({
+        title: "Add a credential to your wallet",
+        intro: "Scan the QR code with your wallet app, or open the offer in a wallet on this device.",
+        link: link.deepLink,
+        qrSvg: await renderQrSvg(link.deepLink),
+        openLabel: "Open in wallet",
+        status: {
+          current: link.status,
+          // Relative: the page polls the origin it was loaded from, whatever host name reached it.
+          url: "status",
+          labels: LABELS,
+          final: ["redeemed", "expired"],
+          tones: { redeemed: "ok", expired: "bad" },
+        },
+        expiresAt: link.expiresAt.toISOString(),
+      });
+      return sendLinkPage(reply, html);
+    },
+  );
 
   app.get(
     "/v1/offers/:offerId/status",

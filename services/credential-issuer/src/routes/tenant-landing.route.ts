@@ -61,9 +61,13 @@ export function renderLandingPage(deps: IssuerDependencies, tenant: IssuerTenant
 
 /** GET /:tenant: the tenant's HTML landing page; 404 (JSON) for unknown tenants. */
 export function registerTenantLandingRoute(app: App, deps: IssuerDependencies): void {
-  app.get("/:tenant", { schema: { params: zTenantParams } }, async (request, reply) => {
-    if (RESERVED_SEGMENTS.has(request.params.tenant)) return reply.callNotFound();
-    const tenant = await findIssuerTenant(deps, request.params.tenant);
-    return reply.type("text/html; charset=utf-8").send(renderLandingPage(deps, tenant));
-  });
+  app.get(
+    "/:tenant",
+    { schema: { params: zTenantParams }, config: { answers: [404], produces: "text/html" } },
+    async (request, reply) => {
+      if (RESERVED_SEGMENTS.has(request.params.tenant)) return reply.callNotFound();
+      const tenant = await findIssuerTenant(deps, request.params.tenant);
+      return reply.type("text/html; charset=utf-8").send(renderLandingPage(deps, tenant));
+    },
+  );
 }

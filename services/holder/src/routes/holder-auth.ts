@@ -1,5 +1,5 @@
 import { AppError } from "@attesto/runtime/errors";
-import type { App } from "@attesto/runtime/http";
+import { type App, answersInScope } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import { InvalidHolderTokenError } from "../domain/accounts/holder-token.js";
 import type { HolderDependencies } from "../domain/dependencies.js";
@@ -19,6 +19,7 @@ const invalidToken = (message: string, cause?: unknown) =>
  * sees only that holder's data.
  */
 export function requireHolderToken(scope: App, deps: Pick<HolderDependencies, "tokens" | "users">): void {
+  answersInScope(scope, [401]);
   scope.addHook("onRequest", async (request) => {
     const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(request.headers.authorization ?? "");
     if (!match?.[1]) throw invalidToken("Bearer access token is required");

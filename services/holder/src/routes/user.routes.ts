@@ -59,14 +59,18 @@ export function registerUserRoutes(app: App, deps: HolderDependencies): void {
   );
 
   const logIn = createLogIn(deps);
-  app.post("/v1/user/login", { schema: { body: zLogInBody, response: { 200: zLoggedIn } } }, async (request, reply) => {
-    reply.header("cache-control", "no-store");
-    const result = await logIn({ uuid: request.body.uuid, password: request.body.password, clientIp: request.ip });
-    return {
-      access_token: result.accessToken,
-      token_type: "Bearer" as const,
-      expires_in: result.expiresIn,
-      user: { uuid: result.user.uuid, name: result.user.name },
-    };
-  });
+  app.post(
+    "/v1/user/login",
+    { schema: { body: zLogInBody, response: { 200: zLoggedIn } }, config: { answers: [401, 429] } },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      const result = await logIn({ uuid: request.body.uuid, password: request.body.password, clientIp: request.ip });
+      return {
+        access_token: result.accessToken,
+        token_type: "Bearer" as const,
+        expires_in: result.expiresIn,
+        user: { uuid: result.user.uuid, name: result.user.name },
+      };
+    },
+  );
 }

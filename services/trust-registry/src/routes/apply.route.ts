@@ -34,6 +34,7 @@ export function registerApplyRoute(app: App, domain: TrustRegistryDomain, counte
     "/v1/apply",
     {
       schema: { body: zApplyBody, response: { 201: zApplyResponse } },
+      config: { answers: [403, 409, 429] },
       onRequest: rateLimit(counter, { ...APPLY_RATE_LIMIT, key: (request) => request.ip }),
       // Closed: 403 before the body is looked at (an invalid body must not turn it into a 400).
       preValidation: async () => assertSelfRegistrationOpen(domain),

@@ -36,6 +36,7 @@ export function registerLogInRoute(app: App, domain: TrustRegistryDomain, counte
     "/v1/auth/login",
     {
       schema: { body: zLogInBody, response: { 200: zLogInResponse } },
+      config: { answers: [401, 429] },
       preValidation: rateLimit(counter, {
         ...LOGIN_RATE_LIMIT,
         key: attemptedAccount,

@@ -1,5 +1,5 @@
 import { AppError, forbidden } from "@attesto/runtime/errors";
-import type { App } from "@attesto/runtime/http";
+import { type App, answersInScope } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { InvalidLoginTokenError, type LoginPrincipal } from "../domain/login-token.js";
@@ -19,6 +19,7 @@ const invalidToken = (message: string, cause?: unknown) =>
  * exists for the token's tenant and is approved. The tenant of every DID operation comes from here.
  */
 export function requireLoginToken(scope: App, domain: TrustRegistryDomain): void {
+  answersInScope(scope, [401, 403]);
   scope.addHook("onRequest", async (request) => {
     const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(request.headers.authorization ?? "");
     if (!match?.[1]) throw invalidToken("Bearer access token is required");

@@ -152,6 +152,7 @@ export function registerCreateAuthorizationRequestRoute(app: App, deps: Verifier
       // On request, before the body is parsed or validated: without a valid key nothing else is looked at.
       onRequest: requireApiKey(deps.apiKeys, "verifier"),
       schema: { body: zBody, response: { 201: zCreated } },
+      config: { answers: [503] },
     },
     async (request, reply) => {
       const body = request.body;

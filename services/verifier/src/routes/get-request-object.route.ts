@@ -17,13 +17,20 @@ const zWalletBody = z
  * `application/oauth-authz-req+jwt`. POST does the same for wallets using request_uri_method=post.
  */
 export function registerGetRequestObjectRoute(app: App, deps: VerifierDependencies): void {
-  app.get("/v1/verifier/request/:requestUriId", { schema: { params: zParams } }, async (request, reply) => {
-    const jwt = await getRequestObject(deps, request.params.requestUriId);
-    return reply.type(REQUEST_OBJECT_CONTENT_TYPE).header("cache-control", "no-store").send(jwt);
-  });
+  app.get(
+    "/v1/verifier/request/:requestUriId",
+    { schema: { params: zParams }, config: { answers: [404, 410], produces: REQUEST_OBJECT_CONTENT_TYPE } },
+    async (request, reply) => {
+      const jwt = await getRequestObject(deps, request.params.requestUriId);
+      return reply.type(REQUEST_OBJECT_CONTENT_TYPE).header("cache-control", "no-store").send(jwt);
+    },
+  );
   app.post(
     "/v1/verifier/request/:requestUriId",
-    { schema: { params: zParams, body: zWalletBody } },
+    {
+      schema: { params: zParams, body: zWalletBody, consumes: ["application/x-www-form-urlencoded"] },
+      config: { answers: [404, 410], produces: REQUEST_OBJECT_CONTENT_TYPE },
+    },
     async (request, reply) => {
       const walletNonce = request.body?.wallet_nonce;
       const jwt = await getRequestObject(deps, request.params.requestUriId, walletNonce ? { walletNonce } : {});

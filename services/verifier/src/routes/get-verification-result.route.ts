@@ -59,6 +59,7 @@ export function registerGetVerificationResultRoute(app: App, deps: VerifierDepen
     {
       onRequest: requireApiKey(deps.apiKeys),
       schema: { params: zParams, querystring: zQuery, response: { 200: zResult } },
+      config: { answers: [404] },
     },
     async (request, reply) => {
       const result = await getVerificationResult(

@@ -26,35 +26,43 @@ const LABELS: Record<SessionStatus, string> = {
  * shows a claim value or a check result.
  */
 export function registerRequestLinkRoutes(app: App, deps: VerifierDependencies): void {
-  app.get("/v1/verifier/request/:requestUriId/qr.svg", { schema: { params: zParams } }, async (request, reply) => {
-    const { link } = await getRequestLink(deps, request.params.requestUriId);
-    return sendQrSvg(reply, await renderQrSvg(link));
-  });
+  app.get(
+    "/v1/verifier/request/:requestUriId/qr.svg",
+    { schema: { params: zParams }, config: { answers: [404, 410], produces: "image/svg+xml" } },
+    async (request, reply) => {
+      const { link } = await getRequestLink(deps, request.params.requestUriId);
+      return sendQrSvg(reply, await renderQrSvg(link));
+    },
+  );
 
-  app.get("/v1/verifier/request/:requestUriId/page", { schema: { params: zParams } }, async (request, reply) => {
-    const found = await getRequestLink(deps, request.params.requestUriId);
-    const html = renderLinkPage({
-      title: "Share a credential",
-      intro: "Scan the QR code with your wallet app, or open the request in a wallet on this device.",
-      link: found.link,
-      qrSvg: await renderQrSvg(found.link),
-      openLabel: "Open in wallet",
-      status: {
-        current: found.status,
-        // Relative: the page polls the origin it was loaded from, whatever host name reached it.
-        url: "status",
-        labels: LABELS,
-        final: ["completed", "failed", "expired"],
-        tones: { completed: "ok", failed: "bad", expired: "bad" },
-      },
-      expiresAt: found.expiresAt.toISOString(),
-    });
-    return sendLinkPage(reply, html);
-  });
+  app.get(
+    "/v1/verifier/request/:requestUriId/page",
+    { schema: { params: zParams }, config: { answers: [404, 410], produces: "text/html" } },
+    async (request, reply) => {
+      const found = await getRequestLink(deps, request.params.requestUriId);
+      const html = renderLinkPage({
+        title: "Share a credential",
+        intro: "Scan the QR code with your wallet app, or open the request in a wallet on this device.",
+        link: found.link,
+        qrSvg: await renderQrSvg(found.link),
+        openLabel: "Open in wallet",
+        status: {
+          current: found.status,
+          // Relative: the page polls the origin it was loaded from, whatever host name reached it.
+          url: "status",
+          labels: LABELS,
+          final: ["completed", "failed", "expired"],
+          tones: { completed: "ok", failed: "bad", expired: "bad" },
+        },
+        expiresAt: found.expiresAt.toISOString(),
+      });
+      return sendLinkPage(reply, html);
+    },
+  );
 
   app.get(
     "/v1/verifier/request/:requestUriId/status",
-    { schema: { params: zParams, response: { 200: zRequestStatus } } },
+    { schema: { params: zParams, response: { 200: zRequestStatus } }, config: { answers: [404] } },
     async (request, reply) => {
       const found = await getRequestLink(deps, request.params.requestUriId);
       return sendLinkStatus(reply, { status: found.status, expires_at: found.expiresAt.toISOString() });

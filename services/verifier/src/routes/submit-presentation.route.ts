@@ -32,7 +32,10 @@ const zAccepted = z.object({
 export function registerSubmitPresentationRoute(app: App, deps: VerifierDependencies): void {
   app.post(
     "/v1/verifier/presentation",
-    { config: { errorShape: "oauth" }, schema: { body: zForm, response: { 200: zAccepted } } },
+    {
+      config: { errorShape: "oauth", answers: [404, 410] },
+      schema: { body: zForm, consumes: ["application/x-www-form-urlencoded"], response: { 200: zAccepted } },
+    },
     async (request, reply) => {
       const accepted = await submitPresentation(deps, request.body ?? {}, (check, error) =>
         request.log.error({ err: error, check }, "verification check failed unexpectedly"),

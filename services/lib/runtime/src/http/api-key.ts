@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { AppError, forbidden, unauthorized } from "../errors/app-error.js";
+import { answering } from "./openapi.js";
 
 /** The tenant an API key belongs to, as the trust registry vouches for it. */
 export interface AuthenticatedTenant {
@@ -32,16 +33,20 @@ export interface ApiKeyAuthenticator {
  * `Account is not approved`, 403 `Forbidden` when the tenant lacks `role`.
  */
 export function requireApiKey(authenticator: ApiKeyAuthenticator, role?: TenantRole): preHandlerAsyncHookHandler {
-  return async (request: FastifyRequest) => {
-    const header = request.headers["x-api-key"];
-    const apiKey = Array.isArray(header) ? undefined : header?.trim();
-    if (Array.isArray(header)) throw unauthorized("Invalid API Key");
-    if (!apiKey) throw unauthorized("API Key is required");
-    const tenant = await authenticator.authenticate(apiKey);
-    if (role === "issuer" && !tenant.isIssuer) throw forbidden("Forbidden");
-    if (role === "verifier" && !tenant.isVerifier) throw forbidden("Forbidden");
-    request.apiTenant = tenant;
-  };
+  // Documented on every route that uses it: 401 without a valid key, 403 without the role.
+  return answering(
+    async (request: FastifyRequest) => {
+      const header = request.headers["x-api-key"];
+      const apiKey = Array.isArray(header) ? undefined : header?.trim();
+      if (Array.isArray(header)) throw unauthorized("Invalid API Key");
+      if (!apiKey) throw unauthorized("API Key is required");
+      const tenant = await authenticator.authenticate(apiKey);
+      if (role === "issuer" && !tenant.isIssuer) throw forbidden("Forbidden");
+      if (role === "verifier" && !tenant.isVerifier) throw forbidden("Forbidden");
+      request.apiTenant = tenant;
+    },
+    role ? [401, 403, 503] : [401, 503],
+  );
 }
 
 /** The tenant of an API-key route (after `requireApiKey`). */

@@ -11,6 +11,8 @@ export { DOCS_PATH, DOCS_ROUTES, docsPageCsp } from "./docs-page.js";
 export { acceptEmptyJsonBody } from "./empty-json-body.js";
 export { sendError } from "./error-handler.js";
 export {
+  answering,
+  answersInScope,
   documentedOnly,
   OPENAPI_PATH,
   OPENAPI_VERSION,

@@ -1,8 +1,19 @@
+import { STATUS_CODES } from "node:http";
 import swagger from "@fastify/swagger";
 import type { FastifySchema, RouteOptions } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import type { ErrorShape } from "../errors/app-error.js";
 import type { App } from "./create-app.js";
 import { DOCS_ROUTES } from "./docs-page.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Statuses this route answers besides its success and those the platform infers (400, 401, 403, 500). */
+    answers?: readonly number[];
+    /** The media type of a success body that is not JSON (a JWT, an SVG, an HTML page). */
+    produces?: string;
+  }
+}
 
 /** Where every public port serves its OpenAPI 3.1 document. */
 export const OPENAPI_PATH = "/openapi.json";
@@ -22,10 +33,31 @@ export const ROUTES_EXEMPT_FROM_SCHEMA: readonly string[] = [
 ];
 
 const DESCRIBING_PARTS = ["body", "querystring", "params", "headers", "response"] as const;
+const REQUEST_PARTS = ["body", "querystring", "params"] as const;
 
 /** Whether a route's schema describes anything (a request part or a response). */
 function describesSomething(schema: FastifySchema | undefined): boolean {
   return schema !== undefined && DESCRIBING_PARTS.some((part) => schema[part] !== undefined);
+}
+
+/** The error statuses a hook can answer (`requireApiKey`: 401, 403), as `answering` marks it. */
+const ANSWERS = Symbol.for("attesto.openapi.answers");
+
+/** Marks a hook with the error statuses it can answer, so every route using it documents them. */
+export function answering<T extends object>(hook: T, statuses: readonly number[]): T {
+  Object.defineProperty(hook, ANSWERS, { value: statuses });
+  return hook;
+}
+
+const answersOf = (hooks: unknown): number[] =>
+  (Array.isArray(hooks) ? hooks : [hooks]).flatMap(
+    (hook) => ((hook as Record<symbol, readonly number[]> | undefined)?.[ANSWERS] ?? []) as number[],
+  );
+
+interface RouteErrors {
+  statuses: Set<number>;
+  shape: ErrorShape;
+  produces?: string;
 }
 
 const withoutSchema = new WeakMap<object, string[]>();
@@ -42,12 +74,106 @@ export interface OpenApiOptions {
   publicUrl?: string;
 }
 
+/** `/v1/offers/:offerId` as OpenAPI writes it: `/v1/offers/{offerId}`. */
+const openApiPathOf = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+
+const ERROR_CODE_EXAMPLE: Record<number, string> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  410: "gone",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  429: "rate_limited",
+  500: "server_error",
+  503: "unavailable",
+};
+
+const fieldErrorsSchema = {
+  type: "array",
+  description: "A validation failure: every failing field, one entry each",
+  items: {
+    type: "object",
+    required: ["field", "message"],
+    properties: {
+      field: { type: "string", description: "Dotted path of the field, or body/query/path for the whole part" },
+      message: { type: "string", description: "What is wrong, without the field name" },
+    },
+  },
+};
+
+/** The body of an error answer in either wire shape (root README "Error answers", docs/http-api.md). */
+function errorBodySchema(shape: ErrorShape) {
+  const text = shape === "oauth" ? "error_description" : "message";
+  return {
+    type: "object",
+    required: ["error", text],
+    properties: {
+      error: { type: "string", description: "Stable machine code" },
+      [text]: { type: "string", description: "Safe to show; never echoes the request" },
+      errors: fieldErrorsSchema,
+    },
+  };
+}
+
+function errorExample(status: number, shape: ErrorShape) {
+  const error = ERROR_CODE_EXAMPLE[status] ?? "invalid_request";
+  const text = status === 400 ? "name is required" : (STATUS_CODES[status] ?? "Error");
+  const body: Record<string, unknown> =
+    shape === "oauth" ? { error, error_description: text } : { error, message: text };
+  if (status === 400) body.errors = [{ field: "name", message: "is required" }];
+  return body;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Completes the generated document: each response is described by its status text (not "Default
+ * Response"), and each operation lists every error status it can answer with the body of its
+ * error shape and an example.
+ */
+function completeDocument(document: Json, errorsByOperation: ReadonlyMap<string, RouteErrors>): Json {
+  const completed = structuredClone(document) as Json & { paths?: Record<string, Record<string, Json>> };
+  for (const [path, operations] of Object.entries(completed.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const responses = (operation.responses ?? {}) as Record<string, Json>;
+      const errors = errorsByOperation.get(`${method.toUpperCase()} ${path}`);
+      for (const [status, response] of Object.entries(responses)) {
+        if (!response.description || response.description === "Default Response") {
+          response.description = STATUS_CODES[Number(status)] ?? "Response";
+        }
+        if (errors?.produces && status.startsWith("2") && !response.content) {
+          response.content = { [errors.produces]: { schema: { type: "string" } } };
+        }
+      }
+      for (const status of [...(errors?.statuses ?? [500])].sort()) {
+        if (responses[String(status)]) continue;
+        if (status < 400) {
+          responses[String(status)] = { description: STATUS_CODES[status] ?? "Response" };
+          continue;
+        }
+        const shape = errors?.shape ?? "api";
+        responses[String(status)] = {
+          description: STATUS_CODES[status] ?? "Error",
+          content: { "application/json": { schema: errorBodySchema(shape), example: errorExample(status, shape) } },
+        };
+      }
+      operation.responses = responses;
+    }
+  }
+  return completed;
+}
+
 /**
  * The OpenAPI 3.1 document of a public port, generated from the routes' zod schemas and served at
  * `GET /openapi.json`. Call before any route is added: routes are collected as they are registered.
  */
 export async function registerOpenApi(app: App, options: OpenApiOptions): Promise<void> {
   const missing: string[] = [];
+  // Read when the document is first asked for: a scope's onRoute hooks (answersInScope) run after ours.
+  const routes: RouteOptions[] = [];
   withoutSchema.set(app, missing);
   app.addHook("onRoute", (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -56,6 +182,7 @@ export async function registerOpenApi(app: App, options: OpenApiOptions): Promis
       const name = `${method} ${route.url}`;
       if (!ROUTES_EXEMPT_FROM_SCHEMA.includes(name) && !describesSomething(route.schema)) missing.push(name);
     }
+    routes.push(route);
   });
   await app.register(swagger, {
     openapi: {
@@ -65,9 +192,40 @@ export async function registerOpenApi(app: App, options: OpenApiOptions): Promis
     },
     transform: jsonSchemaTransform,
   });
+  let completed: Json | undefined;
   app.get(OPENAPI_PATH, { logLevel: "warn", schema: { hide: true } }, async (_request, reply) => {
     reply.header("cache-control", "no-cache");
-    return app.swagger();
+    completed ??= completeDocument(app.swagger() as unknown as Json, errorsOf(routes));
+    return completed;
+  });
+}
+
+/** The error statuses and shape of every operation (`METHOD /openapi/{path}`). */
+function errorsOf(routes: readonly RouteOptions[]): Map<string, RouteErrors> {
+  const errors = new Map<string, RouteErrors>();
+  for (const route of routes) {
+    const statuses = new Set<number>([500, ...answersOf(route.onRequest), ...answersOf(route.preHandler)]);
+    for (const status of route.config?.answers ?? []) statuses.add(status);
+    if (REQUEST_PARTS.some((part) => route.schema?.[part] !== undefined)) statuses.add(400);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      errors.set(`${method} ${openApiPathOf(route.url)}`, {
+        statuses,
+        shape: route.config?.errorShape ?? "api",
+        produces: route.config?.produces,
+      });
+    }
+  }
+  return errors;
+}
+
+/**
+ * Documents error statuses every route of a scope answers (a scope-wide hook such as a login
+ * token check: 401): call on the scope before its routes are added.
+ */
+export function answersInScope(scope: App, statuses: readonly number[]): void {
+  scope.addHook("onRoute", (route: RouteOptions) => {
+    route.config = { ...route.config, answers: [...(route.config?.answers ?? []), ...statuses] };
   });
 }
 

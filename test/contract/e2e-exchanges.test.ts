@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  applyTenant,
+  BADGE_CLAIMS,
+  BADGE_CONFIG,
+  createOrganizationDid,
+  expectStatus,
+  issueCredential,
+  logIn,
+  openSession,
+  PASSWORD,
+  presentation,
+  submitPresentation,
+  type Tenant,
+  verificationResult,
+} from "../hostile/support/flows.js";
+import { http, postJson } from "../hostile/support/http.js";
+import { startTestPlatform, type TestPlatform } from "../hostile/support/platform.js";
+import { ContractChecker, fetchDocuments } from "./support/contract-check.js";
+import { type ExchangeRecorder, recordExchanges } from "./support/exchange-recorder.js";
+
+/**
+ * The contract test: the platform's real requests and responses, from the flows the e2e and hostile
+ * suites drive (issuance on both signing paths, status changes, verification, holder accounts,
+ * registries, and the refusals of bad input), replayed against the OpenAPI documents the services
+ * serve. An exchange on an undocumented operation or status, or whose body does not match its
+ * documented schema, fails the test with one line per mismatch.
+ */
+const PORT_OFFSET = 12_400;
+
+describe("contract: real exchanges against the served OpenAPI documents", () => {
+  let platform: TestPlatform;
+  let recorder: ExchangeRecorder;
+  let tenant: Tenant;
+  const urls = () => Object.values(platform.url);
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ portOffset: PORT_OFFSET, label: "contract" });
+    recorder = recordExchanges(urls());
+    tenant = await applyTenant(platform.url);
+  });
+
+  afterAll(async () => {
+    recorder?.stop();
+    await platform?.close();
+  });
+
+  it("drives the flows", async () => {
+    const { url } = platform;
+    const apiKey = { "x-api-key": tenant.apiKey };
+    const loginToken = await logIn(url, tenant);
+    await createOrganizationDid(url, loginToken);
+
+    // Issuance on both signing paths, the credential's status changed, a verification.
+    const onDid = await issueCredential(url, tenant);
+    await issueCredential(url, tenant, { x509: true });
+    const listed = expectStatus(await http(`${url.issuer}/v1/credentials`, { headers: apiKey }), 200, "list");
+    const [first] = (listed.json as { credentials: Array<{ id: string }> }).credentials;
+    const patch = (body: unknown) =>
+      http(`${url.issuer}/v1/credentials/${first?.id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json", ...apiKey },
+        body: JSON.stringify(body),
+      });
+    expectStatus(await patch({ status: "suspended" }), 200, "PATCH suspended");
+    expectStatus(await patch({ status: "active" }), 200, "PATCH active");
+    const session = await openSession(url, tenant.apiKey);
+    expectStatus(await submitPresentation(url, session, await presentation(onDid, session)), 200, "presentation");
+    expectStatus(await verificationResult(url, tenant.apiKey, session.session_id), 200, "result");
+    await http(`${url.issuer}/.well-known/openid-credential-issuer/${tenant.tenant}`);
+    await http(`${url.issuer}/.well-known/jwt-vc-issuer/${tenant.tenant}`);
+    await http(`${url.auth}/.well-known/oauth-authorization-server`);
+    await http(`${url.schema}/schemas?limit=5`);
+
+    // Holder accounts.
+    const user = await postJson(`${url.holder}/v1/user/register`, { password: PASSWORD });
+    const uuid = (user.json as { uuid: string }).uuid;
+    await postJson(`${url.holder}/v1/user/login`, { uuid, password: PASSWORD });
+
+    // Refusals: each is an exchange the documents must describe too.
+    await postJson(`${url.issuer}/v1/offers`, {}, {});
+    await postJson(
+      `${url.issuer}/v1/offers`,
+      { credential: { config_id: BADGE_CONFIG, claims: { ...BADGE_CLAIMS, given_name: 7 } }, flow: "pre-authorized" },
+      apiKey,
+    );
+    await patch({ status: "deleted" });
+    await http(`${url.issuer}/v1/credentials/00000000-0000-4000-8000-000000000000`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", ...apiKey },
+      body: JSON.stringify({ status: "revoked" }),
+    });
+    await http(`${url.issuer}/v1/offers/00000000-0000-4000-8000-000000000000`);
+    await postJson(`${url.verifier}/v1/verifier/authorization-request`, { dcql_query: {} }, apiKey);
+    await http(`${url.verifier}/v1/verifier/result/not-a-session`, { headers: apiKey });
+    await postJson(`${url.issuer}/credential`, { credential_configuration_id: BADGE_CONFIG });
+    await postJson(`${url.trust}/v1/apply`, { name: "" });
+    await postJson(`${url.holder}/v1/user/login`, { uuid, password: "Wrong-Passw0rd" });
+  });
+
+  it("every exchange keeps the contract of its document", async () => {
+    await recorder.settled();
+    const exchanges = recorder.exchanges.filter((exchange) => exchange.url.pathname !== "/openapi.json");
+    expect(exchanges.length).toBeGreaterThan(30);
+    const checker = new ContractChecker(await fetchDocuments(urls()));
+    const mismatches = [...new Set(exchanges.flatMap((exchange) => checker.check(exchange)))];
+    expect(mismatches).toEqual([]);
+  });
+});
