@@ -1,8 +1,11 @@
+import { didKeyFromPublicJwk, ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAuthorizationCodeFlow } from "../hostile/support/authorization-code.js";
 import {
   applyTenant,
   BADGE_CLAIMS,
   BADGE_CONFIG,
+  createOffer,
   createOrganizationDid,
   expectStatus,
   issueCredential,
@@ -75,7 +78,64 @@ describe("contract: real exchanges against the served OpenAPI documents", () => 
     // Holder accounts.
     const user = await postJson(`${url.holder}/v1/user/register`, { password: PASSWORD });
     const uuid = (user.json as { uuid: string }).uuid;
-    await postJson(`${url.holder}/v1/user/login`, { uuid, password: PASSWORD });
+    const holderLogin = expectStatus(
+      await postJson(`${url.holder}/v1/user/login`, { uuid, password: PASSWORD }),
+      200,
+      "holder login",
+    );
+
+    // The authorization code flow (PAR, consent pages, token, credential) and the public link pages.
+    await runAuthorizationCodeFlow(url, tenant);
+    const offer = await createOffer(url, tenant.apiKey);
+    for (const part of ["", "/qr.svg", "/page", "/status"]) await http(`${offer.credential_offer_uri}${part}`);
+    const linked = await openSession(url, tenant.apiKey);
+    for (const part of ["/qr.svg", "/page", "/status"]) await http(`${linked.request_uri}${part}`);
+
+    // The holder as a wallet: receive from the issuer, present to the verifier.
+    const asHolder = { authorization: `Bearer ${(holderLogin.json as { access_token: string }).access_token}` };
+    const holderJwk = generateEd25519Jwk();
+    const holderDid = didKeyFromPublicJwk(ed25519PublicJwk(holderJwk));
+    const toReceive = await createOffer(url, tenant.apiKey);
+    await postJson(`${url.holder}/v1/oid4vci/offer-details`, { credential_offer_uri: toReceive.deep_link }, asHolder);
+    const received = expectStatus(
+      await postJson(
+        `${url.holder}/v1/oid4vci/receive`,
+        { credential_offer_uri: toReceive.deep_link, holder_did: holderDid, private_key: holderJwk.d },
+        asHolder,
+      ),
+      201,
+      "holder receive",
+    );
+    await http(`${url.holder}/v1/vc`, { headers: asHolder });
+    const verifierJwk = generateEd25519Jwk();
+    const holderSession = await openSession(url, tenant.apiKey, {
+      body: {
+        verifier_private_key: verifierJwk.d,
+        verifier_client_id: didKeyFromPublicJwk(ed25519PublicJwk(verifierJwk)),
+      },
+    });
+    await postJson(
+      `${url.holder}/v1/oid4vp/request-details`,
+      { authorization_request_uri: holderSession.authorization_request },
+      asHolder,
+    );
+    expectStatus(
+      await postJson(
+        `${url.holder}/v1/oid4vp/presentation`,
+        {
+          authorization_request_uri: holderSession.authorization_request,
+          selected_credentials: [
+            { credential_id: (received.json as { credential_id: string }).credential_id, query_id: "badge" },
+          ],
+          holder_did: holderDid,
+          private_key: holderJwk.d,
+        },
+        asHolder,
+      ),
+      200,
+      "holder presentation",
+    );
+    await http(`${url.holder}/v1/vc`);
 
     // Refusals: each is an exchange the documents must describe too.
     await postJson(`${url.issuer}/v1/offers`, {}, {});

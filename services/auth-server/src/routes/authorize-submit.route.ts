@@ -14,7 +14,11 @@ const zForm = z.record(z.string(), z.union([z.string(), z.array(z.string())])).n
 export function registerAuthorizeSubmitRoute(app: App, deps: AuthorizationStepDeps): void {
   app.post(
     "/v1/authorize/submit",
-    { schema: { body: zForm, consumes: FORM_CONTENT_TYPES }, errorHandler: browserErrorHandler },
+    {
+      schema: { body: zForm, consumes: FORM_CONTENT_TYPES },
+      config: { errorPages: true, answers: [303, 403, 404, 410, 503] },
+      errorHandler: browserErrorHandler,
+    },
     async (request, reply) => {
       const form = request.body ?? {};
       const { location } = await submitAuthorization(

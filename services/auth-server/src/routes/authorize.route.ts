@@ -28,7 +28,12 @@ export function registerAuthorizeRoute(app: App, deps: AuthorizationStepDeps, co
   app.get(
     "/v1/authorize",
     // No HEAD twin: a HEAD (link previews) would consume the single-use request_uri or end the session.
-    { schema: { querystring: zQuery }, errorHandler: browserErrorHandler, exposeHeadRoute: false },
+    {
+      schema: { querystring: zQuery },
+      config: { produces: "text/html", errorPages: true, answers: [303, 403, 404, 410, 503] },
+      errorHandler: browserErrorHandler,
+      exposeHeadRoute: false,
+    },
     async (request, reply) => {
       const result = await startAuthorization(
         {

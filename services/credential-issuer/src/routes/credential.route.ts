@@ -13,7 +13,6 @@ import {
   verifyAccessToken,
   verifyDpopBinding,
 } from "./credential-access.js";
-import { zCredentialResponse } from "./issuer-documents.schema.js";
 
 const zCredentialRequest = z
   .object({
@@ -41,20 +40,24 @@ const zCredentialRequest = z
 
 /** OID4VCI 1.0 §8.3 credential response; `reference` (Attesto) only with `is_on_chain`. */
 const zCredentialResponse = z.object({
-  credentials: z.array(
-    z.object({
-      credential: z.unknown().describe("The SD-JWT VC (or base64url mdoc IssuerSigned)"),
-      reference: z
-        .object({ chain: z.string(), object_id: z.string() })
-        .extend(zReferenceFields.shape)
-        .optional()
-        .describe(
-          "With is_on_chain: chain and object_id, state pending at issuance; the anchored reference is at GET /v1/credentials/{credentialId}",
-        ),
-      credential_id: z.string().optional(),
-      offer_id: z.string().optional(),
-    }),
-  ),
+  credentials: z
+    .array(
+      z.object({
+        credential: z.unknown().describe("The SD-JWT VC (or base64url mdoc IssuerSigned)"),
+        reference: z
+          .object({ chain: z.string(), object_id: z.string() })
+          .extend(zReferenceFields.shape)
+          .optional()
+          .describe(
+            "With is_on_chain: chain and object_id, state pending at issuance; the anchored reference is at GET /v1/credentials/{credentialId}",
+          ),
+        credential_id: z.string().optional(),
+        offer_id: z.string().optional(),
+      }),
+    )
+    .min(1)
+    .max(MAX_BATCH_SIZE)
+    .describe("One credential per key proof, at most batch_size (10)"),
   notification_id: z.string().optional(),
 });
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { App } from "@attesto/runtime/http";
+import type { FastifyReply } from "fastify";
 import { createJwtVcIssuerMetadata } from "../domain/create-jwt-vc-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { zJwtVcIssuerMetadata } from "./issuer-documents.schema.js";
@@ -20,27 +21,28 @@ const METADATA_MAX_AGE_SECONDS = 60;
  */
 export function registerJwtVcIssuerMetadataRoute(app: App, deps: IssuerDependencies): void {
   const documentOf = async (tenant: string) => {
-    const body = JSON.stringify(await createJwtVcIssuerMetadata(deps, tenant));
-    return { body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
+    const document = await createJwtVcIssuerMetadata(deps, tenant);
+    const etag = `"${createHash("sha256").update(JSON.stringify(document)).digest("base64url")}"`;
+    return { document, etag };
   };
   app.get(
     "/.well-known/jwt-vc-issuer/:tenant",
     {
-      // The body is sent as the JSON text its ETag was computed over; the schema documents it.
       schema: { params: zTenantParams, response: { 200: zJwtVcIssuerMetadata } },
       config: { answers: [304, 404] },
     },
     async (request, reply) => {
-      const { body, etag } = await documentOf(request.params.tenant);
+      const { document, etag } = await documentOf(request.params.tenant);
       reply
         .header("cache-control", `public, max-age=${METADATA_MAX_AGE_SECONDS}`)
         .header("etag", etag)
         .header("vary", "accept-encoding");
       const ifNoneMatch = request.headers["if-none-match"];
       if (ifNoneMatch?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
-        return reply.code(304).send();
+        // 304 has no body: the typed reply knows only the 200 document.
+        return (reply as FastifyReply).code(304).send();
       }
-      return reply.type("application/json; charset=utf-8").send(body);
+      return reply.type("application/json; charset=utf-8").send(document);
     },
   );
 }

@@ -12,6 +12,8 @@ declare module "fastify" {
     answers?: readonly number[];
     /** The media type of a success body that is not JSON (a JWT, an SVG, an HTML page). */
     produces?: string;
+    /** Errors are answered as HTML pages (a browser's consent pages), not JSON bodies. */
+    errorPages?: boolean;
   }
 }
 
@@ -58,6 +60,7 @@ interface RouteErrors {
   statuses: Set<number>;
   shape: ErrorShape;
   produces?: string;
+  errorPages?: boolean;
 }
 
 const withoutSchema = new WeakMap<object, string[]>();
@@ -154,6 +157,13 @@ function completeDocument(document: Json, errorsByOperation: ReadonlyMap<string,
           responses[String(status)] = { description: STATUS_CODES[status] ?? "Response" };
           continue;
         }
+        if (errors?.errorPages) {
+          responses[String(status)] = {
+            description: STATUS_CODES[status] ?? "Error",
+            content: { "text/html": { schema: { type: "string", description: "An error page" } } },
+          };
+          continue;
+        }
         const shape = errors?.shape ?? "api";
         responses[String(status)] = {
           description: STATUS_CODES[status] ?? "Error",
@@ -213,6 +223,7 @@ function errorsOf(routes: readonly RouteOptions[]): Map<string, RouteErrors> {
         statuses,
         shape: route.config?.errorShape ?? "api",
         produces: route.config?.produces,
+        errorPages: route.config?.errorPages,
       });
     }
   }
