@@ -77,6 +77,25 @@ export class ContractChecker {
       .join(", ");
   }
 
+  /** `METHOD origin/template` of every documented operation no exchange reached. */
+  operationsNotReached(exchanges: readonly Exchange[]): string[] {
+    const reached = new Set(
+      exchanges.map((exchange) => {
+        const document = this.documents.get(exchange.url.origin);
+        const template = document ? templateOf(document, exchange.url.pathname) : undefined;
+        const method = exchange.method === "HEAD" ? "get" : exchange.method.toLowerCase();
+        return `${method} ${exchange.url.origin}${template}`;
+      }),
+    );
+    return [...this.documents].flatMap(([origin, document]) =>
+      Object.entries(document.paths ?? {}).flatMap(([template, operations]) =>
+        Object.keys(operations)
+          .filter((method) => !reached.has(`${method} ${origin}${template}`))
+          .map((method) => `${method.toUpperCase()} ${origin}${template}`),
+      ),
+    );
+  }
+
   /** The mismatches of one exchange (empty when it keeps the contract). */
   check(exchange: Exchange): string[] {
     const document = this.documents.get(exchange.url.origin);
@@ -96,7 +115,10 @@ export class ContractChecker {
       problems.push(`${where}: status ${exchange.status} (${STATUS_CODES[exchange.status]}) is not documented`);
     } else if (exchange.method !== "HEAD" && exchange.responseBody !== "") {
       const type = mediaTypeOf(exchange.responseContentType);
-      const content = response.content ?? {};
+      // Documented media types may carry parameters (`application/ld+json;profile=...`): compared without them.
+      const content = Object.fromEntries(
+        Object.entries(response.content ?? {}).map(([key, value]) => [mediaTypeOf(key) ?? key, value]),
+      );
       const media = type ? (content[type] ?? content[`${type.split("/")[0]}/*`] ?? content["*/*"]) : undefined;
       if (!media) {
         problems.push(

@@ -29,7 +29,10 @@ const zResolutionResult = z.object({
 export function registerResolveDidRoute(app: App, dependencies: LedgerDependencies): void {
   app.get(
     "/1.0/identifiers/:did",
-    { schema: { params: zParams, response: { 200: zResolutionResult } } },
+    {
+      schema: { params: zParams, response: { 200: zResolutionResult } },
+      config: { answers: [404], produces: DID_RESOLUTION_CONTENT_TYPE },
+    },
     async (request, reply) => {
       const record = await resolveDid(dependencies, request.params.did);
       reply.type(DID_RESOLUTION_CONTENT_TYPE);

@@ -8,14 +8,18 @@ const zLegacyParams = z.object({ type: z.string(), version: z.string() });
  * without checking that the type exists (a 404 can come from the target).
  */
 export function registerRedirectLegacySchemaRoute(app: App): void {
-  app.get("/v1/schemas/:type/:version", { schema: { params: zLegacyParams } }, async (request, reply) => {
-    const { type, version } = request.params;
-    const target = `/schemas/${encodeURIComponent(type)}/${encodeURIComponent(version)}`;
-    return reply
-      .code(302)
-      .header("location", target)
-      .header("deprecation", "true")
-      .header("link", `<${target}>; rel="successor-version"`)
-      .send();
-  });
+  app.get(
+    "/v1/schemas/:type/:version",
+    { schema: { params: zLegacyParams }, config: { answers: [302] } },
+    async (request, reply) => {
+      const { type, version } = request.params;
+      const target = `/schemas/${encodeURIComponent(type)}/${encodeURIComponent(version)}`;
+      return reply
+        .code(302)
+        .header("location", target)
+        .header("deprecation", "true")
+        .header("link", `<${target}>; rel="successor-version"`)
+        .send();
+    },
+  );
 }

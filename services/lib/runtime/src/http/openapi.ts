@@ -147,8 +147,11 @@ function completeDocument(document: Json, errorsByOperation: ReadonlyMap<string,
         if (!response.description || response.description === "Default Response") {
           response.description = STATUS_CODES[Number(status)] ?? "Response";
         }
-        if (errors?.produces && status.startsWith("2") && !response.content) {
-          response.content = { [errors.produces]: { schema: { type: "string" } } };
+        if (errors?.produces && status.startsWith("2")) {
+          // A JSON schema served under its own media type (a DID resolution result), or a text body.
+          const content = response.content as Record<string, Json> | undefined;
+          const schema = content?.["application/json"]?.schema ?? { type: "string" };
+          response.content = { [errors.produces]: { schema } };
         }
       }
       for (const status of [...(errors?.statuses ?? [500])].sort()) {
