@@ -155,6 +155,36 @@ describe("contract: real exchanges against the served OpenAPI documents", () => 
     expectStatus(await http(`${url.holder}/v1/vc/${stored}`, { headers: asHolder }), 200, "holder credential");
     await http(`${url.issuer}/v1/nonce`, { method: "POST" });
 
+    // Health and readiness of every port, the issuer's record of a credential, its landing pages.
+    for (const base of urls()) {
+      await http(`${base}/health`);
+      await http(`${base}/ready`);
+    }
+    await http(`${url.issuer}/v1/credentials/${first?.id}`, { headers: apiKey });
+    await http(`${url.issuer}/${tenant.tenant}`);
+    await http(`${url.issuer}/${tenant.tenant}/.well-known/openid-credential-issuer`);
+    // The verifier's Digital Credentials API assets and a request object fetched with a wallet nonce.
+    for (const asset of ["dc-api.js", "dc-api/demo", "dc-api/demo.js", "dc-api/demo.css"]) {
+      await http(`${url.verifier}/v1/verifier/${asset}`);
+    }
+    const nonced = await openSession(url, tenant.apiKey);
+    await http(nonced.request_uri, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "wallet_nonce=contract-nonce",
+    });
+    // The holder's own DIDs and credentials, made and deleted.
+    const made = expectStatus(
+      await postJson(`${url.holder}/v1/did`, { method: "LEDGER" }, asHolder),
+      201,
+      "holder DID",
+    );
+    await http(`${url.holder}/v1/did/${encodeURIComponent((made.json as { did: string }).did)}`, {
+      method: "DELETE",
+      headers: asHolder,
+    });
+    await http(`${url.holder}/v1/vc/${stored}`, { method: "DELETE", headers: asHolder });
+
     // Refusals: each is an exchange the documents must describe too.
     await postJson(`${url.issuer}/v1/offers`, {}, {});
     await postJson(

@@ -88,8 +88,12 @@ export function registerDidRoutes(scope: App, deps: HolderDependencies): void {
     };
   });
 
-  scope.delete("/v1/did/:did", { schema: { params: zDidParams } }, async (request, reply) => {
-    await deleteHolderDid(deps, userOf(request), request.params.did);
-    return reply.code(204).send();
-  });
+  scope.delete(
+    "/v1/did/:did",
+    { schema: { params: zDidParams }, config: { answers: [204, 404] } },
+    async (request, reply) => {
+      await deleteHolderDid(deps, userOf(request), request.params.did);
+      return reply.code(204).send();
+    },
+  );
 }

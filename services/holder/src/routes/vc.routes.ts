@@ -92,8 +92,12 @@ export function registerVcRoutes(scope: App, deps: HolderDependencies): void {
     };
   });
 
-  scope.delete("/v1/vc/:id", { schema: { params: zIdParams } }, async (request, reply) => {
-    await deleteCredential(deps, userOf(request), request.params.id.toLowerCase(), request.log);
-    return reply.code(204).send();
-  });
+  scope.delete(
+    "/v1/vc/:id",
+    { schema: { params: zIdParams }, config: { answers: [204, 404] } },
+    async (request, reply) => {
+      await deleteCredential(deps, userOf(request), request.params.id.toLowerCase(), request.log);
+      return reply.code(204).send();
+    },
+  );
 }

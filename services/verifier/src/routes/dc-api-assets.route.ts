@@ -32,7 +32,7 @@ const zText = (about: string) => ({ response: { 200: z.string().describe(about) 
  */
 export function registerDcApiAssetRoutes(app: App): void {
   const serve = (path: string, type: string, body: string, about: string, csp?: string) =>
-    app.get(path, { schema: zText(about) }, async (_request, reply) => {
+    app.get(path, { schema: zText(about), config: { produces: type.split(";")[0] } }, async (_request, reply) => {
       reply.type(type).header("cache-control", "public, max-age=300").header("etag", etagOf(body));
       if (csp) reply.header("content-security-policy", csp);
       return reply.send(body);
