@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import { decodeJwt, importJWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestChain, type TestChain, testRootPem } from "../../services/holder/test/support/x509-chain.js";
-import type { WalletKey } from "../interop/support/keys.js";
+import { didKeyOf, type WalletKey, walletKey } from "../interop/support/keys.js";
 import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
 import { presentSdJwtVc } from "../interop/support/sd-jwt.js";
 import { applyTenant, createOffer, type Tenant } from "../interop/support/tenant.js";
@@ -307,4 +307,72 @@ describe("the verifier refuses misdirected and replayed answers", () => {
     expect(((await released.json()) as { status: string }).status).toBe("completed");
     expect((await result(mine.id, mine.code)).status).toBe(400);
   });
+});
+
+describe("control: Attesto's holder presents to the real verifier's x509 sessions", () => {
+  it("x509_hash and x509_san_dns sessions end completed (the holder checks the chain to the platform root)", async () => {
+    const tenant = await applyTenant(platform, "real-wallets-holder");
+    const holderUrl = platform.url("holder");
+    const password = `password-${randomBytes(8).toString("hex")}`;
+    const registered = await fetch(`${holderUrl}/v1/user/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ password }),
+    });
+    const { uuid } = (await registered.json()) as { uuid: string };
+    const login = await fetch(`${holderUrl}/v1/user/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ uuid, password }),
+    });
+    const { access_token } = (await login.json()) as { access_token: string };
+    const asHolder = (path: string, body: unknown) =>
+      fetch(`${holderUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const key = walletKey("EdDSA");
+    const identity = { holder_did: didKeyOf(key), private_key: key.privateKey.export({ format: "jwk" }).d };
+    const received = await asHolder("/v1/oid4vci/receive", {
+      credential_offer_uri: (await createOffer(platform, tenant)).deep_link,
+      notarize_on_ledger: false,
+      ...identity,
+    });
+    expect(received.status, await received.clone().text()).toBe(201);
+    const { credential_id, vct } = (await received.json()) as { credential_id: string; vct: string };
+
+    for (const prefix of ["x509_hash", "x509_san_dns"] as const) {
+      const created = (await (
+        await fetch(`${platform.url("verifier")}/v1/verifier/authorization-request`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": tenant.apiKey },
+          body: JSON.stringify({
+            client_id_prefix: prefix,
+            dcql_query: {
+              credentials: [
+                {
+                  id: "credential",
+                  format: "dc+sd-jwt",
+                  meta: { vct_values: [vct] },
+                  claims: [{ path: ["given_name"] }],
+                },
+              ],
+            },
+          }),
+        })
+      ).json()) as { session_id: string; authorization_request: string; client_id: string };
+      expect(created.client_id.startsWith(`${prefix}:`)).toBe(true);
+      const presented = await asHolder("/v1/oid4vp/presentation", {
+        authorization_request: created.authorization_request,
+        selected_credentials: [{ credential_id, query_id: "credential" }],
+        ...identity,
+      });
+      expect(presented.status, await presented.clone().text()).toBe(200);
+      const result = await fetch(`${platform.url("verifier")}/v1/verifier/result/${created.session_id}`, {
+        headers: { "x-api-key": tenant.apiKey },
+      });
+      expect(((await result.json()) as { status: string }).status, prefix).toBe("completed");
+    }
+  }, 120_000);
 });
