@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
-import { runBash, walkthroughBlocks } from "./support/walkthrough.js";
+import { type LauncherProcess, repoRoot } from "./support/launcher.js";
+import { runBash, startWalkthroughPlatform, walkthroughBlocks } from "./support/walkthrough.js";
 
 /**
  * docs/mdoc.md's worked example, run verbatim: the `sh` blocks between `<!-- mdoc-walkthrough:start -->`
@@ -23,16 +23,7 @@ describe("docs/mdoc.md worked example against the platform", () => {
   let launcher: LauncherProcess;
 
   beforeAll(async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT_OFFSET: String(PORT_OFFSET),
-      ATTESTO_DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-    };
-    delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
-    delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
-    delete env.SERVICE_IDENTITY_KEY;
-    launcher = await startLauncher({ env, readyTimeoutMs: 240_000 });
+    launcher = await startWalkthroughPlatform({ dataDir, portOffset: PORT_OFFSET });
   }, 300_000);
 
   afterAll(async () => {

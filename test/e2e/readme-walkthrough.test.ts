@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
-import { runBash as runScript, walkthroughBlocks } from "./support/walkthrough.js";
+import { type LauncherProcess, repoRoot } from "./support/launcher.js";
+import { runBash as runScript, startWalkthroughPlatform, walkthroughBlocks } from "./support/walkthrough.js";
 
 /**
  * The root README's walkthrough, run verbatim: the fenced `sh` blocks between
@@ -28,18 +28,12 @@ describe("README walkthrough against npm start", () => {
   let launcher: LauncherProcess;
 
   beforeAll(async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT_OFFSET: String(PORT_OFFSET),
-      ATTESTO_DATA_DIR: dataDir,
-      // The README's start command, with the receiver's port.
-      OUTBOUND_ALLOW_HOSTS: `localhost:${WEBHOOK_PORT}`,
-      LOG_LEVEL: "warn",
-    };
-    delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
-    delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
-    delete env.SERVICE_IDENTITY_KEY;
-    launcher = await startLauncher({ env, readyTimeoutMs: 240_000 });
+    // The README's start command, with the receiver's port.
+    launcher = await startWalkthroughPlatform({
+      dataDir,
+      portOffset: PORT_OFFSET,
+      env: { OUTBOUND_ALLOW_HOSTS: `localhost:${WEBHOOK_PORT}` },
+    });
   }, 300_000);
 
   afterAll(async () => {

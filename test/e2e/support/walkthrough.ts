@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { repoRoot } from "./launcher.js";
+import { type LauncherProcess, repoRoot, startLauncher } from "./launcher.js";
 
 /**
  * Documented walkthroughs run verbatim: the fenced `sh` blocks between `<!-- <name>:start -->` and
@@ -43,4 +43,26 @@ export function runBash(
       resolve({ code, output });
     });
   });
+}
+
+/**
+ * The platform a walkthrough runs against, as a reader starts it: the all-in-one launcher on
+ * `portOffset`, the embedded database in `dataDir`, the platform's own service identities.
+ */
+export function startWalkthroughPlatform(options: {
+  dataDir: string;
+  portOffset: number;
+  env?: NodeJS.ProcessEnv;
+}): Promise<LauncherProcess> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT_OFFSET: String(options.portOffset),
+    ATTESTO_DATA_DIR: options.dataDir,
+    LOG_LEVEL: "warn",
+    ...options.env,
+  };
+  delete env.DATABASE_URL; // embedded PGlite, its own database in the data folder
+  delete env.SERVICE_IDENTITY_PUBLIC_KEYS;
+  delete env.SERVICE_IDENTITY_KEY;
+  return startLauncher({ env, readyTimeoutMs: 240_000 });
 }
