@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SERVICE_IDENTITIES } from "@attesto/runtime/rpc";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -9,16 +10,8 @@ import { describe, expect, it } from "vitest";
  */
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-const SERVICES = [
-  "auth-server",
-  "credential-issuer",
-  "verifier",
-  "holder",
-  "trust-registry",
-  "schema-registry",
-  "scheduler",
-  "ledger",
-] as const;
+/** The eight services: every internal identity but the operator's. */
+const SERVICES = SERVICE_IDENTITIES.filter((name) => name !== "operator");
 
 /** Packages whose tests belong under `test/`: the services, the launcher, the shared libraries, the operator and the CLI. */
 const PACKAGES = [
