@@ -138,6 +138,8 @@ function serviceEnv(
           .map((url) => new URL(url).host)
           .join(","),
         LEDGER_INTERNAL_URL: a.ledger.internalUrl,
+        // Anchors of notarized credentials (their complete reference) from this platform's scheduler.
+        SCHEDULER_INTERNAL_URL: a.scheduler.internalUrl,
         HOLDER_TOKEN_SECRET: secrets.HOLDER_TOKEN_SECRET!,
         KEY_ENCRYPTION_KEYS: secrets.KEY_ENCRYPTION_KEYS!,
       };
