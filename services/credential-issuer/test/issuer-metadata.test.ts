@@ -121,14 +121,17 @@ describe("issuer metadata and landing page", () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
     const html = response.body;
-    expect(html).toContain("<title>Acme &lt;University&gt; &amp; &quot;Co&quot;: credential issuer</title>");
+    expect(html).toContain("<title>Acme &lt;University&gt; &amp; &quot;Co&quot;: credentials</title>");
     expect(html).not.toContain("<University>");
     expect(html).toContain(`<code>${ISSUER_URL}/acme</code>`);
     expect(html).toContain(`href="${ISSUER_URL}/.well-known/openid-credential-issuer/acme"`);
     expect(html).toContain(`href="${AS_URL}/.well-known/oauth-authorization-server"`);
     expect(html).toContain('href="http://localhost:8086/schemas"');
     expect(html).toContain('href="http://localhost:8085/.well-known/did-configuration.json/acme"');
-    expect(html).toContain(`<code>university-diploma</code>: <a href="${DIPLOMA_VCT}">`);
+    // The offered types by display name (no issuer configuration: every provisioned one), no claim values.
+    expect(html).toMatch(/<li class="type" data-id="university-diploma"><strong>[^<]+<\/strong>/);
+    expect(response.headers["content-security-policy"]).toMatch(/^default-src 'none'; style-src 'sha256-/);
+    expect(html).not.toContain("<script");
   });
 
   it("answers 404 on the landing page of an unknown tenant", async () => {

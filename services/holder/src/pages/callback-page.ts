@@ -1,18 +1,6 @@
-import { createHash } from "node:crypto";
+import { escapeHtml, PAGE_STYLE, PAGE_STYLE_SOURCE } from "@attesto/runtime/pages";
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
-
-const STYLE = `
-:root{color-scheme:light dark}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{max-width:36rem;margin:2rem auto;padding:1.5rem}
-h1{font-size:1.5rem;margin:0 0 1rem}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
-`;
-const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE).digest("base64")}'`;
-
-/** The page the browser sees on its return to the holder (no scripts, no external assets). */
+/** The page the browser sees on its return to the holder (no scripts, no external assets; the pages' one stylesheet). */
 export interface CallbackPage {
   status: number;
   html: string;
@@ -44,7 +32,7 @@ export function callbackPage(
   const title = outcome.received ? "Credential received" : "Credential not received";
   return {
     status: outcome.received ? 200 : outcome.status,
-    csp: `default-src 'none'; style-src ${STYLE_HASH}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+    csp: `default-src 'none'; style-src ${PAGE_STYLE_SOURCE}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
     html: `<!doctype html>
 <html lang="en">
 <head>
@@ -52,7 +40,7 @@ export function callbackPage(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <main>

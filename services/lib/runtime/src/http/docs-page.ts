@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { escapeHtml } from "../pages/escape-html.js";
 import type { App } from "./create-app.js";
 
 /**
@@ -43,9 +44,6 @@ const START_SCRIPT = `(() => {
   });
 })();
 `;
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
 
 /** The page. Asset and document URLs are relative, so it works behind a proxy that adds a path prefix. */
 function renderDocsPage(title: string, documentPath: string): string {
