@@ -8,7 +8,7 @@ import type { WalletKey } from "../interop/support/keys.js";
 import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
 import { presentSdJwtVc } from "../interop/support/sd-jwt.js";
 import { applyTenant, createOffer, type Tenant } from "../interop/support/tenant.js";
-import { InteropWallet, receiveCredential } from "../interop/support/wallet.js";
+import { holdCredential } from "../interop/support/wallet.js";
 import { collectCspViolations, launchChromium, screenshot } from "./support/chromium.js";
 
 /**
@@ -104,22 +104,7 @@ describe("Digital Credentials API: the demo page in Chromium, answered by the OW
     platform = await startInteropPlatform({ portOffset: PORT_OFFSET, label: "browser_dc_api" });
     tenant = await applyTenant(platform, "dc-api");
     trustedVerifierRoots = (await platform.trustAnchors()).map((anchor) => new X509Certificate(der(anchor)));
-    const wallet = new InteropWallet();
-    holder = wallet.key("ES256");
-    const offer = await createOffer(platform, tenant);
-    const received = await receiveCredential(wallet, offer.deep_link, {
-      dpop: true,
-      proofKey: holder,
-      proofKeyReference: "jwk",
-    });
-    credential = received.credential;
-    vct = (
-      received.issuerMetadata.credentialIssuer.credential_configurations_supported[
-        received.credentialConfigurationId
-      ] as unknown as {
-        vct: string;
-      }
-    ).vct;
+    ({ credential, holder, vct } = await holdCredential((await createOffer(platform, tenant)).deep_link));
   });
   afterAll(async () => {
     await browser?.close();

@@ -7,7 +7,7 @@ import { didKeyOf, type WalletKey, walletKey } from "../interop/support/keys.js"
 import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
 import { presentSdJwtVc } from "../interop/support/sd-jwt.js";
 import { applyTenant, createOffer, type Tenant } from "../interop/support/tenant.js";
-import { InteropWallet, receiveCredential } from "../interop/support/wallet.js";
+import { holdCredential } from "../interop/support/wallet.js";
 
 /**
  * The hostile cases of the real-wallet modes (issue 26), each over HTTP against the real services
@@ -57,29 +57,30 @@ afterAll(async () => {
   await new Promise((resolve) => attacker?.close(resolve));
 });
 
+/** A new account on the real holder: the headers of its calls (bearer token, JSON). */
+async function holderAccount(): Promise<{ headers: Record<string, string> }> {
+  const holderUrl = platform.url("holder");
+  const password = `password-${randomBytes(8).toString("hex")}`;
+  const post = (path: string, body: unknown) =>
+    fetch(`${holderUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const { uuid } = (await (await post("/v1/user/register", { password })).json()) as { uuid: string };
+  const { access_token } = (await (await post("/v1/user/login", { uuid, password })).json()) as {
+    access_token: string;
+  };
+  return { headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" } };
+}
+
 describe("the holder refuses hostile x509 verifiers (POST /v1/oid4vp/request-details)", () => {
   let headers: Record<string, string>;
   let trusted: TestChain;
   let otherTrusted: TestChain;
 
   beforeAll(async () => {
-    const holderUrl = platform.url("holder");
-    const password = `password-${randomBytes(8).toString("hex")}`;
-    const registered = await fetch(`${holderUrl}/v1/user/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ password }),
-    });
-    const { uuid } = (await registered.json()) as { uuid: string };
-    const login = await fetch(`${holderUrl}/v1/user/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ uuid, password }),
-    });
-    headers = {
-      authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`,
-      "content-type": "application/json",
-    };
+    ({ headers } = await holderAccount());
     trusted = await createTestChain("rp.example verifier", { dnsNames: ["localhost"] });
     otherTrusted = await createTestChain("another verifier", { dnsNames: ["localhost"] });
   });
@@ -180,19 +181,7 @@ describe("the verifier refuses misdirected and replayed answers", () => {
 
   beforeAll(async () => {
     tenant = await applyTenant(platform, "real-wallets");
-    const wallet = new InteropWallet();
-    holder = wallet.key("ES256");
-    const received = await receiveCredential(wallet, (await createOffer(platform, tenant)).deep_link, {
-      dpop: true,
-      proofKey: holder,
-      proofKeyReference: "jwk",
-    });
-    credential = received.credential;
-    vct = (
-      received.issuerMetadata.credentialIssuer.credential_configurations_supported[
-        received.credentialConfigurationId
-      ] as unknown as { vct: string }
-    ).vct;
+    ({ credential, holder, vct } = await holdCredential((await createOffer(platform, tenant)).deep_link));
   }, 120_000);
 
   const verifier = (path: string, init: RequestInit = {}) =>
@@ -312,26 +301,9 @@ describe("the verifier refuses misdirected and replayed answers", () => {
 describe("control: Attesto's holder presents to the real verifier's x509 sessions", () => {
   it("x509_hash and x509_san_dns sessions end completed (the holder checks the chain to the platform root)", async () => {
     const tenant = await applyTenant(platform, "real-wallets-holder");
-    const holderUrl = platform.url("holder");
-    const password = `password-${randomBytes(8).toString("hex")}`;
-    const registered = await fetch(`${holderUrl}/v1/user/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ password }),
-    });
-    const { uuid } = (await registered.json()) as { uuid: string };
-    const login = await fetch(`${holderUrl}/v1/user/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ uuid, password }),
-    });
-    const { access_token } = (await login.json()) as { access_token: string };
+    const { headers } = await holderAccount();
     const asHolder = (path: string, body: unknown) =>
-      fetch(`${holderUrl}${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
+      fetch(`${platform.url("holder")}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
     const key = walletKey("EdDSA");
     const identity = { holder_did: didKeyOf(key), private_key: key.privateKey.export({ format: "jwk" }).d };
     const received = await asHolder("/v1/oid4vci/receive", {

@@ -14,7 +14,7 @@ import {
 import type { WalletKey } from "../interop/support/keys.js";
 import { presentSdJwtVc } from "../interop/support/sd-jwt.js";
 import { applyTenant, createOffer } from "../interop/support/tenant.js";
-import { InteropWallet, receiveCredential } from "../interop/support/wallet.js";
+import { holdCredential } from "../interop/support/wallet.js";
 import { readExample } from "./support/examples.js";
 import type { StoredObject } from "./support/fake-kube-apiserver.js";
 import { NS, OperatorOnPlatform } from "./support/operator-on-platform.js";
@@ -155,20 +155,7 @@ beforeAll(async () => {
   platformAnchor = ((await loop.platform.trustAnchors()) as string[])[0] as string;
   // A credential issued by another tenant of this platform (registered, so trusted), held by a wallet.
   const issuer = await applyTenant(loop.platform, "vcert-issuer");
-  const offer = await createOffer(loop.platform, issuer);
-  const wallet = new InteropWallet();
-  holder = wallet.key("ES256");
-  const received = await receiveCredential(wallet, offer.deep_link, {
-    dpop: true,
-    proofKey: holder,
-    proofKeyReference: "jwk",
-  });
-  credential = received.credential;
-  vct = (
-    received.issuerMetadata.credentialIssuer.credential_configurations_supported[
-      received.credentialConfigurationId
-    ] as unknown as { vct: string }
-  ).vct;
+  ({ credential, holder, vct } = await holdCredential((await createOffer(loop.platform, issuer)).deep_link));
   loop.apply(readExample("tenant.yaml"));
   await loop.ready("tenants", TENANT);
 }, 180_000);

@@ -175,3 +175,25 @@ export async function receiveCredential(
     preAuthorizedCode: grant?.["pre-authorized_code"] ?? "",
   };
 }
+
+/** A credential held by a fresh OWF wallet (ES256 key, jwk proof, DPoP), with its `vct`, for suites that present it. */
+export interface HeldCredential {
+  credential: string;
+  holder: WalletKey;
+  vct: string;
+}
+
+/** Redeems `deepLink` (a pre-authorized offer) with a new wallet: the credential, its holder key and its vct. */
+export async function holdCredential(deepLink: string): Promise<HeldCredential> {
+  const wallet = new InteropWallet();
+  const holder = wallet.key("ES256");
+  const received = await receiveCredential(wallet, deepLink, {
+    dpop: true,
+    proofKey: holder,
+    proofKeyReference: "jwk",
+  });
+  const configuration = received.issuerMetadata.credentialIssuer.credential_configurations_supported[
+    received.credentialConfigurationId
+  ] as unknown as { vct: string };
+  return { credential: received.credential, holder, vct: configuration.vct };
+}
