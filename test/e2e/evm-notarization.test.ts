@@ -18,6 +18,7 @@ import { ANVIL_CHAIN_ID, type Anvil, startAnvil } from "../../services/scheduler
 import { didKeyOf, walletKey } from "../interop/support/keys.js";
 import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
 import { applyTenant, createOffer, type Tenant } from "../interop/support/tenant.js";
+import { checkEvmReference, type EvmReference } from "./support/independent-anchor-check.js";
 
 /** Ports 20381..20388 / 21381..21388. */
 const PORT_OFFSET = 12_300;
@@ -174,6 +175,13 @@ describe("EVM notarization end to end: holder and issuer references verified fro
         `^verified: the credential's salted digest .* transaction ${reference.transaction_hash}, block ${reference.block_number} of eip155:${ANVIL_CHAIN_ID}`,
       ),
     );
+    // The same reference checked by code written here from the documented formats (not the CLI's).
+    const issuerJwt = (detail.raw_credential as string).split("~")[0]!;
+    const independent = reference as unknown as EvmReference;
+    expect(await checkEvmReference(anvil.url, issuerJwt, independent)).toBe("ok");
+    expect(await checkEvmReference(anvil.url, `${issuerJwt}x`, independent)).toBe("digest");
+    const wrongRoot = { ...independent.inclusion_proof, root: "00".repeat(32) };
+    expect(await checkEvmReference(anvil.url, issuerJwt, { ...independent, inclusion_proof: wrongRoot })).toBe("root");
     const issuerFile = join(dir, "issuer-record.json");
     writeFileSync(issuerFile, JSON.stringify(issuerView));
     expect((await cliVerify(issuerFile, anvil.url)).stdout).toMatch(/^verified: salted digest /);
