@@ -9,7 +9,7 @@ import {
   writeCredentialFile,
 } from "@attesto/cli";
 import type { Logger } from "pino";
-import type { ServiceAddress } from "./service-env.js";
+import type { ServiceAddress } from "./service-address.js";
 
 /** Changes within this many milliseconds are applied together (editors write a file in several steps). */
 const DEBOUNCE_MS = 300;

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import type { Env, ServiceAddress } from "./service-env.js";
+import type { Env, ServiceAddress } from "./service-address.js";
 
 /** The auth server's setting, as the launcher hands it to that service only. */
 export const DEMO_PROVIDER_VARIABLE = "CLIENT_ATTESTATION_TRUST_DEMO_PROVIDER";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { generatePrivateKey } from "@attesto/protocol";
 import { ConfigError, envPrefixOf } from "@attesto/runtime/config";
 import { generateServiceIdentityKey, SERVICE_IDENTITIES, serviceIdentityPublicKeys } from "@attesto/runtime/rpc";
-import type { Env } from "./service-env.js";
+import type { Env } from "./service-address.js";
 import { StartupError } from "./startup-error.js";
 
 interface DevelopmentSecret {

@@ -1,4 +1,4 @@
-import type { ServiceAddress } from "./service-env.js";
+import type { ServiceAddress } from "./service-address.js";
 
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 

@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ServiceAddress } from "./service-env.js";
+import type { ServiceAddress } from "./service-address.js";
 
 /** Where a running `npm start` tells tools (the `attesto` CLI) how to reach each service. */
 export const PLATFORM_FILE = "platform.json";

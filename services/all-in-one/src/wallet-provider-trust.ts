@@ -1,6 +1,6 @@
 import { walletProviderKid } from "@attesto/holder";
 import { p256PrivateJwkFromText } from "@attesto/protocol";
-import type { Env } from "./service-env.js";
+import type { Env } from "./service-address.js";
 
 const TRUSTED_KEYS = "CLIENT_ATTESTATION_TRUSTED_KEYS";
 

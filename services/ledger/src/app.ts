@@ -2,7 +2,7 @@ import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { LedgerConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
-import type { LedgerDependencies } from "./domain/dependencies.js";
+import type { LedgerDependencies } from "./domain/ports.js";
 import { registerGetLatestCheckpointRoute } from "./routes/get-latest-checkpoint.route.js";
 import { registerGetRecordRoute } from "./routes/get-record.route.js";
 import { registerResolveDidRoute } from "./routes/resolve-did.route.js";

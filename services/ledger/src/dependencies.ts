@@ -3,8 +3,8 @@ import type { ServiceContext } from "@attesto/runtime/service";
 import type { LedgerConfig } from "./config.js";
 import { createCheckpointSigner, lazyCheckpointSigner } from "./domain/checkpoint-signer.js";
 import { createCheckpointing } from "./domain/checkpointing.js";
-import type { LedgerDependencies } from "./domain/dependencies.js";
 import { loadSigningKey } from "./domain/load-signing-key.js";
+import type { LedgerDependencies } from "./domain/ports.js";
 import { createLedgerRepositories } from "./store/create-repositories.js";
 
 /**

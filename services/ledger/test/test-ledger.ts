@@ -9,7 +9,7 @@ import { type Client, createClient, createRouterTransport } from "@connectrpc/co
 import type { Kysely } from "kysely";
 import pino from "pino";
 import { type LedgerConfig, loadLedgerConfig } from "../src/config.js";
-import type { LedgerDependencies } from "../src/domain/dependencies.js";
+import type { LedgerDependencies } from "../src/domain/ports.js";
 import { dependenciesOf, ledger } from "../src/service.js";
 import { migrations } from "../src/store/migrations/index.js";
 import type { LedgerTables } from "../src/store/tables.js";

@@ -1,6 +1,6 @@
 import type { JsonObject } from "./json.js";
 import { type EntryKind, type LedgerEntry, sealEntry } from "./ledger-entry.js";
-import type { LedgerEntryRepository } from "./repositories.js";
+import type { LedgerEntryRepository } from "./ports.js";
 
 /**
  * Writes the next entry of the log. Call only inside `AppendTransactions.runSerialized`, whose lock

@@ -1,34 +1,10 @@
 import type { Ed25519PrivateJwk } from "@attesto/protocol";
 import { calculateJwkThumbprint, importJWK, SignJWT } from "jose";
+import type { CheckpointPublicJwk, CheckpointSigner } from "./ports.js";
 
 /** `typ` of a checkpoint JWS (RFC 8725 explicit typing: it cannot be mistaken for another JWT). */
 export const CHECKPOINT_JWS_TYPE = "ledger-checkpoint+jwt";
-export const CHECKPOINT_JWS_ALG = "EdDSA";
-
-/** The claims a checkpoint JWS carries. */
-export interface CheckpointClaims {
-  tree_size: number;
-  root_hash: string;
-  /** ISO 8601, the checkpoint's `created_at`. */
-  created_at: string;
-}
-
-/** The ledger's published verification key. */
-export interface CheckpointPublicJwk {
-  kty: "OKP";
-  crv: "Ed25519";
-  x: string;
-  /** RFC 7638 thumbprint; also the `kid` header of every checkpoint JWS. */
-  kid: string;
-  alg: typeof CHECKPOINT_JWS_ALG;
-  use: "sig";
-}
-
-export interface CheckpointSigner {
-  publicJwk(): Promise<CheckpointPublicJwk>;
-  /** Compact JWS: header {alg EdDSA, typ, kid}, payload the claims plus `iss` and `iat`. */
-  sign(claims: CheckpointClaims): Promise<string>;
-}
+export const CHECKPOINT_JWS_ALG: CheckpointPublicJwk["alg"] = "EdDSA";
 
 /** Signs checkpoints with an Ed25519 private JWK as `issuer`. */
 export async function createCheckpointSigner(privateJwk: Ed25519PrivateJwk, issuer: string): Promise<CheckpointSigner> {

@@ -1,16 +1,7 @@
 import { merkleRoot } from "@attesto/protocol";
-import type { CheckpointSigner } from "./checkpoint-signer.js";
 import { fromHex, toHex } from "./hashes.js";
+import type { Checkpointing, CheckpointRepository, CheckpointSigner, LedgerEntryRepository } from "./ports.js";
 import type { Checkpoint } from "./records.js";
-import type { CheckpointRepository, LedgerEntryRepository } from "./repositories.js";
-
-export interface Checkpointing {
-  latest(): Promise<Checkpoint | undefined>;
-  /** Signs a checkpoint of the whole log when it grew since the latest one (or none exists yet). */
-  refresh(): Promise<Checkpoint>;
-  /** The latest checkpoint once it covers log position `sequence`, signing a new one if needed. */
-  ensureCovering(sequence: number): Promise<Checkpoint>;
-}
 
 /**
  * Checkpoints of the log: the RFC 6962 root over every leaf hash, signed. One refresh runs at a time

@@ -1,8 +1,8 @@
 import { appendEntry } from "./append-entry.js";
-import type { LedgerDependencies } from "./dependencies.js";
 import { createDidDocument, type DidDocument } from "./did-document.js";
 import { keyIdOf, newLedgerDid } from "./ledger-did.js";
 import { parsePublicJwk } from "./parse-public-jwk.js";
+import type { LedgerDependencies } from "./ports.js";
 
 export interface CreatedDid {
   did: string;

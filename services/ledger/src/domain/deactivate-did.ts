@@ -1,7 +1,7 @@
 import { notFound } from "@attesto/runtime/errors";
 import { appendEntry } from "./append-entry.js";
-import type { LedgerDependencies } from "./dependencies.js";
 import { parseLedgerDid } from "./ledger-did.js";
+import type { LedgerDependencies } from "./ports.js";
 
 /**
  * Deactivates a DID with a `did.deactivate` entry. Idempotent: deactivating a deactivated DID

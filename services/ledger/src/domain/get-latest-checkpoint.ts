@@ -1,6 +1,5 @@
 import { notFound } from "@attesto/runtime/errors";
-import type { CheckpointPublicJwk } from "./checkpoint-signer.js";
-import type { LedgerDependencies } from "./dependencies.js";
+import type { CheckpointPublicJwk, LedgerDependencies } from "./ports.js";
 import type { Checkpoint } from "./records.js";
 
 /**

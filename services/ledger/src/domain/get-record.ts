@@ -1,7 +1,7 @@
 import { inclusionProof, merkleRoot } from "@attesto/protocol";
 import { badRequest, internalError, notFound } from "@attesto/runtime/errors";
-import type { LedgerDependencies } from "./dependencies.js";
 import { fromHex, toHex } from "./hashes.js";
+import type { LedgerDependencies } from "./ports.js";
 import type { Checkpoint, NotarizationRecord } from "./records.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -5,7 +5,7 @@ import {
   ed25519PublicJwk,
   generateEd25519Jwk,
 } from "@attesto/protocol";
-import type { LedgerKeyRepository } from "./repositories.js";
+import type { LedgerKeyRepository } from "./ports.js";
 
 /**
  * The checkpoint-signing key: the configured seed when there is one (it wins and is not stored),

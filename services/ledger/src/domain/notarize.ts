@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { badRequest, conflict } from "@attesto/runtime/errors";
 import { appendEntry } from "./append-entry.js";
-import type { LedgerDependencies } from "./dependencies.js";
 import { isSha256Hex } from "./hashes.js";
+import type { LedgerDependencies } from "./ports.js";
 import type { NotarizationRecord } from "./records.js";
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

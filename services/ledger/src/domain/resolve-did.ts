@@ -1,6 +1,6 @@
 import { notFound } from "@attesto/runtime/errors";
-import type { LedgerDependencies } from "./dependencies.js";
 import { parseLedgerDid } from "./ledger-did.js";
+import type { LedgerDependencies } from "./ports.js";
 import type { DidRecord } from "./records.js";
 
 /** The DID's record (document, deactivation); 400 for a DID that is not did:ledger, 404 when unknown. */

@@ -1,4 +1,4 @@
-import type { Checkpointing } from "./checkpointing.js";
+import type { Checkpointing } from "./ports.js";
 
 /**
  * The background checkpointer: every `intervalMs`, a new signed checkpoint when the log grew.

@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { LedgerDependencies } from "../domain/dependencies.js";
 import { getLatestCheckpoint } from "../domain/get-latest-checkpoint.js";
+import type { LedgerDependencies } from "../domain/ports.js";
 import { toCheckpointBody, zCheckpoint } from "./z-checkpoint.js";
 
 const zLatestCheckpoint = z.object({

@@ -1,8 +1,8 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { LedgerDependencies } from "../domain/dependencies.js";
 import { getRecord } from "../domain/get-record.js";
 import { CHAIN_NAME } from "../domain/notarize.js";
+import type { LedgerDependencies } from "../domain/ports.js";
 import { toCheckpointBody, zCheckpoint } from "./z-checkpoint.js";
 
 // The router already refuses path parameters over 100 characters (414).

@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { LedgerDependencies } from "../domain/dependencies.js";
 import { zDidDocument } from "../domain/did-document.js";
+import type { LedgerDependencies } from "../domain/ports.js";
 import { resolveDid } from "../domain/resolve-did.js";
 
 /** The DID Resolution result media type (W3C DID Resolution; what the DIF universal resolver answers). */

@@ -4,10 +4,10 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { createDid } from "../domain/create-did.js";
 import { deactivateDid } from "../domain/deactivate-did.js";
-import type { LedgerDependencies } from "../domain/dependencies.js";
 import { getLatestCheckpoint } from "../domain/get-latest-checkpoint.js";
 import { getRecord } from "../domain/get-record.js";
 import { CHAIN_NAME, notarize } from "../domain/notarize.js";
+import type { LedgerDependencies } from "../domain/ports.js";
 import { resolveDid } from "../domain/resolve-did.js";
 import { toCheckpointMessage } from "./to-checkpoint-message.js";
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { AppendTransactions } from "../domain/repositories.js";
+import type { AppendTransactions } from "../domain/ports.js";
 import { createDidStore } from "./did.store.js";
 import { createLedgerEntryStore } from "./ledger-entry.store.js";
 import { createNotarizationStore } from "./notarization.store.js";

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
+import type { CheckpointRepository } from "../domain/ports.js";
 import type { Checkpoint } from "../domain/records.js";
-import type { CheckpointRepository } from "../domain/repositories.js";
 import type { LedgerTables } from "./tables.js";
 
 const toCheckpoint = (row: LedgerTables["checkpoints"]): Checkpoint => ({

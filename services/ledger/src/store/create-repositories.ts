@@ -1,6 +1,6 @@
 import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely } from "kysely";
-import type { LedgerRepositories } from "../domain/repositories.js";
+import type { LedgerRepositories } from "../domain/ports.js";
 import { createAppendTransactions } from "./append-transactions.store.js";
 import { createCheckpointStore } from "./checkpoint.store.js";
 import { createDidStore } from "./did.store.js";

@@ -1,7 +1,7 @@
 import { type CompiledOnce, compileOnce } from "@attesto/store";
 import type { Kysely } from "kysely";
+import type { DidRepository } from "../domain/ports.js";
 import type { DidRecord } from "../domain/records.js";
-import type { DidRepository } from "../domain/repositories.js";
 import { jsonb } from "./jsonb.js";
 import type { LedgerTables } from "./tables.js";
 

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { LedgerEntry } from "../domain/ledger-entry.js";
-import type { LedgerEntryRepository } from "../domain/repositories.js";
+import type { LedgerEntryRepository } from "../domain/ports.js";
 import { jsonb } from "./jsonb.js";
 import type { LedgerTables } from "./tables.js";
 

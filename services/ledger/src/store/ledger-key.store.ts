@@ -1,8 +1,8 @@
 import type { Ed25519PrivateJwk } from "@attesto/protocol";
 import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely } from "kysely";
+import type { LedgerKeyRepository } from "../domain/ports.js";
 import type { LedgerKey } from "../domain/records.js";
-import type { LedgerKeyRepository } from "../domain/repositories.js";
 import { jsonb } from "./jsonb.js";
 import type { LedgerTables } from "./tables.js";
 

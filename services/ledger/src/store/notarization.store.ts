@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
+import type { NotarizationRepository } from "../domain/ports.js";
 import type { NotarizationRecord } from "../domain/records.js";
-import type { NotarizationRepository } from "../domain/repositories.js";
 import type { LedgerTables } from "./tables.js";
 
 const toNotarization = (row: LedgerTables["notarizations"]): NotarizationRecord => ({

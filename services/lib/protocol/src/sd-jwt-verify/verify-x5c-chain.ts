@@ -4,22 +4,11 @@ import { createPublicKey, webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { SdJwtVerificationError } from "./sd-jwt-verification-error.js";
 import { type ValidatedX5cChain, x5cChainCache } from "./x5c-chain-cache.js";
+import type { Certificate, VerifiedX5cChain } from "./x5c-chain-types.js";
+
+export type { Certificate, VerifiedX5cChain } from "./x5c-chain-types.js";
 
 x509.cryptoProvider.set(webcrypto as ReturnType<typeof x509.cryptoProvider.get>);
-
-export type Certificate = x509.X509Certificate;
-
-export interface VerifiedX5cChain {
-  /** Public JWK of the leaf certificate: the issuer's signing key. */
-  leafPublicJwk: Record<string, unknown>;
-  leafSubject: string;
-  /** base64url AuthorityKeyIdentifier keyIdentifiers of every certificate in the chain (DCQL `aki`). */
-  authorityKeyIds: string[];
-  /** The trust anchor the chain ends at. */
-  anchorSubject: string;
-  /** The leaf's subjectAltName entries: uniformResourceIdentifier and dNSName values. */
-  leafSubjectAltNames: { uris: string[]; dnsNames: string[] };
-}
 
 const fail = (code: string, message: string): never => {
   throw new SdJwtVerificationError(code, message);

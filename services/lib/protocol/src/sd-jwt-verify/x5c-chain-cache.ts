@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createBoundedCache } from "../cache/bounded-cache.js";
-import type { Certificate, VerifiedX5cChain } from "./verify-x5c-chain.js";
+import type { Certificate, VerifiedX5cChain } from "./x5c-chain-types.js";
 
 /** A validated chain and the period in which every certificate it relied on (anchor included) is valid. */
 export interface ValidatedX5cChain {

@@ -12,6 +12,7 @@ import { findUnstorableText as unstorableAt } from "../errors/unstorable-text.js
 import { logDestination } from "../log-destination.js";
 import { loggerOptions } from "../logger.js";
 import type { ServiceMetrics } from "../telemetry/metrics.js";
+import type { App } from "./app.js";
 import { registerDocsPage } from "./docs-page.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
 import { OPENAPI_PATH, registerOpenApi } from "./openapi.js";
@@ -19,13 +20,7 @@ import { installSecurityHeaders } from "./security-headers.js";
 import { DeferredIncomingRequestLog, logIncomingRequests } from "./traced-request-log.js";
 import { validatorCompiler } from "./validation.js";
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  ZodTypeProvider
->;
+export type { App } from "./app.js";
 
 export interface CreateAppOptions {
   service: string;

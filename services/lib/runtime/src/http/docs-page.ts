@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { escapeHtml } from "../pages/escape-html.js";
-import type { App } from "./create-app.js";
+import type { App } from "./app.js";
 
 /**
  * `GET /docs` on every public port: Swagger UI (`swagger-ui-dist`, served from node_modules, no

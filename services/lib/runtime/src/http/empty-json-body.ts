@@ -1,4 +1,4 @@
-import type { App } from "./create-app.js";
+import type { App } from "./app.js";
 
 /**
  * In this scope, a JSON request with an empty body parses as `{}` (wallets post to the nonce and

@@ -3,7 +3,7 @@ import swagger from "@fastify/swagger";
 import type { FastifySchema, RouteOptions } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { ErrorShape } from "../errors/app-error.js";
-import type { App } from "./create-app.js";
+import type { App } from "./app.js";
 import { DOCS_ROUTES } from "./docs-page.js";
 
 declare module "fastify" {

@@ -1,5 +1,5 @@
 import helmet from "helmet";
-import type { App } from "./create-app.js";
+import type { App } from "./app.js";
 
 /**
  * helmet's security headers on every response (no CSP: pages that need one set their own; the

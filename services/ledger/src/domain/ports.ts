@@ -64,3 +64,46 @@ export interface LedgerRepositories {
   keys: LedgerKeyRepository;
   appends: AppendTransactions;
 }
+
+/** What use cases, routes and RPC handlers work with; built once per service context. */
+export interface LedgerDependencies {
+  repositories: LedgerRepositories;
+  checkpointing: Checkpointing;
+  signer: CheckpointSigner;
+  /** Sign a checkpoint on demand when a read needs one that does not exist yet (LEDGER_CHECKPOINT_ON_READ). */
+  checkpointOnRead: boolean;
+  now: () => Date;
+}
+
+export interface Checkpointing {
+  latest(): Promise<Checkpoint | undefined>;
+  /** Signs a checkpoint of the whole log when it grew since the latest one (or none exists yet). */
+  refresh(): Promise<Checkpoint>;
+  /** The latest checkpoint once it covers log position `sequence`, signing a new one if needed. */
+  ensureCovering(sequence: number): Promise<Checkpoint>;
+}
+
+export interface CheckpointSigner {
+  publicJwk(): Promise<CheckpointPublicJwk>;
+  /** Compact JWS: header {alg EdDSA, typ, kid}, payload the claims plus `iss` and `iat`. */
+  sign(claims: CheckpointClaims): Promise<string>;
+}
+
+/** The ledger's published verification key. */
+export interface CheckpointPublicJwk {
+  kty: "OKP";
+  crv: "Ed25519";
+  x: string;
+  /** RFC 7638 thumbprint; also the `kid` header of every checkpoint JWS. */
+  kid: string;
+  alg: "EdDSA";
+  use: "sig";
+}
+
+/** The claims a checkpoint JWS carries. */
+export interface CheckpointClaims {
+  tree_size: number;
+  root_hash: string;
+  /** ISO 8601, the checkpoint's `created_at`. */
+  created_at: string;
+}
