@@ -370,6 +370,23 @@ describe("POST /credential", () => {
       );
     });
 
+    it("names every failing member in one answer, with the code of the first", async () => {
+      const errors = [
+        { field: "credential_configuration_id", message: "must be a string" },
+        { field: "is_on_chain", message: "must be a boolean" },
+        { field: "proofs.jwt.0", message: "must be a non-empty array of JWT strings" },
+      ];
+      const description = errors.map(({ field, message }) => `${field} ${message}`).join("; ");
+      expect(await send({ credential_configuration_id: 7, is_on_chain: "yes", proofs: { jwt: [""] } })).toEqual({
+        ...oauthError(400, "invalid_credential_request", description),
+        body: { error: "invalid_credential_request", error_description: description, errors },
+      });
+      expect((await send({ credential_configuration_id: "university-diploma", proof: "x" })).body).toMatchObject({
+        error: "invalid_proof",
+        errors: [{ field: "proof", message: "must be a JSON object" }],
+      });
+    });
+
     it("refuses invalid proofs precisely", async () => {
       const nonce = async () => fetchNonce(issuer);
       const proofBody = (jwt: string) => ({

@@ -181,6 +181,17 @@ describe("POST /notification (OID4VCI notification endpoint)", () => {
       expect(response.json().error).toBe("invalid_notification_request");
     }
     expect(eventsOf(issued.offerId)).toEqual([]);
+    // Every failing member in one answer.
+    const both = await notify({ notification_id: "", event: "credential_lost" }, bearer(issued.token));
+    expect(both.json()).toEqual({
+      error: "invalid_notification_request",
+      error_description:
+        "notification_id must not be empty; event must be one of credential_accepted, credential_failure, credential_deleted",
+      errors: [
+        { field: "notification_id", message: "must not be empty" },
+        { field: "event", message: "must be one of credential_accepted, credential_failure, credential_deleted" },
+      ],
+    });
   });
 
   it("refuses a missing or invalid access token with 401 invalid_token and a challenge", async () => {

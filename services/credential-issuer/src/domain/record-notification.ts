@@ -1,5 +1,5 @@
 import type { AccessTokenClaims } from "@attesto/protocol";
-import { InvalidNotificationId, InvalidNotificationRequest } from "@attesto/runtime/errors";
+import { InvalidNotificationId } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { CredentialEventType } from "./ports.js";
 import type { CredentialRecord, NotificationEvent } from "./repositories.js";
@@ -11,49 +11,11 @@ const WEBHOOK_OF: Record<NotificationEvent, CredentialEventType> = {
   credential_deleted: "credential.deleted",
 };
 
-/** OID4VCI 1.0 §11.1: event_description is limited to %x20-21 / %x23-5B / %x5D-7E (no `"` or `\`). */
-const DESCRIPTION_CHARSET = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-/** Longest accepted event_description (the specification sets none; this bounds what is stored). */
-export const MAX_EVENT_DESCRIPTION_LENGTH = 1000;
-/** Longest accepted notification_id (ours are 43 characters). */
-const MAX_NOTIFICATION_ID_LENGTH = 128;
-
+/** A notification request (OID4VCI 1.0 §11.1) once its body passed its schema. */
 export interface NotificationRequest {
   notificationId: string;
   event: NotificationEvent;
   description?: string;
-}
-
-const isEvent = (value: unknown): value is NotificationEvent =>
-  typeof value === "string" && Object.hasOwn(WEBHOOK_OF, value);
-
-/** The notification request body -> 400 `invalid_notification_request` when malformed. */
-export function parseNotificationRequest(body: unknown): NotificationRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new InvalidNotificationRequest("the request body must be a JSON object");
-  }
-  const { notification_id: notificationId, event, event_description: description } = body as Record<string, unknown>;
-  if (
-    typeof notificationId !== "string" ||
-    notificationId === "" ||
-    notificationId.length > MAX_NOTIFICATION_ID_LENGTH
-  ) {
-    throw new InvalidNotificationRequest("notification_id is required (a non-empty string)");
-  }
-  if (!isEvent(event)) {
-    throw new InvalidNotificationRequest("event must be credential_accepted, credential_failure or credential_deleted");
-  }
-  if (description !== undefined) {
-    if (typeof description !== "string" || !DESCRIPTION_CHARSET.test(description)) {
-      throw new InvalidNotificationRequest('event_description must be printable ASCII without " or \\');
-    }
-    if (description.length > MAX_EVENT_DESCRIPTION_LENGTH) {
-      throw new InvalidNotificationRequest(
-        `event_description must be at most ${MAX_EVENT_DESCRIPTION_LENGTH} characters`,
-      );
-    }
-  }
-  return { notificationId, event, ...(description === undefined ? {} : { description }) };
 }
 
 /** One webhook per credential, notification_id and event: a repeated notification queues nothing new. */

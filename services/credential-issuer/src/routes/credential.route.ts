@@ -6,37 +6,13 @@ import type { IssuerMetrics } from "../credential-issuer-metrics.js";
 import { MAX_BATCH_SIZE } from "../domain/create-issuer-metadata.js";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issueCredentials } from "../domain/issue-credentials.js";
-import { parseCredentialRequest } from "../domain/parse-credential-request.js";
 import {
   checkAccessTokenNotRevoked,
   readAccessToken,
   verifyAccessToken,
   verifyDpopBinding,
 } from "./credential-access.js";
-
-const zCredentialRequest = z
-  .object({
-    credential_configuration_id: z
-      .string()
-      .min(1)
-      .describe("A key of the issuer metadata's credential_configurations_supported"),
-    credential_identifier: z.string().optional().describe("Not yet supported; mutually exclusive with the former"),
-    proofs: z
-      .object({
-        jwt: z
-          .array(z.string())
-          .min(1)
-          .max(MAX_BATCH_SIZE)
-          .describe("Key proof JWTs (typ openid4vci-proof+jwt), one per credential; at most batch_size (10)"),
-      })
-      .optional(),
-    proof: z
-      .object({ proof_type: z.literal("jwt"), jwt: z.string() })
-      .optional()
-      .describe("Draft form of a single key proof; send proofs instead"),
-    is_on_chain: z.boolean().optional().describe("Notarize the credential on the ledger (default false)"),
-  })
-  .loose();
+import { credentialRequestOf, zCredentialRequest } from "./credential-request.schema.js";
 
 /** OID4VCI 1.0 §8.3 credential response; `reference` (Attesto) only with `is_on_chain`. */
 const zCredentialResponse = z.object({
@@ -61,7 +37,7 @@ const zCredentialResponse = z.object({
   notification_id: z.string().optional(),
 });
 
-/** The body is checked by parseCredentialRequest, after the access token: its errors are OID4VCI's. */
+/** The body is checked by its schema after the access token (credentialRequestOf): its errors are OID4VCI's. */
 const schema = {
   summary: "Issue credentials (OpenID4VCI credential endpoint; Bearer or DPoP access token)",
   body: zCredentialRequest,
@@ -74,7 +50,7 @@ const schema = {
  * 2. verify it (signature, iss, exp, aud = tenant issuer id)   -> 401 invalid_token
  * 3. enforce its DPoP binding (proof, nonce dance)             -> 400 use_dpop_nonce, 400 invalid_dpop_proof
  * 4. not revoked (`revocable` tokens only: authorization server) -> 401 invalid_token, 503 AS unreachable
- * 5. parse the request (identifiers, proofs, is_on_chain)      -> 400 invalid_credential_request / invalid_proof
+ * 5. check the body with its schema (identifiers, proofs, cap) -> 400 invalid_credential_request / invalid_proof
  * 6. issue: configuration covered by the token, key proofs, holder binding, single-use c_nonces,
  *    at most batch_size credentials per token and configuration over its lifetime,
  *    one SD-JWT VC per proof, optional notarization, credential records
@@ -99,7 +75,7 @@ export function registerCredentialRoute(app: App, deps: IssuerDependencies, metr
       const claims = await verifyAccessToken(deps, presented);
       await verifyDpopBinding(deps, request, reply, presented, claims);
       await checkAccessTokenNotRevoked(deps, presented, claims);
-      const credentialRequest = parseCredentialRequest(request.body);
+      const credentialRequest = credentialRequestOf(request.body);
       const { credentials, notificationId, signing } = await issueCredentials(deps, claims, credentialRequest);
       metrics.credentialsIssued.inc({ signing }, credentials.length);
       reply.header("date", deps.now().toUTCString());

@@ -1,24 +1,16 @@
 import { type App, documentedOnly } from "@attesto/runtime/http";
-import { z } from "zod";
 import type { IssuerDependencies } from "../domain/dependencies.js";
 import { notificationEndpointOf } from "../domain/issuer-identifier.js";
-import { parseNotificationRequest, recordNotification } from "../domain/record-notification.js";
+import { recordNotification } from "../domain/record-notification.js";
 import {
   checkAccessTokenNotRevoked,
   readAccessToken,
   verifyAccessToken,
   verifyDpopBinding,
 } from "./credential-access.js";
+import { notificationRequestOf, zNotificationRequest } from "./notification-request.schema.js";
 
-const zNotificationRequest = z
-  .object({
-    notification_id: z.string().optional().describe("The notification_id of a credential response; required"),
-    event: z.string().optional().describe("credential_accepted, credential_failure or credential_deleted; required"),
-    event_description: z.string().optional().describe('Printable ASCII without " or \\, at most 1000 characters'),
-  })
-  .loose();
-
-/** The body is checked by parseNotificationRequest, after the access token: its errors are OID4VCI's. */
+/** The body is checked by its schema after the access token (notificationRequestOf): its errors are OID4VCI's. */
 const schema = {
   summary: "Report what became of issued credentials (OpenID4VCI notification endpoint; Bearer or DPoP access token)",
   body: zNotificationRequest,
@@ -28,7 +20,7 @@ const schema = {
  * POST /notification (OID4VCI 1.0 §11, this service's README), with the access token of the
  * credential response that carried the notification_id:
  * 1-4. the access checks of POST /credential                    -> 401 invalid_token, DPoP errors, 503
- * 5. parse the body                                             -> 400 invalid_notification_request
+ * 5. check the body with its schema                            -> 400 invalid_notification_request
  * 6. store the event on the credentials issued with the id to the token's offer, publish the webhooks
  *                                                               -> 400 invalid_notification_id, 503
  * 204 on success.
@@ -43,7 +35,7 @@ export function registerNotificationRoute(app: App, deps: IssuerDependencies): v
       const claims = await verifyAccessToken(deps, presented);
       await verifyDpopBinding(deps, request, reply, presented, claims, notificationEndpointOf(deps.issuerUrl));
       await checkAccessTokenNotRevoked(deps, presented, claims);
-      await recordNotification(deps, claims, parseNotificationRequest(request.body));
+      await recordNotification(deps, claims, notificationRequestOf(request.body));
       return reply.code(204).send();
     },
   );

@@ -46,3 +46,4 @@ export {
   rateLimitKey,
 } from "./rate-limit.js";
 export { LOGGED_QUERY_PARAMETERS, redactUrl } from "./redact-url.js";
+export { type FieldIssue, type ParsedFields, parseFields } from "./validation.js";

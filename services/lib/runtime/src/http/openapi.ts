@@ -244,9 +244,10 @@ export function answersInScope(scope: App, statuses: readonly number[]): void {
 }
 
 /**
- * Route options for a route whose schema documents the request but does not validate it: the
- * domain does, because its error answers are a protocol contract (OID4VCI's
- * `invalid_credential_request`, RFC 6749's `invalid_request` after client authentication).
+ * Route options for a route whose body schema Fastify does not apply before the handler: the
+ * handler applies the same schema itself (`parseFields`) after the checks that come first, because
+ * its error answers are a protocol contract (OID4VCI's `invalid_credential_request` after the access
+ * token, RFC 6749's `invalid_request` after client authentication).
  */
 export const documentedOnly = {
   validatorCompiler: () => (value: unknown) => ({ value }),

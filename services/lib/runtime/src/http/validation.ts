@@ -86,20 +86,44 @@ export function fieldMessage(issue: Issue): string | undefined {
   }
 }
 
+/** One failing field of `parseFields`, with the issue it comes from (its `code`, `params`). */
+export interface FieldIssue extends FieldError {
+  issue: z.core.$ZodIssue;
+}
+
+export type ParsedFields<T> = { success: true; data: T } | { success: false; issues: FieldIssue[] };
+
+/**
+ * Parses `value` with a route's schema in the platform's wording, for a body the handler checks
+ * itself (after an access token: its errors are a protocol's, `documentedOnly`): the value, or
+ * every failing field with its issue.
+ */
+export function parseFields<T extends z.ZodType>(schema: T, value: unknown, part = "body"): ParsedFields<z.output<T>> {
+  const result = safeParse(schema, value, { error: fieldMessage });
+  if (result.success) return { success: true, data: result.data as z.output<T> };
+  const issues = result.error.issues;
+  const fields = fieldErrorsOf(issues.map(validationIssueOf), part);
+  return {
+    success: false,
+    issues: fields.map((field, index) => ({ ...field, issue: issues[index] as z.core.$ZodIssue })),
+  };
+}
+
+const validationIssueOf = (issue: z.core.$ZodIssue): FastifySchemaValidationError => ({
+  keyword: issue.code,
+  instancePath: `/${issue.path.map(String).join("/")}`,
+  schemaPath: "",
+  params: {},
+  message: issue.message,
+});
+
 /** The Fastify validator of every route schema (zod): every issue, in the platform's wording. */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema }) =>
   (data) => {
     const result = safeParse(schema, data, { error: fieldMessage });
     if (result.success) return { value: result.data };
-    const validation: FastifySchemaValidationError[] = result.error.issues.map((issue) => ({
-      keyword: issue.code,
-      instancePath: `/${issue.path.map(String).join("/")}`,
-      schemaPath: "",
-      params: {},
-      message: issue.message,
-    }));
-    return { error: validation as unknown as Error };
+    return { error: result.error.issues.map(validationIssueOf) as unknown as Error };
   };
 
 /** The name a client knows a request part by. */
