@@ -33,7 +33,12 @@ export function registerEndSessionRoute(
   app.get(
     "/end_session",
     // No HEAD twin: a HEAD (link previews) would consume the single-use request_uri or end the session.
-    { schema: { querystring: zQuery }, errorHandler: browserErrorHandler, exposeHeadRoute: false },
+    {
+      schema: { querystring: zQuery },
+      config: { produces: "text/html", errorPages: true, answers: [303] },
+      errorHandler: browserErrorHandler,
+      exposeHeadRoute: false,
+    },
     async (request, reply) => {
       const result = await endBrowserSession(
         {

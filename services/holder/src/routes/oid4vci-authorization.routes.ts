@@ -123,7 +123,11 @@ export function registerAuthorizationRoutes(scope: App, deps: HolderDependencies
 export function registerCallbackRoute(app: App, deps: HolderDependencies): void {
   app.get(
     "/v1/oid4vci/callback",
-    { schema: { querystring: zCallbackQuery }, exposeHeadRoute: false },
+    {
+      schema: { querystring: zCallbackQuery },
+      config: { produces: "text/html", errorPages: true },
+      exposeHeadRoute: false,
+    },
     async (request, reply) => {
       const { query } = request;
       try {
