@@ -183,6 +183,21 @@ describe("POST /v1/par", () => {
     });
   });
 
+  it("documents the form body its schema checks: required parameters, request_uri refused, an example", async () => {
+    const document = (await server.app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const media = document.paths["/v1/par"].post.requestBody.content["application/x-www-form-urlencoded"];
+    expect(media.schema.required).toEqual([
+      "response_type",
+      "client_id",
+      "redirect_uri",
+      "code_challenge",
+      "code_challenge_method",
+    ]);
+    expect(media.schema.properties.request_uri.not).toEqual({});
+    expect(media.schema.properties.state.type).toBe("string");
+    expect(media.example).toMatchObject({ response_type: "code", code_challenge_method: "S256" });
+  });
+
   describe("400 invalid_request", () => {
     it("for each missing required parameter, naming it", async () => {
       const { issuerState } = offerAuthorizationCode(server);

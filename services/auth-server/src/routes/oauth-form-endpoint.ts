@@ -25,10 +25,16 @@ export async function preventCaching(_request: FastifyRequest, reply: FastifyRep
   reply.header("Cache-Control", "no-store").header("Pragma", "no-cache");
 }
 
-/** RFC 6749 §3.2 / RFC 9126 §2.1: the body is application/x-www-form-urlencoded. */
+/**
+ * RFC 6749 §3.2 / RFC 9126 §2.1: the body is application/x-www-form-urlencoded; no body is one
+ * without parameters (the schema then names every missing one).
+ */
 export function requireFormBody(what: string) {
   return async (request: FastifyRequest): Promise<void> => {
-    if (request.body === undefined || request.body === null) return;
+    if (request.body === undefined || request.body === null) {
+      request.body = {};
+      return;
+    }
     const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
     if (type !== "application/x-www-form-urlencoded") {
       throw new InvalidRequest(`${what} body must be application/x-www-form-urlencoded`);
