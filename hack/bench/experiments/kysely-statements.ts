@@ -115,7 +115,7 @@ const offer = {
   credentialConfigurationId: "employee",
   vct: "https://example.com/employee",
   claims: { given_name: "Ada", family_name: "Lovelace" },
-  signing: { mode: "did", issuerDid: "did:web:x", issuerKid: "did:web:x#k", alg: "ES256", sealedPrivateKey: "s" },
+  signing: { mode: "did", issuerDid: "did:web:x", issuerKid: "did:web:x#k", alg: "ES256", key: { thumbprint: "t" } },
   grant: { type: "pre-authorized", codeHash: "c", sealedCode: "s" },
   status: "offered",
   expiresAt: later,
@@ -124,6 +124,7 @@ const offer = {
 const signingKey = {
   key: { tenant: "acme", kid: "did:web:x#k", did: "did:web:x", publicJwk: { kty: "EC" }, alg: "ES256" },
   at: now,
+  privateKey: { id: "acme:t", sealed: "s" },
 } as const;
 const reservation = createIssuanceReservationStore(db);
 const draws = { draws: (n: number) => Array.from({ length: n }, (_, i) => i * 7919), among: () => [] };

@@ -16,10 +16,12 @@ import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
 import type { IssuerDependencies } from "./domain/dependencies.js";
 import type { SignedStatusList } from "./domain/get-status-list-token.js";
+import { createIssuerKeyring } from "./domain/issuer-keys.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createIssuanceAllowanceStore } from "./store/issuance-allowance.store.js";
 import { createIssuanceReservationStore } from "./store/issuance-reservation.store.js";
 import { createIssuerConfigurationStore } from "./store/issuer-configuration.store.js";
+import { createIssuerPrivateKeyStore } from "./store/issuer-private-key.store.js";
 import { createIssuerSigningKeyStore } from "./store/issuer-signing-key.store.js";
 import { createOfferStore } from "./store/offer.store.js";
 import { createStatusListStore } from "./store/status-list.store.js";
@@ -56,6 +58,7 @@ export function createDependencies(
   const trustRegistry = { baseUrl: config.TRUST_REGISTRY_INTERNAL_URL, audience: "trust-registry" };
   const tenantClient = context.rpcClient(tenantV1.TenantService, trustRegistry);
   const issuerConfigurations = createIssuerConfigurationStore(context.db);
+  const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
   const deps: IssuerDependencies = {
     issuerUrl: context.publicUrl,
     authorizationServerUrl: config.AUTH_SERVER_URL,
@@ -87,13 +90,14 @@ export function createDependencies(
         audience: "auth-server",
       }),
     ),
-    sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
+    sealer,
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
     issuanceAllowances: createIssuanceAllowanceStore(context.db),
     issuanceReservations: createIssuanceReservationStore(context.db),
     issuerConfigurations,
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
+    issuerKeys: createIssuerKeyring({ sealer, issuerPrivateKeys: createIssuerPrivateKeyStore(context.db) }),
     statusLists: createStatusListStore(context.db),
     // The Issuer resource's size, else STATUS_LIST_SIZE: read only when a list may open (no open list, or a nearly full one).
     statusListSizeOf: async (tenant) =>

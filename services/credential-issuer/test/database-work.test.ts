@@ -54,7 +54,8 @@ describe("database statements per issuance step", () => {
   };
 
   it("offer 2, offer document 1, token 1, nonce 0, credential 3 (once the signer has an open list)", async () => {
-    await issuance();
+    const first = await issuance();
+    expect(first.offer?.[1], "the first offer with a key stores it").toMatch(/^with "offer" as \(insert into "offers"/);
     const steps = await issuance();
     const counts = Object.fromEntries(Object.entries(steps).map(([step, texts]) => [step, texts.length]));
     expect(counts, JSON.stringify(steps, null, 1)).toEqual({
@@ -64,6 +65,8 @@ describe("database statements per issuance step", () => {
       nonce: 0,
       credential: 3,
     });
+    // The tenant's key was stored with the first offer: the next offer with it is the offer's insert alone.
+    expect(steps.offer?.[1], "no per-offer signing-key upsert").toMatch(/^insert into "offers"/);
     expect(
       (steps.credential ?? []).some((text) => /^begin/i.test(text)),
       "no explicit transaction",

@@ -2,6 +2,7 @@ import type { AccessTokenVerifier, CNonces } from "@attesto/protocol";
 import type { AccessTokenStatus } from "./access-token-status.js";
 import type { ClaimsValidators } from "./claims-validators.js";
 import type { IssuerConfigurationRepository } from "./issuer-configuration.js";
+import type { IssuerKeyring } from "./issuer-keys.js";
 import type { IssuerSigningKeyRepository } from "./issuer-signing-keys.js";
 import type {
   ApiKeyAuthenticator,
@@ -62,6 +63,8 @@ export interface IssuerDependencies {
   issuerConfigurations: IssuerConfigurationRepository;
   /** The DID-path keys each tenant signs with (its JWT VC Issuer Metadata). */
   issuerSigningKeys: IssuerSigningKeyRepository;
+  /** DID-path private keys, imported once per tenant and key (issuer-keys.ts). */
+  issuerKeys: IssuerKeyring;
   /** The tenants' Token Status Lists. */
   statusLists: StatusListRepository;
   /** Entries of a status list opened for the tenant (its Issuer resource, else STATUS_LIST_SIZE). */

@@ -4,10 +4,15 @@ import type { AllocateStatusEntriesInput, StatusEntry, StatusIndexDraws } from "
 
 export interface OfferRepository {
   /**
-   * Stores a new offer; `signingKey`: the DID-path key it was verified with, recorded in the same
-   * statement (IssuerSigningKeyRepository.record's rules), so an offer never exists without it.
+   * Stores a new offer; `signingKey`: the DID-path key it was verified with, stored in the same
+   * statement (its sealed private key once per tenant and key, its public key by
+   * IssuerSigningKeyRepository.record's rules), so an offer never exists without it. Left out when
+   * this process stored that key lately (IssuerKeyring.isRecorded): the offer's insert alone.
    */
-  insert(offer: Offer, signingKey?: { key: IssuerSigningKey; at: Date }): Promise<void>;
+  insert(
+    offer: Offer,
+    signingKey?: { key: IssuerSigningKey; at: Date; privateKey: { id: string; sealed: string } },
+  ): Promise<void>;
   findById(id: string): Promise<Offer | undefined>;
   findByCodeHash(codeHash: string): Promise<Offer | undefined>;
   findByIssuerState(issuerState: string): Promise<Offer | undefined>;
