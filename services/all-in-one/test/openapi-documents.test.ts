@@ -15,6 +15,8 @@ import { platformServices } from "../src/services.js";
 interface Media {
   schema?: Record<string, unknown> & { examples?: unknown[] };
   example?: unknown;
+  /** Several examples, by name (the generator's form of a schema's `examples` array). */
+  examples?: Record<string, { value: unknown }>;
 }
 
 /**
@@ -112,7 +114,8 @@ describe("OpenAPI documents of every public port", () => {
             for (const [mediaType, media] of Object.entries(response.content)) {
               const where = `${name} ${status} ${mediaType}`;
               if (!media.schema) problems.push(`${where}: no schema`);
-              const example = media.example ?? media.schema?.examples?.[0];
+              const example =
+                media.example ?? Object.values(media.examples ?? {})[0]?.value ?? media.schema?.examples?.[0];
               if (example === undefined) problems.push(`${where}: no example`);
               else if (media.schema && !ajv.validate(media.schema, example)) {
                 problems.push(`${where}: the example does not match the schema: ${ajv.errorsText(ajv.errors)}`);

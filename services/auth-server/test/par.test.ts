@@ -12,23 +12,11 @@ import {
   type TestWallet,
 } from "./support/authorization-code-flow.js";
 import { AUTH_URL, ISSUER_URL, startTestAuthServer, type TestAuthServer } from "./support/test-auth-server.js";
-import { expectNoStore, expectOAuthError, tokenProof } from "./support/token-requests.js";
+import { expectNoStore, expectOAuthError, expectParameterErrors, tokenProof } from "./support/token-requests.js";
 
 const PAR_URL = `${AUTH_URL}/v1/par`;
 
 /** 400 `invalid_request` naming every failing parameter, each given as "<parameter> <message>". */
-function expectParameterErrors(response: Parameters<typeof expectOAuthError>[0], ...descriptions: string[]): void {
-  const errors = descriptions.map((description) => {
-    const space = description.indexOf(" ");
-    return { field: description.slice(0, space), message: description.slice(space + 1) };
-  });
-  expect({ status: response.statusCode, body: response.json() }).toStrictEqual({
-    status: 400,
-    body: { error: "invalid_request", error_description: descriptions.join("; "), errors },
-  });
-  expectNoStore(response);
-}
-
 describe("POST /v1/par", () => {
   let server: TestAuthServer;
   let wallet: TestWallet;

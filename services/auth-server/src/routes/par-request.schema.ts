@@ -1,6 +1,7 @@
 import { isS256CodeChallenge, PKCE_S256 } from "@attesto/protocol";
 import { z } from "zod";
 import type { AuthorizationDetail, ParParameters } from "../domain/par/par-parameters.js";
+import { optional, present, required } from "./oauth-form-endpoint.js";
 
 /**
  * The form body of POST /v1/par (RFC 9126, this service's README): one schema for the check, the
@@ -14,25 +15,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 /** Schemes a browser must never be sent to with a code. */
 const FORBIDDEN_REDIRECT_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "blob:"]);
-
-type Rule = (value: string) => string | undefined;
-
-/** One form parameter: a string; a repeated one arrives as an array (RFC 6749 §3.1: not allowed). */
-const parameter = (about: string, rule: Rule) =>
-  z
-    .string({ error: (issue) => (Array.isArray(issue.input) ? "must not be repeated" : undefined) })
-    .superRefine((value, context) => {
-      const problem = rule(value);
-      if (problem) context.addIssue({ code: "custom", message: problem });
-    })
-    .describe(about);
-
-/** A required parameter: an empty value is a missing one. */
-const required = (about: string, rule: Rule = () => undefined) =>
-  parameter(about, (value) => (value === "" ? "is required" : rule(value)));
-/** An optional parameter: an empty value is an absent one. */
-const optional = (about: string, rule: Rule = () => undefined) =>
-  parameter(about, (value) => (value === "" ? undefined : rule(value))).optional();
 
 function redirectUriProblem(value: string): string | undefined {
   let url: URL;
@@ -106,8 +88,6 @@ export const zParRequest = z
       },
     ],
   });
-
-const present = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);
 
 /** The checked form body as the domain takes it. */
 export function parParametersOf(body: z.output<typeof zParRequest>): ParParameters {

@@ -11,7 +11,7 @@ import {
 } from "../client-authentication.js";
 import type { GrantRedeemer } from "../grant.js";
 import { sha256Hex } from "../secrets.js";
-import type { AuthorizationCodeGrantRequest } from "./parse-grant-request.js";
+import type { AuthorizationCodeGrantRequest } from "./grant-request.js";
 
 export interface AuthorizationCodeGrantDeps {
   codes: AuthorizationCodeRepository;

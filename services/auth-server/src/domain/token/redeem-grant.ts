@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { InvalidGrant } from "@attesto/runtime/errors";
 import type { ReplayGuard } from "@attesto/store";
 import type { Grant, GrantRedeemer } from "../grant.js";
-import type { PreAuthorizedCodeGrantRequest } from "./parse-grant-request.js";
+import type { PreAuthorizedCodeGrantRequest } from "./grant-request.js";
 
 const MINTED_NAMESPACE = "pre-authorized-code-token";
 /**
