@@ -57,14 +57,14 @@ export function createDependencies(
   const now = options.now ?? (() => new Date());
   const trustRegistry = { baseUrl: config.TRUST_REGISTRY_INTERNAL_URL, audience: "trust-registry" };
   const tenantClient = context.rpcClient(tenantV1.TenantService, trustRegistry);
-  const issuerConfigurations = createIssuerConfigurationStore(context.db);
+  const issuerConfigurations = createIssuerConfigurationStore(context.db, context.cacheInvalidations);
   const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
   const deps: IssuerDependencies = {
     issuerUrl: context.publicUrl,
     authorizationServerUrl: config.AUTH_SERVER_URL,
     links: { schemaRegistryUrl: config.SCHEMA_REGISTRY_URL, trustRegistryUrl: config.TRUST_REGISTRY_URL },
-    tenants: createTrustRegistryTenants(tenantClient),
-    apiKeys: createApiKeyAuthenticator(tenantClient),
+    tenants: createTrustRegistryTenants(tenantClient, context.cacheInvalidations),
+    apiKeys: createApiKeyAuthenticator(tenantClient, context.cacheInvalidations),
     credentialTypes: createSchemaRegistryTypes(
       context.rpcClient(schemaV1.SchemaService, {
         baseUrl: config.SCHEMA_REGISTRY_INTERNAL_URL,

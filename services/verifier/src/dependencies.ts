@@ -44,7 +44,7 @@ export function createDependencies(context: ServiceContext<VerifierConfig>): Ver
     dcApiSessions: createDcApiSessionStore(context.db),
     policies: createVerifierPolicyStore(context.db),
     sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
-    apiKeys: createApiKeyAuthenticator(tenants),
+    apiKeys: createApiKeyAuthenticator(tenants, context.cacheInvalidations),
     ledger: createLedgerDidResolver(ledger),
     trustAnchors: createTrustAnchorSource(keys, configuredRoots, {
       cacheMs: config.TRUST_ANCHORS_CACHE_SECONDS * 1000,
@@ -58,7 +58,10 @@ export function createDependencies(context: ServiceContext<VerifierConfig>): Ver
       maxCacheSeconds: config.STATUS_LIST_MAX_CACHE_SECONDS,
       maxEntries: STATUS_LIST_CACHE_ENTRIES,
     }),
-    registeredIssuers: createRegisteredIssuers(tenants, { cacheMs: config.REGISTERED_ISSUERS_CACHE_SECONDS * 1000 }),
+    registeredIssuers: createRegisteredIssuers(tenants, {
+      cacheMs: config.REGISTERED_ISSUERS_CACHE_SECONDS * 1000,
+      invalidations: context.cacheInvalidations,
+    }),
     verifierUrl: context.publicUrl,
     limits: { clockSkewSeconds: config.CLOCK_SKEW_SECONDS, kbJwtMaxAgeSeconds: config.KB_JWT_MAX_AGE_SECONDS },
     recorder: createVerificationRecorder(context),

@@ -140,11 +140,11 @@ async function configurationMetadata(
 }
 
 /**
- * A tenant that may be addressed by URL, or 404. Asked fresh (never this process's cache): a
- * deactivated tenant's metadata and landing page are gone at once on every replica.
+ * A tenant that may be addressed by URL, or 404. The directory is never behind the trust registry:
+ * a deactivated tenant's metadata and landing page are gone at once on every replica.
  */
 export async function findIssuerTenant(deps: IssuerDependencies, tenant: string): Promise<IssuerTenant> {
-  const found = isTenantId(tenant) ? await deps.tenants.find(tenant, { fresh: true }) : undefined;
+  const found = isTenantId(tenant) ? await deps.tenants.find(tenant) : undefined;
   if (!found) throw notFound("Tenant not found");
   return found;
 }

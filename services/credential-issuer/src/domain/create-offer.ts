@@ -101,12 +101,10 @@ async function findConfiguration(
   configurationId: string,
   configured: IssuerConfiguration | undefined,
 ): Promise<{ configuration?: CredentialConfiguration; errors: FieldError[] }> {
-  const configurationOf = (found: Awaited<ReturnType<typeof deps.tenants.find>>) =>
-    found?.configurations.find((candidate) => candidate.id === configurationId);
-  // A credential type added since the tenant was cached (`attesto types add`) is usable at once.
-  const configuration =
-    configurationOf(await deps.tenants.find(tenant)) ??
-    configurationOf(await deps.tenants.find(tenant, { fresh: true }));
+  // A credential type added a moment ago (`attesto types add`) is usable: the directory is never behind.
+  const configuration = (await deps.tenants.find(tenant))?.configurations.find(
+    (candidate) => candidate.id === configurationId,
+  );
   if (!configuration) {
     return {
       errors: [{ field: "credential.config_id", message: "is not a credential configuration of this tenant" }],

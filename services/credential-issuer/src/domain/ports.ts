@@ -20,10 +20,10 @@ export interface IssuerTenant {
 /** Tenants and their credential configurations (trust registry). */
 export interface TenantDirectory {
   /**
-   * Undefined when no such tenant exists. Answers may be a few seconds old; `fresh` asks the trust
-   * registry again (for a configuration the cached answer lacks: a credential type added since).
+   * Undefined when no such tenant exists or it is deactivated. Never behind the trust registry: a
+   * change committed before the call (a deactivation, a credential type added) is seen.
    */
-  find(tenant: string, options?: { fresh?: boolean }): Promise<IssuerTenant | undefined>;
+  find(tenant: string): Promise<IssuerTenant | undefined>;
 }
 
 export type JsonObject = { [key: string]: unknown };

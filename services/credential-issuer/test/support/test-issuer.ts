@@ -1,5 +1,6 @@
 import { randomBytes, type webcrypto } from "node:crypto";
 import { issuanceV1 } from "@attesto/proto";
+import type { CacheInvalidations } from "@attesto/runtime/cache";
 import type { App } from "@attesto/runtime/http";
 import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
 import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
@@ -48,8 +49,14 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-/** `env`: extra configuration variables (e.g. CREDENTIAL_DPOP_NONCE_STATUS). */
-export async function startTestIssuer(env: Record<string, string> = {}): Promise<TestIssuer> {
+/**
+ * `env`: extra configuration variables (e.g. CREDENTIAL_DPOP_NONCE_STATUS); `cacheInvalidations`:
+ * the listener the coherent caches use (none by default: they read through).
+ */
+export async function startTestIssuer(
+  env: Record<string, string> = {},
+  options: { cacheInvalidations?: CacheInvalidations } = {},
+): Promise<TestIssuer> {
   const database = await createTestDatabase<unknown>({ prefix: "credential_issuer", migrations });
   const config = loadCredentialIssuerConfig({
     DATABASE_URL: database.url,
@@ -62,7 +69,9 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
     ...env,
   });
   const doubles = createDoubles();
-  const base = createServiceContext(credentialIssuer.definition, config, database.db);
+  const base = createServiceContext(credentialIssuer.definition, config, database.db, undefined, {
+    ...(options.cacheInvalidations ? { cacheInvalidations: options.cacheInvalidations } : {}),
+  });
   const context: ServiceContext<CredentialIssuerConfig> = {
     ...base,
     rpcClient: (service, target) => doubles.clientFor(service, target.audience),

@@ -64,8 +64,9 @@ export interface RegisteredIssuers {
   snapshot(isKnown?: (snapshot: RegisteredIssuerSnapshot) => boolean): Promise<RegisteredIssuerSnapshot>;
   /**
    * Where the issuer stands in the trust registry's tenant lifecycle (TenantService.GetIssuerStanding),
-   * asked on every call, never cached: a tenant deactivated a moment ago is `deactivated` at once on
-   * every replica. Throws UpstreamUnavailableError when the trust registry cannot answer.
+   * never behind it (a coherent cache, clients/registered-issuers.ts): a tenant deactivated a moment
+   * ago is `deactivated` at once on every replica. Throws UpstreamUnavailableError when the trust
+   * registry cannot answer.
    */
   standingOf(issuer: { iss: string; did?: string | undefined }): Promise<IssuerStanding>;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
 import { didKeyFromPublicJwk, generateEd25519Jwk } from "@attesto/protocol";
+import type { CacheInvalidations } from "@attesto/runtime/cache";
 import type { App } from "@attesto/runtime/http";
 import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
@@ -47,6 +48,8 @@ export async function startTestVerifier(
     publicUrl?: string;
     /** A TenantService to authenticate API keys with instead of the in-memory double (other tenants). */
     tenants?: Client<typeof tenantV1.TenantService>;
+    /** The listener the coherent caches use (none by default: they read through). */
+    cacheInvalidations?: CacheInvalidations;
   } = {},
 ): Promise<TestVerifier> {
   const database = await createTestDatabase<unknown>({ prefix: "verifier", migrations });
@@ -64,7 +67,9 @@ export async function startTestVerifier(
   });
   const edges = new PlatformEdges();
   const context: ServiceContext<VerifierConfig> = {
-    ...createServiceContext(verifier.definition, config, database.db),
+    ...createServiceContext(verifier.definition, config, database.db, undefined, {
+      ...(options.cacheInvalidations ? { cacheInvalidations: options.cacheInvalidations } : {}),
+    }),
     rpcClient: <S extends DescService>(service: S): Client<S> =>
       options.tenants && service.typeName === tenantV1.TenantService.typeName
         ? (options.tenants as unknown as Client<S>)
