@@ -127,4 +127,16 @@ describe("OpenAPI documents of every public port", () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it("keeps the 200 of a route that also answers 304 or redirects, with its own body type", async () => {
+    const documentOf = async (service: string) =>
+      (await apps.get(service)!.inject({ method: "GET", url: "/openapi.json" })).json();
+    const auth = await documentOf("auth-server");
+    expect(Object.keys(auth.paths["/v1/authorize"].get.responses["200"].content)).toEqual(["text/html"]);
+    expect(auth.paths["/v1/authorize"].get.responses["303"]).toBeDefined();
+    const issuer = await documentOf("credential-issuer");
+    const statusList = issuer.paths["/status-lists/{tenant}/{listId}"].get.responses;
+    expect(Object.keys(statusList["200"].content)).toEqual(["application/statuslist+jwt"]);
+    expect(statusList["304"]).toBeDefined();
+  });
 });

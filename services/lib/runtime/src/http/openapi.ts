@@ -146,8 +146,9 @@ function completeDocument(document: Json, errorsByOperation: ReadonlyMap<string,
       const errors = errorsByOperation.get(`${method.toUpperCase()} ${path}`);
       const otherSuccess = [...(errors?.statuses ?? [])].some((status) => status > 200 && status < 400);
       const phantom = responses["200"];
-      if (otherSuccess && phantom?.description === "Default Response" && !phantom.content) {
-        // The generator's 200 of a route without a response schema that answers 204, or redirects.
+      if (otherSuccess && !errors?.produces && phantom?.description === "Default Response" && !phantom.content) {
+        // The generator's 200 of a route without a response schema that answers 204, or redirects
+        // (a route that `produces` a body of its own type answers that 200: its content comes below).
         delete responses["200"];
       }
       for (const [status, response] of Object.entries(responses)) {
