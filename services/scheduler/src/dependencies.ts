@@ -1,6 +1,5 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
-import { createLogger } from "@attesto/runtime/logging";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createEvmChain } from "./clients/evm-chain.js";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
@@ -31,8 +30,9 @@ export interface SchedulerEdges {
   evmChain?: EvmChain;
   webhooks?: WebhookDirectory;
   sender?: WebhookSender;
-  now?: () => Date;
   log?: DeliveryLog;
+  /** The job queue's errors (default: logged). */
+  onQueueError?: (error: Error) => void;
 }
 
 export interface SchedulerRuntime {
@@ -40,12 +40,15 @@ export interface SchedulerRuntime {
   queue: PgBossJobQueue;
 }
 
-/** The scheduler's edges and job queue, fresh on every call (`service.ts` shares one per running service). */
+/**
+ * The scheduler's edges and job queue, fresh on every call (`service.ts` shares one per running
+ * service); time is the context's clock, logs go to its logger. `overrides` replace edges (tests).
+ */
 export function createDependencies(
   context: ServiceContext<SchedulerConfig>,
-  edges: SchedulerEdges = {},
-  onError: (error: Error) => void = () => {},
+  overrides: SchedulerEdges = {},
 ): SchedulerRuntime {
+  const edges = overrides;
   const { config } = context;
   const webhookJobSeconds = Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30;
   const queue = new PgBossJobQueue({
@@ -60,9 +63,9 @@ export function createDependencies(
       "dispatch-webhook-event": Math.ceil(config.RPC_TIMEOUT_MS / 1000) + 30,
       "deliver-webhook": webhookJobSeconds,
     },
-    onError,
+    onError: edges.onQueueError ?? ((error) => context.logger.error({ err: error }, "job queue error")),
   });
-  const now = edges.now ?? (() => new Date());
+  const now = context.clock;
   const notarizations = createNotarizationStore(context.db, queue.send, now);
   const deliveries = createWebhookDeliveryStore(context.db, queue.send, now);
   const deps: NotaryDependencies = {
@@ -103,7 +106,7 @@ export function createDependencies(
       maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
     },
     version: context.version,
-    log: edges.log ?? createLogger(context.service, config.LOG_LEVEL),
+    log: edges.log ?? context.logger,
   };
   return { deps, queue };
 }

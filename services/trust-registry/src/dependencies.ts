@@ -7,27 +7,28 @@ import { createLedgerDidRegistry } from "./clients/ledger-did-registry.js";
 import { createSchemaRegistryCatalog } from "./clients/schema-registry-catalog.js";
 import type { TrustRegistryConfig } from "./config.js";
 import { createKeyCustody, type KeyCustody } from "./custody/index.js";
-import type { TrustRegistryDomain } from "./domain/dependencies.js";
 import { createLoginTokens } from "./domain/login-token.js";
-import type { Clock, PasswordHasher } from "./domain/ports.js";
+import type { PasswordHasher, TrustRegistryDomain } from "./domain/ports.js";
 import { createDidStore } from "./store/did.store.js";
 import { createTenantStore } from "./store/tenant.store.js";
 import { createWebhookStore } from "./store/webhook.store.js";
 
-/** The edges of the service: other services, key custody, time. Tests pass their own. */
+/** The edges of the service: other services, key custody. Tests pass their own. */
 export interface TrustRegistryDeps {
   schemaTypes: Client<typeof schemaV1.SchemaService>;
   ledger: Client<typeof ledgerV1.LedgerService>;
   custody: KeyCustody;
-  clock?: Clock;
   passwords?: PasswordHasher;
 }
 
 /**
  * Real clients from configuration: the schema registry and the ledger over Connect, custody on the
- * database. `clock` (default: the system clock) is the time custody and the use cases read.
+ * database; time is the context's clock. `overrides` replace single dependencies (tests).
  */
-export function createDependencies(context: ServiceContext<TrustRegistryConfig>, clock?: Clock): TrustRegistryDeps {
+export function createDependencies(
+  context: ServiceContext<TrustRegistryConfig>,
+  overrides: Partial<TrustRegistryDeps> = {},
+): TrustRegistryDeps {
   const { config } = context;
   return {
     schemaTypes: context.rpcClient(schemaV1.SchemaService, {
@@ -35,13 +36,13 @@ export function createDependencies(context: ServiceContext<TrustRegistryConfig>,
       audience: "schema-registry",
     }),
     ledger: context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
-    custody: createCustody(context, clock),
-    ...(clock ? { clock } : {}),
+    custody: overrides.custody ?? createCustody(context),
+    ...overrides,
   };
 }
 
 /** Key custody on the service's database, under the configured key-encryption keys and issuing CA. */
-export function createCustody(context: ServiceContext<TrustRegistryConfig>, clock?: Clock): KeyCustody {
+export function createCustody(context: ServiceContext<TrustRegistryConfig>): KeyCustody {
   const { config } = context;
   const issuingCa =
     config.ISSUING_CA_CERT_PEM && config.ISSUING_CA_KEY_PEM
@@ -54,7 +55,7 @@ export function createCustody(context: ServiceContext<TrustRegistryConfig>, cloc
     signingCertValidityDays: config.SIGNING_CERT_VALIDITY_DAYS,
     caCountry: config.CA_COUNTRY,
     credentialIssuerUrl: config.CREDENTIAL_ISSUER_URL,
-    ...(clock ? { now: clock } : {}),
+    now: context.clock,
   });
 }
 
@@ -73,7 +74,7 @@ export function createDomain(
   deps: TrustRegistryDeps,
 ): TrustRegistryDomain {
   const { config } = context;
-  const clock = deps.clock ?? (() => new Date());
+  const clock = context.clock;
   return {
     tenants: createTenantStore(context.db, clock),
     dids: createDidStore(context.db, clock),

@@ -10,7 +10,8 @@ import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { type AuthServerConfig, loadAuthServerConfig } from "../../src/config.js";
 import { type AuthServerDeps, createDependencies } from "../../src/dependencies.js";
-import type { IssuerDisplay, IssuerDisplaySource } from "../../src/domain/authorization/issuer-display.js";
+import type { IssuerDisplay } from "../../src/domain/authorization/issuer-display.js";
+import type { IssuerDisplaySource } from "../../src/domain/ports.js";
 import { authServer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryGrantService } from "./in-memory-grant-service.js";
@@ -147,7 +148,10 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
     options.publicUrl,
     options.trustDemoProvider ?? true,
   );
-  const context = createServiceContext(authServer.definition, config, serviceDatabase.db);
+  const clock = createTestClock();
+  const context = createServiceContext(authServer.definition, config, serviceDatabase.db, undefined, {
+    clock: clock.now,
+  });
   const grants = new InMemoryGrantService();
   const grantService =
     options.grantService === "down"
@@ -161,16 +165,12 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
             transport: { interceptors: clientInterceptors({ signer: context.signer, audience: "credential-issuer" }) },
           }),
         );
-  const clock = createTestClock();
   const issuerDisplay = new StaticIssuerDisplay();
   grants.now = clock.now;
-  const production = createDependencies(context);
-  const deps: AuthServerDeps = {
-    ...production,
+  const deps: AuthServerDeps = createDependencies(context, {
     grantService,
-    issuerDisplay: options.issuerDisplay === "http" ? production.issuerDisplay : issuerDisplay,
-    now: clock.now,
-  };
+    ...(options.issuerDisplay === "http" ? {} : { issuerDisplay }),
+  });
   const app = await buildApp(context, deps);
   return {
     app,

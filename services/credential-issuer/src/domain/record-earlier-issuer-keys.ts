@@ -1,7 +1,6 @@
 import { algorithmOfKey, publicJwkOf } from "@attesto/protocol";
-import type { IssuerDependencies } from "./dependencies.js";
-import { privateKeyContext } from "./offer.js";
-import { openSealedJwk } from "./offer-issuer-key.js";
+import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /**
  * Start-up: records the DID-path key of offers made before signing keys were recorded, so the
@@ -15,11 +14,10 @@ export async function recordEarlierIssuerKeys(
   let unreadable = 0;
   for (const offer of await deps.offers.findDidOffersWithUnrecordedKey()) {
     const { signing } = offer;
-    // Offers since migration 0010 store their key's record with them; only older ones seal their own key.
-    if (signing.mode !== "did" || !("sealedPrivateKey" in signing.key)) continue;
+    if (signing.mode !== "did") continue;
     let publicJwk: ReturnType<typeof publicJwkOf>;
     try {
-      publicJwk = publicJwkOf(openSealedJwk(deps.sealer, signing.key.sealedPrivateKey, privateKeyContext(offer.id)));
+      publicJwk = publicJwkOf(openIssuerPrivateJwk(deps.sealer, { id: offer.id, signing }));
     } catch {
       publicJwk = undefined;
     }

@@ -8,7 +8,7 @@ import type {
   CredentialStatus,
   CredentialStatusChange,
   NotificationEvent,
-} from "../domain/repositories.js";
+} from "../domain/ports.js";
 import type { CredentialStatusChangesTable, CredentialsTable, IssuerTables } from "./tables.js";
 
 /** The Token Status List value of each status. */

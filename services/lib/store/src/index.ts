@@ -1,12 +1,3 @@
-export {
-  CACHE_CHANNEL,
-  type CacheInvalidationOptions,
-  cacheInvalidationsFor,
-  createCacheTopicTrigger,
-  type DatabaseInvalidations,
-  type InvalidationState,
-  startCacheInvalidations,
-} from "./cache-invalidations.js";
 export { CLUSTER_FOLDER, type ClusterEngine, isAlive, isCluster } from "./cluster-files.js";
 export {
   type ArgumentKind,
@@ -60,7 +51,6 @@ export {
   createTestDatabase,
   EMBEDDED_TEST_DATABASE_URL_VAR,
   recordStatements,
-  startTestCacheInvalidations,
   type TestDatabase,
   testDatabaseUrl,
 } from "./testing.js";

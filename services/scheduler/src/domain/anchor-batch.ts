@@ -19,7 +19,11 @@ export const batchIdempotencyKey = (batchId: string) => `attesto-scheduler:batch
  * schedules the next attempt with backoff, or dead-letters the batch with one
  * `credential.notarization_failed` event per credential.
  */
-export async function anchorBatch(deps: NotaryDependencies, batchId: string, jobId: string): Promise<void> {
+export async function anchorBatch(
+  deps: Pick<NotaryDependencies, "anchorRetry" | "ledger" | "metrics" | "notarizations" | "now">,
+  batchId: string,
+  jobId: string,
+): Promise<void> {
   const claim = await deps.notarizations.claimBatchAttempt(batchId, jobId);
   if (!claim) return;
   const { record: batch, attempt } = claim;
@@ -54,7 +58,7 @@ export async function anchorBatch(deps: NotaryDependencies, batchId: string, job
 }
 
 async function deadLetter(
-  deps: NotaryDependencies,
+  deps: Pick<NotaryDependencies, "metrics" | "notarizations" | "now">,
   batchId: string,
   attempt: number,
   error: string,

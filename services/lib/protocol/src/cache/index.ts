@@ -1,9 +1,2 @@
 export { type BoundedCache, type BoundedCacheOptions, createBoundedCache } from "./bounded-cache.js";
-export {
-  type CacheInvalidations,
-  type CoherentCache,
-  type CoherentCacheOptions,
-  createCoherentCache,
-  NO_INVALIDATIONS,
-} from "./coherent-cache.js";
 export { createLoadingCache, type LoadingCache, type LoadingCacheOptions } from "./loading-cache.js";

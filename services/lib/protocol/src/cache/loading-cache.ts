@@ -18,8 +18,6 @@ export interface LoadingCache<V> {
   /** The cached value (or its load in flight) without loading, refreshing or reordering. */
   peek(key: string): Promise<V> | undefined;
   delete(key: string): void;
-  /** Forgets every entry (loads in flight finish for their callers but are not kept). */
-  clear(): void;
   readonly size: number;
 }
 
@@ -57,9 +55,6 @@ export function createLoadingCache<V>(options: LoadingCacheOptions): LoadingCach
     delete(key) {
       entries.delete(key);
     },
-    clear() {
-      entries.clear();
-    },
     get size() {
       return entries.size;
     },
@@ -71,7 +66,6 @@ function uncached<V>(): LoadingCache<V> {
     get: async (_key, load) => load(),
     peek: () => undefined,
     delete: () => undefined,
-    clear: () => undefined,
     size: 0,
   };
 }

@@ -1,6 +1,4 @@
-import type { KeyObject } from "node:crypto";
-import { decodeProtectedHeader } from "jose";
-import { verifyCompactJws } from "../keys/jws.js";
+import { compactVerify, decodeProtectedHeader } from "jose";
 import { publicKeyCache } from "../keys/public-key-cache.js";
 import { htuMatches } from "./compare-htu.js";
 import { computeDpopAth } from "./compute-dpop-ath.js";
@@ -118,15 +116,15 @@ function decodeProofPayload(compact: string): DpopJwtPayload {
 }
 
 /** The signature by the header's `jwk` (imported once per distinct key, see public-key-cache.ts). */
-function verifyProofSignature(compact: string, header: DpopJwtHeader & { jwk: DpopJwk }): void {
-  let key: KeyObject;
+async function verifyProofSignature(compact: string, header: DpopJwtHeader & { jwk: DpopJwk }): Promise<void> {
+  let key: Awaited<ReturnType<typeof publicKeyCache.importKey>>;
   try {
-    key = publicKeyCache.importKey(header.jwk);
+    key = await publicKeyCache.importKey(header.jwk, header.alg);
   } catch (error) {
     throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
   }
   try {
-    verifyCompactJws(compact, key, [header.alg]);
+    await compactVerify(compact, key, { algorithms: [header.alg] });
   } catch (error) {
     throw invalidDpopProof("signature", "DPoP proof signature is invalid", error);
   }
@@ -219,7 +217,7 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
     throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
   }
   checkKeyBinding(jkt, options.expectedJkt);
-  verifyProofSignature(compact, header);
+  await verifyProofSignature(compact, header);
   checkNonce(payload, options.nonces);
   await consumeJti(jkt, payload, nowSeconds, options.replay);
   return { jkt, jwk: header.jwk, jti: payload.jti };

@@ -1,5 +1,4 @@
-import type { JWK } from "jose";
-import { verifyCompactJws } from "../keys/jws.js";
+import { compactVerify, type JWK } from "jose";
 import { type CacheablePublicJwk, publicKeyCache } from "../keys/public-key-cache.js";
 import { type AllowedJwsAlgorithm, isAllowedJwsAlgorithm } from "./jws-algorithms.js";
 
@@ -29,7 +28,8 @@ export async function verifyJwsSignature(compact: string, publicJwk: Record<stri
   }
   if (!isAllowedJwsAlgorithm(alg) || !keyMatchesAlgorithm(publicJwk, alg)) return false;
   try {
-    verifyCompactJws(compact, publicKeyCache.importKey(publicMembersOf(publicJwk) as CacheablePublicJwk), [alg]);
+    const key = await publicKeyCache.importKey(publicMembersOf(publicJwk) as CacheablePublicJwk, alg);
+    await compactVerify(compact, key, { algorithms: [alg] });
     return true;
   } catch {
     return false;

@@ -2,13 +2,8 @@
 export {
   type BoundedCache,
   type BoundedCacheOptions,
-  type CacheInvalidations,
-  type CoherentCache,
-  type CoherentCacheOptions,
   createBoundedCache,
-  createCoherentCache,
   createLoadingCache,
   type LoadingCache,
   type LoadingCacheOptions,
-  NO_INVALIDATIONS,
 } from "@attesto/protocol/cache";

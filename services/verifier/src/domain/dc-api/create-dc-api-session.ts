@@ -1,6 +1,5 @@
 import { invalidFields } from "@attesto/runtime/errors";
-import type { SessionSigner } from "../create-authorization-request.js";
-import type { VerifierDependencies } from "../dependencies.js";
+import type { SessionSigner, VerifierDependencies } from "../ports.js";
 import { isDcApiMode, type ResponseMode, type VerificationSession } from "../verification-session.js";
 import { type DcApiRequest, signedDcApiRequestOf, unsignedDcApiRequestOf } from "./create-dc-api-request.js";
 
@@ -45,7 +44,7 @@ export function checkDcApiFields(
 
 /** Records the DC API side of a new session and builds the entry the page passes to `navigator.credentials.get`. */
 export async function openDcApiSession(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "dcApiSessions" | "verifierKeys">,
   session: VerificationSession,
   signer: SessionSigner | undefined,
   expectedOrigins: string[],

@@ -15,17 +15,15 @@ import {
   webcrypto,
   X509Certificate,
 } from "node:crypto";
-import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import * as x509 from "@peculiar/x509";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import { CompactEncrypt, calculateJwkThumbprint, compactDecrypt, exportJWK, importJWK, type JWK } from "jose";
-import { DIPLOMA_CLAIMS } from "../flows.js";
-import { clientKey, dpopProof, signJwt } from "../jose-lite.js";
-import { table } from "../report.js";
+import { DIPLOMA_CLAIMS } from "./flows.js";
+import { clientKey, dpopProof, signJwt } from "./jose-lite.js";
 
 /**
- * `npm run bench:experiment -- ceiling [seconds]`: the in-process ceiling: for each flow, the signatures, verifications, key imports, hashes,
+ * The in-process ceiling: for each flow, the signatures, verifications, key imports, hashes,
  * HMACs, AES-GCM envelopes and JWE operations one flow costs (server and client side, since the
  * load generator shares the machine), done back to back in a loop with no HTTP, no database and no
  * RPC. Keys are imported where the services import them per request (JWKs from the wire, seeds
@@ -213,14 +211,14 @@ function validateChain(x5c: string[], anchor: X509Certificate): KeyObject {
   return chain[0]!.publicKey;
 }
 
-interface CeilingFlow {
+export interface CeilingFlow {
   name: string;
   /** What one iteration does, for the report. */
   operations: string;
   run(): Promise<void>;
 }
 
-async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
+export async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
   const accessTokenKey = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const issuerSeedJwk = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" });
   const issuerPublic = createPublicKey(createPrivateKey({ key: issuerSeedJwk, format: "jwk" }));
@@ -409,7 +407,7 @@ async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
   };
 }
 
-interface CeilingResult {
+export interface CeilingResult {
   flow: string;
   operations: string;
   /** Flows per second on one core. */
@@ -419,7 +417,7 @@ interface CeilingResult {
 }
 
 /** Runs one ceiling flow in a loop for `seconds` (after a short warm-up) on this thread. */
-async function measureCeiling(flow: CeilingFlow, seconds: number, cores: number): Promise<CeilingResult> {
+export async function measureCeiling(flow: CeilingFlow, seconds: number, cores: number): Promise<CeilingResult> {
   const warmUntil = performance.now() + 300;
   while (performance.now() < warmUntil) await flow.run();
   let iterations = 0;
@@ -437,14 +435,3 @@ async function measureCeiling(flow: CeilingFlow, seconds: number, cores: number)
     machine: Math.round(perCore * cores),
   };
 }
-
-const seconds = Number(process.argv[2] ?? 3);
-const cores = cpus().length;
-const rows: CeilingResult[] = [];
-for (const flow of Object.values(await ceilingFlows())) rows.push(await measureCeiling(flow, seconds, cores));
-process.stdout.write(
-  `${table(
-    ["flow", "operations", "flows/s one core", `x ${cores} cores`],
-    rows.map((r) => [r.flow, r.operations, r.perCore, r.machine]),
-  )}\n`,
-);
