@@ -1,13 +1,15 @@
 /**
- * `npm run bench:footprint`: what `npm start` costs with no traffic. Starts it as a user does
- * (`npm start`, embedded database, a fresh data folder), measures the time to its "Attesto ready"
- * line three times: first after removing dist/start (as on a fresh checkout or after a source
- * change: the compile included, see hack/build/start.mjs), then cold (another empty data folder,
- * so database creation, migrations and secrets included), then warm (stopped and started again on
- * the same folder). Then, after settling, the idle RSS and PSS of the whole process tree (npm,
- * the shell, node; the embedded database runs inside node) and its idle CPU: CPU seconds the tree
- * consumed over the window (from /proc, so other load on the machine barely skews it), also in % of
- * one core. Prints a table and writes bench-footprint.json.
+ * What `npm start` costs with no traffic (`npm run bench` measures it after the load levels;
+ * `npm run bench:footprint` alone, with the first start and the warm start too). Starts it as a
+ * user does (`npm start`, embedded database, a fresh data folder) and measures the time to its
+ * "Attesto ready" line: with `full`, first after removing dist/start (as on a fresh checkout or
+ * after a source change: the compile included, see hack/build/start.mjs); otherwise a first start
+ * only compiles what is stale. Then cold (another empty data folder, so database creation,
+ * migrations and secrets included), and with `full` warm (stopped and started again on the same
+ * folder). Then the library peer is started the same way (time to /health). After settling, the
+ * idle RSS and PSS of each whole process tree (npm, the shell, node and the embedded PostgreSQL
+ * server's processes; the peer's one process) and their idle CPU over the same window: CPU
+ * seconds from /proc, so other load on the machine barely skews it, also in % of one core.
  *
  * BENCH_FOOTPRINT_SETTLE_SECONDS (default 30) and BENCH_FOOTPRINT_IDLE_SECONDS (default 30).
  */
@@ -18,10 +20,13 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadAverage, machineFacts } from "./proc-stats.js";
 import { table } from "./report.js";
-import { repoRoot } from "./topology.js";
+import { repoRoot, startLibraryPeer } from "./topology.js";
 
 const env = process.env;
-/** 21700: ports 29781..29788 and 30781..30788, clear of the test suites and of `npm run bench` (21500). */
+/**
+ * 21700: ports 29781..29788 and 30781..30788 (the peer 29790), clear of the test suites and of the
+ * bench's load levels (21500).
+ */
 const PORT_OFFSET = Number(env.BENCH_PORT_OFFSET ?? 21_700);
 /**
  * Idle means after start-up has settled: in the first ~30 s after ready the process still uses
@@ -126,69 +131,84 @@ async function stop(child: ChildProcess) {
   }
 }
 
-async function main() {
+export interface Footprint {
+  firstStartMs: number;
+  coldStartMs: number;
+  warmStartMs?: number;
+  idleRssMb: number;
+  idlePssMb: number;
+  idleCpuSeconds: number;
+  idleCpuPercent: number;
+  peer: { startMs: number; idleRssMb: number; idlePssMb: number; idleCpuPercent: number };
+  settleSeconds: number;
+  idleSeconds: number;
+  processes: Array<{ pid: number; command: string; cpuSeconds: number; rssMb: number; pssMb: number }>;
+}
+
+const commandOf = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, 3).join(" ").slice(0, 80);
+  } catch {
+    return "?";
+  }
+};
+
+/** `full`: the first start after removing dist/start, and a warm start; otherwise cold start and idle only. */
+export async function measureFootprint(full: boolean): Promise<Footprint> {
+  process.stdout.write(`\n== npm start footprint (settle ${SETTLE_SECONDS} s, idle window ${IDLE_SECONDS} s)\n`);
   const firstDataDir = mkdtempSync(join(tmpdir(), "attesto-footprint-"));
   const dataDir = mkdtempSync(join(tmpdir(), "attesto-footprint-"));
-  const loadAtStart = loadAverage();
   try {
-    rmSync(join(repoRoot, "dist", "start"), { recursive: true, force: true });
+    if (full) rmSync(join(repoRoot, "dist", "start"), { recursive: true, force: true });
     const first = await start(firstDataDir);
     await stop(first.child);
     const cold = await start(dataDir);
-    await stop(cold.child);
-    const warm = await start(dataDir);
+    let running = cold;
+    let warmStartMs: number | undefined;
+    if (full) {
+      await stop(cold.child);
+      running = await start(dataDir);
+      warmStartMs = running.readyMs;
+    }
+    const peerStarted = performance.now();
+    const peer = await startLibraryPeer(8090 + PORT_OFFSET);
+    const peerStartMs = Math.round(performance.now() - peerStarted);
     try {
       await sleep(SETTLE_SECONDS * 1000);
-      const pids = treeOf(warm.child.pid!);
+      const pids = treeOf(running.child.pid!);
       const before = usageOf(pids);
+      const peerBefore = usageOf([peer.pid]);
       await sleep(IDLE_SECONDS * 1000);
       const after = usageOf(pids);
-      const perProcess = pids.map((pid) => {
-        let command = "?";
-        try {
-          command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, 3).join(" ").slice(0, 80);
-        } catch {
-          // gone
-        }
-        return { pid, command, ...usageOf([pid]) };
-      });
-      const result = {
-        machine: { ...machineFacts(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
+      const peerAfter = usageOf([peer.pid]);
+      const percent = (seconds: number) => Math.round((seconds / IDLE_SECONDS) * 1000) / 10;
+      const result: Footprint = {
         firstStartMs: first.readyMs,
         coldStartMs: cold.readyMs,
-        warmStartMs: warm.readyMs,
+        ...(warmStartMs === undefined ? {} : { warmStartMs }),
         idleRssMb: after.rssMb,
         idlePssMb: after.pssMb,
         idleCpuSeconds: Math.round((after.cpuSeconds - before.cpuSeconds) * 100) / 100,
-        idleCpuPercent: Math.round(((after.cpuSeconds - before.cpuSeconds) / IDLE_SECONDS) * 1000) / 10,
+        idleCpuPercent: percent(after.cpuSeconds - before.cpuSeconds),
+        peer: {
+          startMs: peerStartMs,
+          idleRssMb: peerAfter.rssMb,
+          idlePssMb: peerAfter.pssMb,
+          idleCpuPercent: percent(peerAfter.cpuSeconds - peerBefore.cpuSeconds),
+        },
         settleSeconds: SETTLE_SECONDS,
         idleSeconds: IDLE_SECONDS,
-        processes: perProcess,
+        processes: pids.map((pid) => ({ pid, command: commandOf(pid), ...usageOf([pid]) })),
       };
-      writeFileSync("bench-footprint.json", `${JSON.stringify(result, null, 2)}\n`);
-      const m = result.machine;
       process.stdout.write(
-        `Machine: ${m.cores} cores (${m.cpu}), Node ${m.node}; load average ${m.loadAverageAtStart.join(" ")} at start, ${m.loadAverageAtEnd.join(" ")} at end\n\n`,
+        `npm start: cold start ${(result.coldStartMs / 1000).toFixed(1)} s, idle PSS ${result.idlePssMb} MiB ` +
+          `(RSS sum ${result.idleRssMb} MiB), idle CPU ${result.idleCpuPercent} %; peer: start ` +
+          `${(peerStartMs / 1000).toFixed(1)} s, idle PSS ${result.peer.idlePssMb} MiB, idle CPU ${result.peer.idleCpuPercent} %\n`,
       );
-      process.stdout.write(
-        `${table(
-          ["npm start (embedded database)", "value"],
-          [
-            ["first start to ready (compile + empty data folder), s", (result.firstStartMs / 1000).toFixed(1)],
-            ["cold start to ready (empty data folder), s", (result.coldStartMs / 1000).toFixed(1)],
-            ["warm start to ready (same folder), s", (result.warmStartMs / 1000).toFixed(1)],
-            ["idle RSS, whole process tree, MiB (sum; shared pages counted per process)", result.idleRssMb],
-            ["idle PSS, whole process tree, MiB (shared pages split)", result.idlePssMb],
-            [`idle CPU over ${IDLE_SECONDS} s, CPU seconds`, result.idleCpuSeconds],
-            [`idle CPU over ${IDLE_SECONDS} s, % of one core`, result.idleCpuPercent],
-          ],
-        )}\n\n${table(
-          ["process", "RSS MiB", "PSS MiB"],
-          perProcess.map((p) => [`${p.pid} ${p.command}`, p.rssMb, p.pssMb]),
-        )}\nwrote bench-footprint.json\n`,
-      );
+      return result;
     } finally {
-      await stop(warm.child);
+      await peer.stop();
+      await stop(running.child);
     }
   } finally {
     rmSync(firstDataDir, { recursive: true, force: true });
@@ -196,4 +216,30 @@ async function main() {
   }
 }
 
-await main();
+/** `npm run bench:footprint`: the full footprint as a table, and bench-footprint.json. */
+export async function printFootprint() {
+  const loadAtStart = loadAverage();
+  const result = await measureFootprint(true);
+  const machine = { ...machineFacts(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() };
+  writeFileSync("bench-footprint.json", `${JSON.stringify({ machine, ...result }, null, 2)}\n`);
+  process.stdout.write(
+    `Machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}; load average ${machine.loadAverageAtStart.join(" ")} at start, ${machine.loadAverageAtEnd.join(" ")} at end\n\n`,
+  );
+  process.stdout.write(
+    `${table(
+      ["npm start (embedded database)", "value"],
+      [
+        ["first start to ready (compile + empty data folder), s", (result.firstStartMs / 1000).toFixed(1)],
+        ["cold start to ready (empty data folder), s", (result.coldStartMs / 1000).toFixed(1)],
+        ["warm start to ready (same folder), s", ((result.warmStartMs ?? 0) / 1000).toFixed(1)],
+        ["idle RSS, whole process tree, MiB (sum; shared pages counted per process)", result.idleRssMb],
+        ["idle PSS, whole process tree, MiB (shared pages split)", result.idlePssMb],
+        [`idle CPU over ${IDLE_SECONDS} s, CPU seconds`, result.idleCpuSeconds],
+        [`idle CPU over ${IDLE_SECONDS} s, % of one core`, result.idleCpuPercent],
+      ],
+    )}\n\n${table(
+      ["process", "RSS MiB", "PSS MiB"],
+      result.processes.map((p) => [`${p.pid} ${p.command}`, p.rssMb, p.pssMb]),
+    )}\nwrote bench-footprint.json\n`,
+  );
+}

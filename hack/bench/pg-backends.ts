@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { openDatabase } from "@attesto/store";
-import { sampleProcess } from "./proc-stats.js";
+import { ownCpuSeconds } from "./proc-stats.js";
 
 /**
  * The PostgreSQL backends serving a set of processes, and the CPU they spend: Attesto's cost per
@@ -13,15 +13,21 @@ import { sampleProcess } from "./proc-stats.js";
  * processes' /proc entries (same user or root); where it has none, the figure is reported missing.
  */
 
-/** Local ports of `pid`'s TCP connections whose remote port is `remotePort`. */
-function clientPortsOf(pid: number, remotePort: number): number[] {
+/**
+ * Local ports of the TCP connections of `pids` whose remote port is `remotePort`. The socket tables
+ * are read once per call: a read of /proc/net/tcp costs tens of ms of this process's CPU on some
+ * kernels (34 ms on the 2-core VM), and this runs on the load generator's event loop.
+ */
+function clientPortsOf(pids: number[], remotePort: number): number[] {
   const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      if (link.startsWith("socket:[")) inodes.add(link.slice(8, -1));
-    } catch {
-      // closed meanwhile
+  for (const pid of pids) {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (link.startsWith("socket:[")) inodes.add(link.slice(8, -1));
+      } catch {
+        // closed meanwhile
+      }
     }
   }
   const ports: number[] = [];
@@ -72,7 +78,7 @@ export class PgBackends {
 
   /** Pids of the backends currently connected to `pids`. */
   async backendsOf(pids: number[]): Promise<number[]> {
-    const ports = pids.flatMap((pid) => clientPortsOf(pid, this.port));
+    const ports = clientPortsOf(pids, this.port);
     const unknown = ports.filter((port) => !this.backendOfPort.has(port));
     if (unknown.length > 0) {
       const { rows } = await this.database.pool.query<{ pid: number; client_port: number }>(
@@ -87,24 +93,34 @@ export class PgBackends {
     });
   }
 
-  /** CPU of the backends serving `pids` over a window, sampled every `intervalMs`. */
-  watch(pids: number[], intervalMs = 200) {
+  /**
+   * CPU of the backends serving `pids` over a window, sampled every `intervalMs`; which backends
+   * those are is looked up at the start, at the end and at most every `discoverMs` (the socket
+   * tables are costly to read, and the pools' connections stay put under load).
+   */
+  watch(pids: number[], intervalMs = 200, discoverMs = 2_000) {
     const start = new Map<number, number>();
     const last = new Map<number, number>();
     let first = true;
     let pending = Promise.resolve();
-    const sample = () => {
+    let known: number[] = [];
+    let discoveredAt = 0;
+    const sample = (discover = false) => {
       pending = pending.then(async () => {
         let backends: number[];
         try {
-          backends = await this.backendsOf(pids);
+          if (discover || Date.now() - discoveredAt >= discoverMs) {
+            known = await this.backendsOf(pids);
+            discoveredAt = Date.now();
+          }
+          backends = known;
         } catch {
           return;
         }
         for (const pid of backends) {
           let cpu: number;
           try {
-            cpu = sampleProcess(pid).cpuSeconds;
+            cpu = ownCpuSeconds(pid);
           } catch {
             this.forget(pid);
             continue;
@@ -116,14 +132,14 @@ export class PgBackends {
       });
       return pending;
     };
-    const started = sample();
+    const started = sample(true);
     const timer = setInterval(sample, intervalMs);
     timer.unref();
     return {
       started,
       async stop(): Promise<BackendWindow> {
         clearInterval(timer);
-        await sample();
+        await sample(true);
         let cpuSeconds = 0;
         for (const [pid, cpu] of last) cpuSeconds += cpu - start.get(pid)!;
         return { cpuSeconds: Math.round(cpuSeconds * 100) / 100, backends: last.size };

@@ -1,4 +1,3 @@
-import type { CeilingResult } from "./ceiling.js";
 import type { ProcessWindow } from "./proc-stats.js";
 import type { ProfileSummary } from "./profile.js";
 import type { LevelResult } from "./runner.js";
@@ -23,13 +22,11 @@ export interface Report {
     idleHeapMb: Record<string, { heapUsedMb: number; externalMb: number }>;
   };
   idleCpuPercent: Record<string, number>;
-  ceilings: Record<string, CeilingResult>;
   results: Array<
     LevelResult & {
       scenario: string;
       processes: Record<string, ProcessWindow & { cpuMsPerFlow: number }>;
       loadGeneratorCpuSeconds: number;
-      achievedToCeiling?: number;
     }
   >;
   profiles: ProfileSummary[];
@@ -121,10 +118,10 @@ export function formatReport(report: Report): string {
     `Platform: ${report.topology} (${report.runtime}), ${report.database}, LOG_LEVEL=${report.logLevel}; ${report.durationSecondsPerLevel} s per level, closed loop`,
   );
 
-  out.push("\nFlows (end to end; latency in ms; ceiling = in-process crypto of one flow x cores)");
+  out.push("\nFlows (end to end; latency in ms)");
   out.push(
     table(
-      ["flow", "conc", "flows/s", "p50", "p95", "p99", "errors", "ceiling/s", "achieved/ceiling"],
+      ["flow", "conc", "flows/s", "p50", "p95", "p99", "errors"],
       report.results.map((r) => [
         r.flow,
         r.concurrency,
@@ -133,8 +130,6 @@ export function formatReport(report: Report): string {
         ms(r.flowLatencyMs.p95),
         ms(r.flowLatencyMs.p99),
         r.errors,
-        report.ceilings[r.scenario]?.machine ?? "-",
-        r.achievedToCeiling === undefined ? "-" : `${(r.achievedToCeiling * 100).toFixed(1)}%`,
       ]),
     ),
   );
@@ -232,16 +227,6 @@ export function formatReport(report: Report): string {
       ]),
     ),
   );
-
-  if (Object.keys(report.ceilings).length > 0) {
-    out.push("\nIn-process ceiling (flows/s)");
-    out.push(
-      table(
-        ["flow", "one core", "all cores"],
-        Object.values(report.ceilings).map((c) => [c.flow, c.perCore, c.machine]),
-      ),
-    );
-  }
 
   for (const profile of report.profiles) {
     const busy = profile.windowMs - profile.idleMs;

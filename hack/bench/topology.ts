@@ -81,12 +81,50 @@ export interface PlatformOptions {
 const prefixOf = (service: string) => service.toUpperCase().replace(/-/g, "_");
 export const schemaOf = (prefix: string, service: string) => `${prefix}_${service.replace(/-/g, "_")}`;
 
+/**
+ * BENCH_TRACE_OPT=1: every child runs with `--trace-opt --trace-deopt`, and the functions V8
+ * finished optimising and the deoptimisations it printed are counted per process (v8EventsOf).
+ */
+const TRACE_OPT = process.env.BENCH_TRACE_OPT === "1";
+const v8Events = new Map<number, { optimised: number; deoptimised: number }>();
+
+/** With BENCH_TRACE_OPT=1: optimisations and deoptimisations so far of `pids`; undefined otherwise. */
+export function v8EventsOf(pids: number[]): { optimised: number; deoptimised: number } | undefined {
+  if (!TRACE_OPT) return undefined;
+  const total = { optimised: 0, deoptimised: 0 };
+  for (const pid of pids) {
+    total.optimised += v8Events.get(pid)?.optimised ?? 0;
+    total.deoptimised += v8Events.get(pid)?.deoptimised ?? 0;
+  }
+  return total;
+}
+
 /** A child process with its output kept (the tail is shown when it fails). */
 function startChild(name: string, args: string[], env: Env) {
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+  const traceArgs = TRACE_OPT ? ["--trace-opt", "--trace-deopt"] : [];
+  const child = spawn(process.execPath, [...traceArgs, ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const events = { optimised: 0, deoptimised: 0 };
+  if (child.pid !== undefined) v8Events.set(child.pid, events);
   let output = "";
   const append = (chunk: Buffer) => {
-    output = (output + chunk.toString("utf8")).slice(-20_000);
+    const text = chunk.toString("utf8");
+    if (TRACE_OPT) {
+      // Lines may split across chunks; the markers are short, so a split one is rare and only undercounts.
+      events.optimised += text.split("[completed optimizing").length - 1;
+      events.deoptimised += text.split("[bailout").length - 1;
+    }
+    // The trace's lines would push the ready report (and a failure's cause) out of the kept tail.
+    const kept = TRACE_OPT
+      ? text
+          .split("\n")
+          .filter((line) => !line.startsWith("[") && !/^\s+;;;/.test(line))
+          .join("\n")
+      : text;
+    output = (output + kept).slice(-20_000);
   };
   child.stdout!.on("data", append);
   child.stderr!.on("data", append);

@@ -1,22 +1,3 @@
-/**
- * The tenant lifecycle across replicas (issue #30): two replica sets of the services on the issuing
- * and verifying paths share one PostgreSQL database. Replica 1 issues an X.509 and a DID-signed
- * credential and verifies them while the tenant is active (so whatever it could have cached says "active"); the
- * operator then deactivates the tenant through replica 0's trust registry (DeleteTenant), and at
- * once, on replica 1: the unredeemed offer's pre-authorized code and an approved authorization code
- * are `invalid_grant`, the unspent access token is
- * `credential_request_denied` at /credential, the offer document is 410, the metadata 404, and
- * replica 1's verifier fails both credentials on `issuer_trust` (`issuer_deactivated`), never
- * `completed`. Reactivation (ApplyTenant through replica 1's trust registry) restores issuance and
- * trust on replica 0, with a new API key, while the offer that was open at the deactivation and the
- * token minted before stay refused; both transitions are in the audit table.
- *
- * Every balancer is pinned to the replica a step names (replica-platform.ts `pin`), so each check
- * is known to have been answered by that replica, and the balancers' counters show it was.
- */
-import { tenantV1 } from "@attesto/proto";
-import { createRpcClient } from "@attesto/runtime/rpc";
-import { testCredentialSigner } from "@attesto/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApprovedCode, approvedAuthorizationCode } from "../hostile/support/authorization-code.js";
 import {
@@ -38,7 +19,11 @@ import {
 } from "../hostile/support/flows.js";
 import { http, postJson } from "../hostile/support/http.js";
 import type { ServiceName } from "../hostile/support/platform.js";
-import { type ReplicaPlatform, startReplicaPlatform } from "./support/replica-platform.js";
+import {
+  operatorOn as operatorOfReplica,
+  type ReplicaPlatform,
+  startReplicaPlatform,
+} from "./support/replica-platform.js";
 
 /** Ports 20081..20088 / 21081..21088, 20091..20098 / 21091..21098; the balancers 20101..20108. */
 const FIRST_REPLICA_PORT_OFFSET = 12_000;
@@ -66,13 +51,7 @@ describe("a tenant deactivated through one replica is deactivated at once on the
   let unspent: { token: TokenResult; configurationId: string; audience: string };
   let approved: ApprovedCode;
 
-  const operatorOn = (replica: 0 | 1) =>
-    createRpcClient(tenantV1.TenantService, {
-      baseUrl: platform.trustRegistryInternalUrls[replica],
-      audience: "trust-registry",
-      signer: testCredentialSigner("operator"),
-      timeoutMs: 10_000,
-    });
+  const operatorOn = (replica: 0 | 1) => operatorOfReplica(platform, replica);
 
   /** Runs `step` with every balancer pinned to `replica`; fails when the other replica got any of its requests. */
   async function on<T>(replica: 0 | 1, step: () => Promise<T>): Promise<T> {

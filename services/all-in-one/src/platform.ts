@@ -31,8 +31,6 @@ export interface PlatformOptions {
   signal?: AbortSignal;
   /** The services to run, in start order (default: all of them). */
   services?: ReadonlyArray<ServiceModule<BaseConfig>>;
-  /** A clock for some services by name (their `ServiceContext.clock`; tests move it); the system clock otherwise. */
-  clocks?: Readonly<Record<string, () => Date>>;
 }
 
 export type PlatformService = ServiceAddress;
@@ -161,11 +159,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       try {
         // One process: its Node.js metrics are reported once, by the first service started.
         running.push(
-          await launchService(module.definition, configs[i]!, {
-            tracing: options.tracing,
-            processMetrics: i === 0,
-            ...(options.clocks?.[name] ? { clock: options.clocks[name] } : {}),
-          }),
+          await launchService(module.definition, configs[i]!, { tracing: options.tracing, processMetrics: i === 0 }),
         );
       } catch (error) {
         throw new StartupError(`${name} did not start`, { cause: error });

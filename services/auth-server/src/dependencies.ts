@@ -14,12 +14,10 @@ import type { GrantServiceClient } from "./clients/grant-service.client.js";
 import { createIssuerDisplayClient } from "./clients/issuer-display.client.js";
 import type { AuthServerConfig } from "./config.js";
 import { DEMO_WALLET_PROVIDER_PUBLIC_JWK } from "./demo-wallet-provider.js";
-import type {
-  AuthorizationCodeRepository,
-  AuthorizationRequestRepository,
-  BrowserSessionRepository,
-  IssuerDisplaySource,
-} from "./domain/ports.js";
+import type { AuthorizationCodeRepository } from "./domain/authorization/authorization-code.js";
+import type { AuthorizationRequestRepository } from "./domain/authorization/authorization-request.js";
+import type { IssuerDisplaySource } from "./domain/authorization/issuer-display.js";
+import type { BrowserSessionRepository } from "./domain/session/browser-session.js";
 import { createAuthorizationCodeStore } from "./store/authorization-code.store.js";
 import { createAuthorizationRequestStore } from "./store/authorization-request.store.js";
 import { createBrowserSessionStore } from "./store/browser-session.store.js";
@@ -47,16 +45,10 @@ export function clientAttestationTrustOf(config: AuthServerConfig): ClientAttest
   return createClientAttestationTrust({ keys, x5cRoots: config.CLIENT_ATTESTATION_TRUSTED_X5C_ROOTS_PEM ?? [] });
 }
 
-/**
- * The production dependencies, from the service context and its configuration: time is the
- * context's clock; `overrides` replace single dependencies (tests).
- */
-export function createDependencies(
-  context: ServiceContext<AuthServerConfig>,
-  overrides: Partial<AuthServerDeps> = {},
-): AuthServerDeps {
+/** The production dependencies, from the service context and its configuration. */
+export function createDependencies(context: ServiceContext<AuthServerConfig>): AuthServerDeps {
   const { config } = context;
-  const now = context.clock;
+  const now = () => new Date();
   return {
     grantService: context.rpcClient(issuanceV1.GrantService, {
       baseUrl: config.CREDENTIAL_ISSUER_INTERNAL_URL,
@@ -82,6 +74,5 @@ export function createDependencies(
     authorizationCodes: createAuthorizationCodeStore(context.db),
     browserSessions: createBrowserSessionStore(context.db),
     now,
-    ...overrides,
   };
 }

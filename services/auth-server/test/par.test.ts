@@ -12,23 +12,11 @@ import {
   type TestWallet,
 } from "./support/authorization-code-flow.js";
 import { AUTH_URL, ISSUER_URL, startTestAuthServer, type TestAuthServer } from "./support/test-auth-server.js";
-import { expectNoStore, expectOAuthError, tokenProof } from "./support/token-requests.js";
+import { expectNoStore, expectOAuthError, expectParameterErrors, tokenProof } from "./support/token-requests.js";
 
 const PAR_URL = `${AUTH_URL}/v1/par`;
 
 /** 400 `invalid_request` naming every failing parameter, each given as "<parameter> <message>". */
-function expectParameterErrors(response: Parameters<typeof expectOAuthError>[0], ...descriptions: string[]): void {
-  const errors = descriptions.map((description) => {
-    const space = description.indexOf(" ");
-    return { field: description.slice(0, space), message: description.slice(space + 1) };
-  });
-  expect({ status: response.statusCode, body: response.json() }).toStrictEqual({
-    status: 400,
-    body: { error: "invalid_request", error_description: descriptions.join("; "), errors },
-  });
-  expectNoStore(response);
-}
-
 describe("POST /v1/par", () => {
   let server: TestAuthServer;
   let wallet: TestWallet;
@@ -181,6 +169,21 @@ describe("POST /v1/par", () => {
         "scope names a credential configuration that is not in the credential offer",
       );
     });
+  });
+
+  it("documents the form body its schema checks: required parameters, request_uri refused, an example", async () => {
+    const document = (await server.app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const media = document.paths["/v1/par"].post.requestBody.content["application/x-www-form-urlencoded"];
+    expect(media.schema.required).toEqual([
+      "response_type",
+      "client_id",
+      "redirect_uri",
+      "code_challenge",
+      "code_challenge_method",
+    ]);
+    expect(media.schema.properties.request_uri.not).toEqual({});
+    expect(media.schema.properties.state.type).toBe("string");
+    expect(media.example).toMatchObject({ response_type: "code", code_challenge_method: "S256" });
   });
 
   describe("400 invalid_request", () => {

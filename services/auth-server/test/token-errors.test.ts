@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRE_AUTHORIZED_GRANT, startTestAuthServer, type TestAuthServer } from "./support/test-auth-server.js";
-import { expectOAuthError, postToken } from "./support/token-requests.js";
+import { expectOAuthError, expectParameterErrors, postToken } from "./support/token-requests.js";
 
 describe("POST /v1/token: request errors", () => {
   let server: TestAuthServer;
@@ -15,9 +15,9 @@ describe("POST /v1/token: request errors", () => {
 
   it("400 invalid_request without grant_type (no body at all, or an empty form)", async () => {
     const noBody = await server.app.inject({ method: "POST", url: "/v1/token" });
-    expectOAuthError(noBody, 400, "invalid_request", "grant_type is required");
-    expectOAuthError(await postToken(server.app, {}), 400, "invalid_request", "grant_type is required");
-    expectOAuthError(await postToken(server.app, { grant_type: "" }), 400, "invalid_request", "grant_type is required");
+    expectParameterErrors(noBody, "grant_type is required");
+    expectParameterErrors(await postToken(server.app, {}), "grant_type is required");
+    expectParameterErrors(await postToken(server.app, { grant_type: "" }), "grant_type is required");
   });
 
   it("400 unsupported_grant_type for an unknown grant type", async () => {
@@ -32,21 +32,37 @@ describe("POST /v1/token: request errors", () => {
   });
 
   it("400 invalid_request for a repeated parameter", async () => {
-    expectOAuthError(
+    expectParameterErrors(
       await postToken(server.app, {
         grant_type: [PRE_AUTHORIZED_GRANT, PRE_AUTHORIZED_GRANT],
         "pre-authorized_code": "c",
       }),
-      400,
-      "invalid_request",
       "grant_type must not be repeated",
     );
-    expectOAuthError(
+    expectParameterErrors(
       await postToken(server.app, { grant_type: PRE_AUTHORIZED_GRANT, "pre-authorized_code": ["a", "b"] }),
-      400,
-      "invalid_request",
       "pre-authorized_code must not be repeated",
     );
+  });
+
+  it("400 invalid_request naming every failing parameter at once, and a document saying what the form holds", async () => {
+    expectParameterErrors(
+      await postToken(server.app, { grant_type: "authorization_code", code: ["a", "b"], tx_code: ["1", "2"] }),
+      "tx_code must not be repeated",
+      "code must not be repeated",
+      "redirect_uri is required",
+      "client_id is required",
+    );
+    const document = (await server.app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const media = document.paths["/v1/token"].post.requestBody.content["application/x-www-form-urlencoded"];
+    expect(media.schema.required).toEqual(["grant_type"]);
+    expect(Object.keys(media.schema.properties)).toEqual(
+      expect.arrayContaining(["pre-authorized_code", "tx_code", "code", "code_verifier", "redirect_uri", "client_id"]),
+    );
+    expect(media.examples.example1.value).toEqual({
+      grant_type: PRE_AUTHORIZED_GRANT,
+      "pre-authorized_code": expect.any(String),
+    });
   });
 
   it("400 invalid_request for the pre-authorized grant without pre-authorized_code", async () => {
@@ -55,7 +71,7 @@ describe("POST /v1/token: request errors", () => {
       { grant_type: PRE_AUTHORIZED_GRANT, "pre-authorized_code": "" },
     ];
     for (const fields of cases) {
-      expectOAuthError(await postToken(server.app, fields), 400, "invalid_request", "pre-authorized_code is required");
+      expectParameterErrors(await postToken(server.app, fields), "pre-authorized_code is required");
     }
   });
 

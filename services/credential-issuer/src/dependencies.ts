@@ -14,12 +14,14 @@ import { createAccessTokenStatus } from "./clients/token-status.client.js";
 import { createTrustRegistryTenants } from "./clients/trust-registry-tenants.js";
 import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
+import type { IssuerDependencies } from "./domain/dependencies.js";
 import type { SignedStatusList } from "./domain/get-status-list-token.js";
-import type { IssuerDependencies } from "./domain/ports.js";
+import { createIssuerKeyring } from "./domain/issuer-keys.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createIssuanceAllowanceStore } from "./store/issuance-allowance.store.js";
 import { createIssuanceReservationStore } from "./store/issuance-reservation.store.js";
 import { createIssuerConfigurationStore } from "./store/issuer-configuration.store.js";
+import { createIssuerPrivateKeyStore } from "./store/issuer-private-key.store.js";
 import { createIssuerSigningKeyStore } from "./store/issuer-signing-key.store.js";
 import { createOfferStore } from "./store/offer.store.js";
 import { createStatusListStore } from "./store/status-list.store.js";
@@ -30,6 +32,8 @@ const CACHED_STATUS_LIST_TOKENS = 1_000;
 export interface IssuerDependencyOptions {
   /** The authorization server's keys; fetched from AUTH_SERVER_JWKS_URL when omitted. */
   accessTokenJwks?: JSONWebKeySet;
+  /** Clock (tests move it). */
+  now?: () => Date;
 }
 
 /** The DPoP nonce key: DPOP_NONCE_SECRET, else one derived from NONCE_SECRET under its own label. */
@@ -43,25 +47,24 @@ function dpopNonceSecretOf(config: CredentialIssuerConfig): string {
 /**
  * The issuer's dependencies from its service context: stores, RPC clients of the trust registry
  * (tenants, API keys, key custody), schema registry and ledger, token and nonce verifiers. Built
- * fresh on every call: `service.ts` shares one per running service (`perService`). Time is the
- * context's clock; `overrides` replace edges (tests).
+ * fresh on every call: `service.ts` shares one per running service (`perService`).
  */
 export function createDependencies(
   context: ServiceContext<CredentialIssuerConfig>,
-  overrides: IssuerDependencyOptions = {},
+  options: IssuerDependencyOptions = {},
 ): IssuerDependencies {
-  const options = overrides;
   const { config } = context;
-  const now = context.clock;
+  const now = options.now ?? (() => new Date());
   const trustRegistry = { baseUrl: config.TRUST_REGISTRY_INTERNAL_URL, audience: "trust-registry" };
   const tenantClient = context.rpcClient(tenantV1.TenantService, trustRegistry);
-  const issuerConfigurations = createIssuerConfigurationStore(context.db);
+  const issuerConfigurations = createIssuerConfigurationStore(context.db, context.cacheInvalidations);
+  const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
   const deps: IssuerDependencies = {
     issuerUrl: context.publicUrl,
     authorizationServerUrl: config.AUTH_SERVER_URL,
     links: { schemaRegistryUrl: config.SCHEMA_REGISTRY_URL, trustRegistryUrl: config.TRUST_REGISTRY_URL },
-    tenants: createTrustRegistryTenants(tenantClient),
-    apiKeys: createApiKeyAuthenticator(tenantClient),
+    tenants: createTrustRegistryTenants(tenantClient, context.cacheInvalidations),
+    apiKeys: createApiKeyAuthenticator(tenantClient, context.cacheInvalidations),
     credentialTypes: createSchemaRegistryTypes(
       context.rpcClient(schemaV1.SchemaService, {
         baseUrl: config.SCHEMA_REGISTRY_INTERNAL_URL,
@@ -87,13 +90,14 @@ export function createDependencies(
         audience: "auth-server",
       }),
     ),
-    sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
+    sealer,
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
     issuanceAllowances: createIssuanceAllowanceStore(context.db),
     issuanceReservations: createIssuanceReservationStore(context.db),
     issuerConfigurations,
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
+    issuerKeys: createIssuerKeyring({ sealer, issuerPrivateKeys: createIssuerPrivateKeyStore(context.db) }),
     statusLists: createStatusListStore(context.db),
     // The Issuer resource's size, else STATUS_LIST_SIZE: read only when a list may open (no open list, or a nearly full one).
     statusListSizeOf: async (tenant) =>

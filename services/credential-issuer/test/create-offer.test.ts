@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { diplomaClaims } from "./support/credential-type.fixture.js";
 import { API_KEYS } from "./support/doubles.js";
 import { ISSUER_URL, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
-import { createOffer, didKeyOf, ed25519Key, p256Key } from "./support/wallet.js";
+import { createOffer, didKeyOf, ed25519Key, p256Key, thumbprintOf } from "./support/wallet.js";
 
 const LEDGER_DID = "did:ledger:3mJr7AoUXx2Wqd8ZbXhpNz";
 const issuerKey = ed25519Key();
@@ -308,8 +308,13 @@ describe("POST /v1/offers", () => {
         issuer_kid: `${LEDGER_DID}#key-1`,
         issuer_key_alg: "EdDSA",
       });
-      expect(rows[0]!.issuer_key_sealed).toMatch(/^v1\.test1\./);
-      expect(JSON.stringify(rows[0])).not.toContain(seedOf(issuerKey));
+      // The offer names the tenant's key by thumbprint; the key itself is sealed once (issuer-keys.test.ts).
+      expect(rows[0]).toMatchObject({ issuer_key_sealed: null, issuer_key_thumbprint: await thumbprintOf(issuerKey) });
+      const keys = await sql<{ sealed_private_key: string }>`SELECT sealed_private_key FROM ${sql.table(
+        `${issuer.database.schema}.issuer_private_keys`,
+      )} WHERE id = ${`acme:${await thumbprintOf(issuerKey)}`}`.execute(issuer.database.db);
+      expect(keys.rows[0]?.sealed_private_key).toMatch(/^v1\.test1\./);
+      expect(JSON.stringify([rows[0], keys.rows[0]])).not.toContain(seedOf(issuerKey));
     });
 
     it("accepts an Ed25519 did:key and a P-256 did:key with a PKCS#8 PEM key", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { IssuanceReservationInput } from "../src/domain/ports.js";
+import type { IssuanceReservationInput } from "../src/domain/repositories.js";
 import { statusIndexDraws } from "../src/domain/status-index-draws.js";
 import type { IssuerTables } from "../src/store/tables.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";

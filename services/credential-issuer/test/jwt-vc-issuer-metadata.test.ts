@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { privateKeyContext } from "../src/domain/offer.js";
 import { recordEarlierIssuerKeys } from "../src/domain/record-earlier-issuer-keys.js";
 import { ISSUER_ID, startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import { createOffer, didKeyOf, ed25519Key, type HolderKey } from "./support/wallet.js";
@@ -130,7 +131,16 @@ describe("JWT VC Issuer Metadata (GET /.well-known/jwt-vc-issuer/:tenant)", () =
     const earlierDid = didKeyOf(earlierKey);
     const created = await createOffer(issuer, { issuer_did: earlierDid, issuer_private_key: seedOf(earlierKey) });
     expect(created.statusCode).toBe(201);
-    // As a database migrated from before issuer_signing_keys: the offer exists, its key is not recorded.
+    // As a database migrated from before issuer_signing_keys: the offer exists with its key sealed
+    // into it (as before migration 0010), its key is not recorded.
+    const offerId = created.json().offer_id as string;
+    const sealed = issuer.deps.sealer.seal(
+      new TextEncoder().encode(JSON.stringify(earlierKey.privateJwk)),
+      privateKeyContext(offerId),
+    );
+    const offersTable = sql.table(`${issuer.database.schema}.offers`);
+    await sql`UPDATE ${offersTable} SET issuer_key_sealed = ${sealed}, issuer_key_thumbprint = NULL
+      WHERE id = ${offerId}`.execute(issuer.database.db);
     const keysTable = sql.table(`${issuer.database.schema}.issuer_signing_keys`);
     await sql`DELETE FROM ${keysTable} WHERE did = ${earlierDid}`.execute(issuer.database.db);
     const kids = async () => ((await fetchMetadata()).json().jwks.keys as Array<{ kid: string }>).map((k) => k.kid);

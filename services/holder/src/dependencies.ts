@@ -11,8 +11,9 @@ import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import { createVerifierTrustAnchors } from "./clients/verifier-trust-anchors.js";
 import type { HolderConfig } from "./config.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
+import type { HolderDependencies } from "./domain/dependencies.js";
 import { createWalletClient } from "./domain/oid4vci/wallet-attestation.js";
-import type { HolderDependencies, Ledger, Notary } from "./domain/ports.js";
+import type { Ledger, Notary } from "./domain/ports.js";
 import { createAuthorizationFlowStore } from "./store/authorization-flow.store.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createDidStore } from "./store/did.store.js";
@@ -26,19 +27,17 @@ export interface HolderDependencyOptions {
   notary?: Notary;
   /** Replaces the outbound request guard (tests: a guard that reaches their doubles on loopback). */
   http?: Pick<OutboundGuard, "request" | "checkUrl">;
+  /** Clock (tests move it). */
+  now?: () => Date;
 }
 
-/**
- * The holder's dependencies from its service context: stores, ledger client, outbound HTTP, status
- * lists, tokens; time is the context's clock. `overrides` replace the edges (tests).
- */
+/** The holder's dependencies from its service context: stores, ledger client, outbound HTTP, status lists, tokens. */
 export function createDependencies(
   context: ServiceContext<HolderConfig>,
-  overrides: HolderDependencyOptions = {},
+  options: HolderDependencyOptions = {},
 ): HolderDependencies {
-  const options = overrides;
   const { config } = context;
-  const now = context.clock;
+  const now = options.now ?? (() => new Date());
   const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
   const http = outboundHttpOf(
     options.http ?? createServiceOutboundGuard({ name: context.service, version: context.version, config }),

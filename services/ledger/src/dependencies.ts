@@ -11,15 +11,11 @@ import { createLedgerRepositories } from "./store/create-repositories.js";
  * The ledger's dependencies for a service context. `service.ts` builds them once per running
  * service (`perService`) for the public app, the RPC handlers and the checkpointer (one signing
  * key, one in-process checkpoint refresh at a time). Checkpoint JWS name the ledger's public URL as `iss`.
- * Time is the context's clock; `overrides` replace single dependencies (tests).
  */
-export function createDependencies(
-  context: ServiceContext<LedgerConfig>,
-  overrides: Partial<LedgerDependencies> = {},
-): LedgerDependencies {
+export function createDependencies(context: ServiceContext<LedgerConfig>): LedgerDependencies {
   const { KEY_ENCRYPTION_KEYS } = context.config;
   const sealer = KEY_ENCRYPTION_KEYS ? createEnvelopeSealer(KEY_ENCRYPTION_KEYS) : undefined;
-  const now = context.clock;
+  const now = () => new Date();
   const repositories = createLedgerRepositories(context.db, now, sealer);
   const signer = lazyCheckpointSigner(async () =>
     createCheckpointSigner(
@@ -27,7 +23,7 @@ export function createDependencies(
       context.publicUrl,
     ),
   );
-  return {
+  const dependencies: LedgerDependencies = {
     repositories,
     signer,
     checkpointing: createCheckpointing({
@@ -38,6 +34,6 @@ export function createDependencies(
     }),
     checkpointOnRead: context.config.LEDGER_CHECKPOINT_ON_READ,
     now,
-    ...overrides,
   };
+  return dependencies;
 }

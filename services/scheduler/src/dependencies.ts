@@ -1,5 +1,6 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
+import { createLogger } from "@attesto/runtime/logging";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createEvmChain } from "./clients/evm-chain.js";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
@@ -30,9 +31,8 @@ export interface SchedulerEdges {
   evmChain?: EvmChain;
   webhooks?: WebhookDirectory;
   sender?: WebhookSender;
+  now?: () => Date;
   log?: DeliveryLog;
-  /** The job queue's errors (default: logged). */
-  onQueueError?: (error: Error) => void;
 }
 
 export interface SchedulerRuntime {
@@ -40,15 +40,12 @@ export interface SchedulerRuntime {
   queue: PgBossJobQueue;
 }
 
-/**
- * The scheduler's edges and job queue, fresh on every call (`service.ts` shares one per running
- * service); time is the context's clock, logs go to its logger. `overrides` replace edges (tests).
- */
+/** The scheduler's edges and job queue, fresh on every call (`service.ts` shares one per running service). */
 export function createDependencies(
   context: ServiceContext<SchedulerConfig>,
-  overrides: SchedulerEdges = {},
+  edges: SchedulerEdges = {},
+  onError: (error: Error) => void = () => {},
 ): SchedulerRuntime {
-  const edges = overrides;
   const { config } = context;
   const webhookJobSeconds = Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30;
   const queue = new PgBossJobQueue({
@@ -63,9 +60,9 @@ export function createDependencies(
       "dispatch-webhook-event": Math.ceil(config.RPC_TIMEOUT_MS / 1000) + 30,
       "deliver-webhook": webhookJobSeconds,
     },
-    onError: edges.onQueueError ?? ((error) => context.logger.error({ err: error }, "job queue error")),
+    onError,
   });
-  const now = context.clock;
+  const now = edges.now ?? (() => new Date());
   const notarizations = createNotarizationStore(context.db, queue.send, now);
   const deliveries = createWebhookDeliveryStore(context.db, queue.send, now);
   const deps: NotaryDependencies = {
@@ -106,7 +103,7 @@ export function createDependencies(
       maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
     },
     version: context.version,
-    log: edges.log ?? context.logger,
+    log: edges.log ?? createLogger(context.service, config.LOG_LEVEL),
   };
   return { deps, queue };
 }

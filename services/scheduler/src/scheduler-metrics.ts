@@ -10,7 +10,7 @@ import type { NotarizationStore, WebhookDeliveryStore } from "./domain/stores.js
 export function createSchedulerMetrics(
   registry: Registry,
   stores: { notarizations: NotarizationStore; deliveries: WebhookDeliveryStore },
-  now: () => Date,
+  now: () => Date = () => new Date(),
 ): SchedulerMetricsPort {
   const enqueued = new Counter({
     name: "notary_notarizations_enqueued_total",

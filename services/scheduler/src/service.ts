@@ -1,18 +1,23 @@
 import { notaryV1 } from "@attesto/proto";
+import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { loadSchedulerConfig, type SchedulerConfig, schedulerPorts } from "./config.js";
-import { createDependencies, startSchedulerRuntime } from "./dependencies.js";
+import { createDependencies, type SchedulerRuntime, startSchedulerRuntime } from "./dependencies.js";
 import { NotaryServiceRpc } from "./rpc/notary-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 
 /** One set of edges (the job runtime) per running service, shared by the workers (init) and the internal RPC. */
-export const dependenciesOf = perService(createDependencies);
+export const dependenciesOf = perService((context: ServiceContext<SchedulerConfig>): SchedulerRuntime => {
+  const log = createLogger(context.service, context.config.LOG_LEVEL);
+  return createDependencies(context, {}, (error) => log.error({ err: error }, "job queue error"));
+});
 
 /** Start-up: the job queue (its schema is installed or migrated), workers, batch cutter and reconciler. */
 async function startScheduler(context: ServiceContext<SchedulerConfig>): Promise<() => Promise<void>> {
+  const log = createLogger(context.service, context.config.LOG_LEVEL);
   return startSchedulerRuntime(dependenciesOf(context), context.config, (error, activity) =>
-    context.logger.error({ err: error, activity }, "background work failed"),
+    log.error({ err: error, activity }, "background work failed"),
   );
 }
 

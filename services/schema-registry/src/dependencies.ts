@@ -1,19 +1,15 @@
 import type { ServiceContext } from "@attesto/runtime/service";
 import type { SchemaRegistryConfig } from "./config.js";
-import type { SchemaRegistryDependencies } from "./domain/ports.js";
+import type { SchemaRegistryDependencies } from "./domain/dependencies.js";
 import { createCredentialTypeStore } from "./store/credential-type.store.js";
 
 /**
- * The dependencies routes, RPC handlers and start-up share, from the service context: records are
- * stamped with the context's clock; `overrides` replace single dependencies (tests).
+ * The dependencies routes, RPC handlers and start-up share, from the service context; `clock`
+ * (default: the system clock) is the time its records are stamped with.
  */
 export function createDependencies(
   context: ServiceContext<SchemaRegistryConfig>,
-  overrides: Partial<SchemaRegistryDependencies> = {},
+  clock: () => Date = () => new Date(),
 ): SchemaRegistryDependencies {
-  return {
-    repository: createCredentialTypeStore(context.db, context.clock),
-    registryUrl: context.publicUrl,
-    ...overrides,
-  };
+  return { repository: createCredentialTypeStore(context.db, clock), registryUrl: context.publicUrl };
 }

@@ -2,7 +2,7 @@ import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { TrustRegistryConfig } from "./config.js";
 import { createDependencies, createDomain, type TrustRegistryDeps } from "./dependencies.js";
-import type { TrustRegistryDomain } from "./domain/ports.js";
+import type { TrustRegistryDomain } from "./domain/dependencies.js";
 import { registerApplyRoute } from "./routes/apply.route.js";
 import { registerDidRoutes } from "./routes/did.routes.js";
 import { registerGetDidConfigurationRoute } from "./routes/get-did-configuration.route.js";

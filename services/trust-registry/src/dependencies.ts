@@ -7,28 +7,27 @@ import { createLedgerDidRegistry } from "./clients/ledger-did-registry.js";
 import { createSchemaRegistryCatalog } from "./clients/schema-registry-catalog.js";
 import type { TrustRegistryConfig } from "./config.js";
 import { createKeyCustody, type KeyCustody } from "./custody/index.js";
+import type { TrustRegistryDomain } from "./domain/dependencies.js";
 import { createLoginTokens } from "./domain/login-token.js";
-import type { PasswordHasher, TrustRegistryDomain } from "./domain/ports.js";
+import type { Clock, PasswordHasher } from "./domain/ports.js";
 import { createDidStore } from "./store/did.store.js";
 import { createTenantStore } from "./store/tenant.store.js";
 import { createWebhookStore } from "./store/webhook.store.js";
 
-/** The edges of the service: other services, key custody. Tests pass their own. */
+/** The edges of the service: other services, key custody, time. Tests pass their own. */
 export interface TrustRegistryDeps {
   schemaTypes: Client<typeof schemaV1.SchemaService>;
   ledger: Client<typeof ledgerV1.LedgerService>;
   custody: KeyCustody;
+  clock?: Clock;
   passwords?: PasswordHasher;
 }
 
 /**
  * Real clients from configuration: the schema registry and the ledger over Connect, custody on the
- * database; time is the context's clock. `overrides` replace single dependencies (tests).
+ * database. `clock` (default: the system clock) is the time custody and the use cases read.
  */
-export function createDependencies(
-  context: ServiceContext<TrustRegistryConfig>,
-  overrides: Partial<TrustRegistryDeps> = {},
-): TrustRegistryDeps {
+export function createDependencies(context: ServiceContext<TrustRegistryConfig>, clock?: Clock): TrustRegistryDeps {
   const { config } = context;
   return {
     schemaTypes: context.rpcClient(schemaV1.SchemaService, {
@@ -36,13 +35,13 @@ export function createDependencies(
       audience: "schema-registry",
     }),
     ledger: context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
-    custody: overrides.custody ?? createCustody(context),
-    ...overrides,
+    custody: createCustody(context, clock),
+    ...(clock ? { clock } : {}),
   };
 }
 
 /** Key custody on the service's database, under the configured key-encryption keys and issuing CA. */
-export function createCustody(context: ServiceContext<TrustRegistryConfig>): KeyCustody {
+export function createCustody(context: ServiceContext<TrustRegistryConfig>, clock?: Clock): KeyCustody {
   const { config } = context;
   const issuingCa =
     config.ISSUING_CA_CERT_PEM && config.ISSUING_CA_KEY_PEM
@@ -55,7 +54,7 @@ export function createCustody(context: ServiceContext<TrustRegistryConfig>): Key
     signingCertValidityDays: config.SIGNING_CERT_VALIDITY_DAYS,
     caCountry: config.CA_COUNTRY,
     credentialIssuerUrl: config.CREDENTIAL_ISSUER_URL,
-    now: context.clock,
+    ...(clock ? { now: clock } : {}),
   });
 }
 
@@ -74,7 +73,7 @@ export function createDomain(
   deps: TrustRegistryDeps,
 ): TrustRegistryDomain {
   const { config } = context;
-  const clock = context.clock;
+  const clock = deps.clock ?? (() => new Date());
   return {
     tenants: createTenantStore(context.db, clock),
     dids: createDidStore(context.db, clock),

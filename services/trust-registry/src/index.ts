@@ -1,4 +1,4 @@
 export { buildApp } from "./app.js";
 export * from "./config.js";
 export { createDependencies, type TrustRegistryDeps } from "./dependencies.js";
-export { trustRegistry } from "./service.js";
+export { createTrustRegistryModule, type TrustRegistryModuleOptions, trustRegistry } from "./service.js";

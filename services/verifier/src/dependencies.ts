@@ -2,6 +2,7 @@ import { keysV1, ledgerV1, notaryV1, tenantV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
+import { createLogger } from "@attesto/runtime/logging";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createApiKeyAuthenticator } from "@attesto/tenant-client";
 import { createIssuerDocumentFetcher } from "./clients/issuer-document-fetcher.js";
@@ -12,7 +13,7 @@ import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
 import { createVerificationEvents } from "./clients/verification-events.js";
 import { createVerifierKeys } from "./clients/verifier-keys.js";
 import type { VerifierConfig } from "./config.js";
-import type { VerifierDependencies } from "./domain/ports.js";
+import type { VerifierDependencies } from "./domain/dependencies.js";
 import { createDcApiSessionStore } from "./store/dc-api-session.store.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
 import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";
@@ -24,14 +25,8 @@ const ISSUER_DOCUMENT_CACHE_ENTRIES = 1000;
 /** Status List Tokens kept at most (each holds its inflated list, at most MAX_STATUS_LIST_BYTES). */
 const STATUS_LIST_CACHE_ENTRIES = 50;
 
-/**
- * The verifier's dependencies from its service context: store, sealer, and clients of its edges;
- * time is the context's clock. `overrides` replace single dependencies (tests).
- */
-export function createDependencies(
-  context: ServiceContext<VerifierConfig>,
-  overrides: Partial<VerifierDependencies> = {},
-): VerifierDependencies {
+/** The verifier's dependencies from its service context: store, sealer, and clients of its edges. */
+export function createDependencies(context: ServiceContext<VerifierConfig>): VerifierDependencies {
   const { config } = context;
   const tenants = context.rpcClient(tenantV1.TenantService, {
     baseUrl: config.TRUST_REGISTRY_INTERNAL_URL,
@@ -49,7 +44,7 @@ export function createDependencies(
     dcApiSessions: createDcApiSessionStore(context.db),
     policies: createVerifierPolicyStore(context.db),
     sealer: createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
-    apiKeys: createApiKeyAuthenticator(tenants),
+    apiKeys: createApiKeyAuthenticator(tenants, context.cacheInvalidations),
     ledger: createLedgerDidResolver(ledger),
     trustAnchors: createTrustAnchorSource(keys, configuredRoots, {
       cacheMs: config.TRUST_ANCHORS_CACHE_SECONDS * 1000,
@@ -62,17 +57,18 @@ export function createDependencies(
     statusLists: createStatusListTokens(outbound, {
       maxCacheSeconds: config.STATUS_LIST_MAX_CACHE_SECONDS,
       maxEntries: STATUS_LIST_CACHE_ENTRIES,
-      now: () => context.clock().getTime(),
     }),
-    registeredIssuers: createRegisteredIssuers(tenants, { cacheMs: config.REGISTERED_ISSUERS_CACHE_SECONDS * 1000 }),
+    registeredIssuers: createRegisteredIssuers(tenants, {
+      cacheMs: config.REGISTERED_ISSUERS_CACHE_SECONDS * 1000,
+      invalidations: context.cacheInvalidations,
+    }),
     verifierUrl: context.publicUrl,
     limits: { clockSkewSeconds: config.CLOCK_SKEW_SECONDS, kbJwtMaxAgeSeconds: config.KB_JWT_MAX_AGE_SECONDS },
     recorder: createVerificationRecorder(context),
     events: createVerificationEvents(
       context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),
-      context.logger,
+      createLogger(context.service, config.LOG_LEVEL),
     ),
-    now: context.clock,
-    ...overrides,
+    now: () => new Date(),
   };
 }

@@ -7,6 +7,7 @@ import { keysV1 } from "@attesto/proto";
 import { createRpcClient } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase } from "@attesto/store";
+import { createTrustRegistryModule } from "@attesto/trust-registry";
 import pino from "pino";
 
 /**
@@ -104,8 +105,13 @@ export async function startInteropPlatform(options: {
       env,
       cwd: dataDir,
       logger,
-      services: platformServices.filter((module) => !notStarted.has(module.definition.name)),
-      ...(options.trustRegistryClock ? { clocks: { "trust-registry": options.trustRegistryClock } } : {}),
+      services: platformServices
+        .filter((module) => !notStarted.has(module.definition.name))
+        .map((module) =>
+          module.definition.name === "trust-registry" && options.trustRegistryClock
+            ? (createTrustRegistryModule({ clock: options.trustRegistryClock }).module as unknown as typeof module)
+            : module,
+        ),
     });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });

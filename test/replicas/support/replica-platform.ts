@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadLauncherConfig, type Platform, platformServices, startPlatform } from "@attesto/all-in-one";
-import { testServiceIdentityEnv } from "@attesto/runtime/testing";
+import { tenantV1 } from "@attesto/proto";
+import { createRpcClient } from "@attesto/runtime/rpc";
+import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { EMBEDDED_TEST_DATABASE_URL_VAR } from "@attesto/store";
 import pg from "pg";
 import pino from "pino";
@@ -62,6 +64,15 @@ export interface ReplicaPlatform {
 }
 
 const trustRegistryInternalUrlOf = (offset: number) => `http://localhost:${9085 + offset}`;
+
+/** The trust registry's TenantService of replica set `replica`, called as the operator. */
+export const operatorOn = (platform: ReplicaPlatform, replica: 0 | 1) =>
+  createRpcClient(tenantV1.TenantService, {
+    baseUrl: platform.trustRegistryInternalUrls[replica],
+    audience: "trust-registry",
+    signer: testCredentialSigner("operator"),
+    timeoutMs: 10_000,
+  });
 
 export async function startReplicaPlatform(options: {
   label: string;

@@ -2,8 +2,7 @@ import type { issuanceV1 } from "@attesto/proto";
 import { AppError, InvalidGrant, Unavailable } from "@attesto/runtime/errors";
 import { fromRpcError } from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
-import type { Grant } from "../domain/grant.js";
-import type { GrantRedeemer } from "../domain/ports.js";
+import type { Grant, GrantRedeemer } from "../domain/grant.js";
 
 export type GrantServiceClient = Client<typeof issuanceV1.GrantService>;
 

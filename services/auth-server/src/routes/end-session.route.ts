@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { BrowserSessionRepository } from "../domain/ports.js";
+import type { BrowserSessionRepository } from "../domain/session/browser-session.js";
 import { endBrowserSession } from "../domain/session/end-browser-session.js";
 import { signedOutPage } from "../pages/message-pages.js";
 import {
@@ -33,7 +33,12 @@ export function registerEndSessionRoute(
   app.get(
     "/end_session",
     // No HEAD twin: a HEAD (link previews) would consume the single-use request_uri or end the session.
-    { schema: { querystring: zQuery }, errorHandler: browserErrorHandler, exposeHeadRoute: false },
+    {
+      schema: { querystring: zQuery },
+      config: { produces: "text/html", errorPages: true, answers: [303] },
+      errorHandler: browserErrorHandler,
+      exposeHeadRoute: false,
+    },
     async (request, reply) => {
       const result = await endBrowserSession(
         {

@@ -3,19 +3,28 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ClientAttestationHeaders } from "../domain/client-authentication.js";
 
-const zFormValue = z.union([z.string(), z.array(z.string())]);
+type Rule = (value: string) => string | undefined;
 
-/**
- * Form fields; a repeated field arrives as an array (refused by the steps, with its name). The named
- * fields document the endpoint: the steps check them, so that every failure is an RFC 6749 error.
- */
-export const formBody = (fields: Record<string, string>) =>
+/** One form parameter: a string; a repeated one arrives as an array (RFC 6749 §3.1: not allowed). */
+const parameter = (about: string, rule: Rule) =>
   z
-    .object(
-      Object.fromEntries(Object.entries(fields).map(([name, about]) => [name, zFormValue.optional().describe(about)])),
-    )
-    .catchall(zFormValue)
-    .nullish();
+    .string({ error: (issue) => (Array.isArray(issue.input) ? "must not be repeated" : undefined) })
+    .superRefine((value, context) => {
+      const problem = rule(value);
+      if (problem) context.addIssue({ code: "custom", message: problem });
+    })
+    .describe(about);
+
+/** A required form parameter: an empty value is a missing one. */
+export const required = (about: string, rule: Rule = () => undefined) =>
+  parameter(about, (value) => (value === "" ? "is required" : rule(value)));
+
+/** An optional form parameter: an empty value is an absent one. */
+export const optional = (about: string, rule: Rule = () => undefined) =>
+  parameter(about, (value) => (value === "" ? undefined : rule(value))).optional();
+
+/** A checked optional parameter's value; undefined when absent or empty. */
+export const present = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);
 
 /** What the OpenAPI document says these endpoints read. */
 export const FORM_CONTENT_TYPES = ["application/x-www-form-urlencoded"];
@@ -25,10 +34,16 @@ export async function preventCaching(_request: FastifyRequest, reply: FastifyRep
   reply.header("Cache-Control", "no-store").header("Pragma", "no-cache");
 }
 
-/** RFC 6749 §3.2 / RFC 9126 §2.1: the body is application/x-www-form-urlencoded. */
+/**
+ * RFC 6749 §3.2 / RFC 9126 §2.1: the body is application/x-www-form-urlencoded; no body is one
+ * without parameters (the schema then names every missing one).
+ */
 export function requireFormBody(what: string) {
   return async (request: FastifyRequest): Promise<void> => {
-    if (request.body === undefined || request.body === null) return;
+    if (request.body === undefined || request.body === null) {
+      request.body = {};
+      return;
+    }
     const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
     if (type !== "application/x-www-form-urlencoded") {
       throw new InvalidRequest(`${what} body must be application/x-www-form-urlencoded`);

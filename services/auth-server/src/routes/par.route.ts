@@ -4,24 +4,19 @@ import { handleParRequest, type ParEndpointDeps } from "../domain/par/handle-par
 import {
   clientAttestationHeadersOf,
   FORM_CONTENT_TYPES,
-  formBody,
   preventCaching,
   requireFormBody,
 } from "./oauth-form-endpoint.js";
+import { parParametersOf, zParRequest } from "./par-request.schema.js";
 
-const zParRequest = formBody({
-  response_type: "Must be code",
-  client_id: "The wallet's client identifier",
-  redirect_uri: "Where the authorization response goes",
-  code_challenge: "base64url(SHA-256(code_verifier))",
-  code_challenge_method: "Must be S256",
-  scope: "A credential configuration id",
-  issuer_state: "UUID from the credential offer's authorization_code grant",
-  authorization_details: "JSON array of RFC 9396 openid_credential items",
-  state: "Returned with the authorization response (at most 4096 characters)",
-});
-
-const zParResponse = z.object({ request_uri: z.string(), expires_in: z.number().int() });
+const zParResponse = z
+  .object({
+    request_uri: z.string().describe("urn:ietf:params:oauth:request-uri:<handle>, single use"),
+    expires_in: z.number().int().describe("Seconds the request_uri lives"),
+  })
+  .meta({
+    examples: [{ request_uri: "urn:ietf:params:oauth:request-uri:6esc_11ACC5bwc014ltc14eY22c", expires_in: 60 }],
+  });
 
 /** `POST /v1/par` (RFC 9126, this service's README): 201 `{request_uri, expires_in}` for a pushed authorization request. */
 export function registerParRoute(app: App, deps: ParEndpointDeps): void {
@@ -41,7 +36,7 @@ export function registerParRoute(app: App, deps: ParEndpointDeps): void {
     async (request, reply) => {
       const response = await handleParRequest(
         {
-          parameters: request.body ?? {},
+          parameters: parParametersOf(request.body),
           dpopHeader: request.headers.dpop,
           clientAttestation: clientAttestationHeadersOf(request),
         },

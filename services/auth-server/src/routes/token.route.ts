@@ -1,29 +1,29 @@
-import type { App } from "@attesto/runtime/http";
+import { type App, documentedOnly } from "@attesto/runtime/http";
 import { z } from "zod";
 import { handleTokenRequest, type TokenEndpointDeps } from "../domain/token/handle-token-request.js";
 import {
   clientAttestationHeadersOf,
   FORM_CONTENT_TYPES,
-  formBody,
   preventCaching,
   requireFormBody,
 } from "./oauth-form-endpoint.js";
+import { grantRequestOf, zTokenRequest } from "./token-request.schema.js";
 
-const zTokenRequest = formBody({
-  grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code or authorization_code",
-  "pre-authorized_code": "Pre-authorized code grant: the code from the credential offer",
-  tx_code: "Pre-authorized code grant: the transaction code, when the offer asks for one",
-  code: "Authorization code grant: the code from the authorization response",
-  code_verifier: "Authorization code grant: the PKCE verifier",
-  redirect_uri: "Authorization code grant: the redirect_uri of the pushed request",
-  client_id: "Authorization code grant: the client of the pushed request",
-});
-
-const zTokenResponse = z.object({
-  access_token: z.string(),
-  token_type: z.enum(["DPoP", "Bearer"]),
-  expires_in: z.number().int(),
-});
+const zTokenResponse = z
+  .object({
+    access_token: z.string().describe("A JWT for the credential endpoint"),
+    token_type: z.enum(["DPoP", "Bearer"]).describe("DPoP when the request carried a DPoP proof"),
+    expires_in: z.number().int().describe("Seconds the token lives"),
+  })
+  .meta({
+    examples: [
+      {
+        access_token: "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJpc3MiOiJodHRwczovL2F1dGguZXhhbXBsZSJ9.c2lnbmF0dXJl",
+        token_type: "DPoP",
+        expires_in: 300,
+      },
+    ],
+  });
 
 /** `POST /v1/token` (this service's README): a pre-authorized code or an authorization code for an access token. */
 export function registerTokenRoute(app: App, deps: TokenEndpointDeps): void {
@@ -31,6 +31,8 @@ export function registerTokenRoute(app: App, deps: TokenEndpointDeps): void {
     "/v1/token",
     {
       config: { errorShape: "oauth" },
+      // The schema is applied by the handler (grantRequestOf): an unknown grant type is unsupported_grant_type.
+      ...documentedOnly,
       schema: {
         summary: "Access token for a pre-authorized code or an authorization code (RFC 6749, OpenID4VCI)",
         consumes: FORM_CONTENT_TYPES,
@@ -43,7 +45,7 @@ export function registerTokenRoute(app: App, deps: TokenEndpointDeps): void {
     async (request, reply) => {
       const response = await handleTokenRequest(
         {
-          parameters: request.body ?? {},
+          grant: grantRequestOf(request.body),
           dpopHeader: request.headers.dpop,
           clientAttestation: clientAttestationHeadersOf(request),
         },

@@ -10,8 +10,7 @@ import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { type AuthServerConfig, loadAuthServerConfig } from "../../src/config.js";
 import { type AuthServerDeps, createDependencies } from "../../src/dependencies.js";
-import type { IssuerDisplay } from "../../src/domain/authorization/issuer-display.js";
-import type { IssuerDisplaySource } from "../../src/domain/ports.js";
+import type { IssuerDisplay, IssuerDisplaySource } from "../../src/domain/authorization/issuer-display.js";
 import { authServer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryGrantService } from "./in-memory-grant-service.js";
@@ -148,10 +147,7 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
     options.publicUrl,
     options.trustDemoProvider ?? true,
   );
-  const clock = createTestClock();
-  const context = createServiceContext(authServer.definition, config, serviceDatabase.db, undefined, {
-    clock: clock.now,
-  });
+  const context = createServiceContext(authServer.definition, config, serviceDatabase.db);
   const grants = new InMemoryGrantService();
   const grantService =
     options.grantService === "down"
@@ -165,12 +161,16 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
             transport: { interceptors: clientInterceptors({ signer: context.signer, audience: "credential-issuer" }) },
           }),
         );
+  const clock = createTestClock();
   const issuerDisplay = new StaticIssuerDisplay();
   grants.now = clock.now;
-  const deps: AuthServerDeps = createDependencies(context, {
+  const production = createDependencies(context);
+  const deps: AuthServerDeps = {
+    ...production,
     grantService,
-    ...(options.issuerDisplay === "http" ? {} : { issuerDisplay }),
-  });
+    issuerDisplay: options.issuerDisplay === "http" ? production.issuerDisplay : issuerDisplay,
+    now: clock.now,
+  };
   const app = await buildApp(context, deps);
   return {
     app,

@@ -52,3 +52,16 @@ export function expectOAuthError(
   expectNoStore(response);
   if (error !== "use_dpop_nonce") expect(response.headers["dpop-nonce"]).toBeUndefined();
 }
+
+/** A 400 invalid_request naming each failing parameter (`<field> <message>`) in `errors` and the description. */
+export function expectParameterErrors(response: LightMyRequestResponse, ...descriptions: string[]): void {
+  const errors = descriptions.map((description) => {
+    const space = description.indexOf(" ");
+    return { field: description.slice(0, space), message: description.slice(space + 1) };
+  });
+  expect({ status: response.statusCode, body: response.json() }).toStrictEqual({
+    status: 400,
+    body: { error: "invalid_request", error_description: descriptions.join("; "), errors },
+  });
+  expectNoStore(response);
+}

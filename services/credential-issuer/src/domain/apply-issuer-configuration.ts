@@ -4,13 +4,14 @@ import { isTenantId } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 import type { CredentialDisplay } from "./create-issuer-metadata.js";
 import { OFFER_TTL_SECONDS } from "./create-offer.js";
+import type { IssuerDependencies } from "./dependencies.js";
 import {
   type DeclaredIssuerConfiguration,
   digestOf,
   type IssuerConfiguration,
   type OfferedConfiguration,
 } from "./issuer-configuration.js";
-import type { IssuerDependencies, IssuerTenant } from "./ports.js";
+import type { IssuerTenant } from "./ports.js";
 
 /** An issuer configuration as the operator sends it (proto fields; empty string or 0 = unset). */
 export interface IssuerConfigurationInput {
@@ -142,9 +143,8 @@ async function validate(deps: Dependencies, input: IssuerConfigurationInput): Pr
     const provisioned = new Set(tenant.configurations.map((c) => c.id));
     return declared.credentialConfigurations.filter((c) => !provisioned.has(c.id)).map((c) => c.id);
   };
-  let tenant = await deps.tenants.find(declared.tenant);
-  // A credential type added since the tenant was cached (`attesto types add`) is offered at once.
-  if (!tenant || unknownOf(tenant).length > 0) tenant = await deps.tenants.find(declared.tenant, { fresh: true });
+  // A credential type added a moment ago (`attesto types add`) is known: the directory is never behind.
+  const tenant = await deps.tenants.find(declared.tenant);
   if (!tenant) throw notFound("Tenant not found");
   const unknown = unknownOf(tenant);
   if (unknown.length > 0) {

@@ -1,5 +1,6 @@
 import { conflict, notFound } from "@attesto/runtime/errors";
-import type { CredentialRecord, CredentialStatus, CredentialStatusChange, IssuerDependencies } from "./ports.js";
+import type { IssuerDependencies } from "./dependencies.js";
+import type { CredentialRecord, CredentialStatus, CredentialStatusChange } from "./repositories.js";
 
 export interface ChangeCredentialStatusInput {
   tenant: string;
@@ -10,11 +11,7 @@ export interface ChangeCredentialStatusInput {
 }
 
 /** `credential.status_changed` for a recorded change; its id is the event key, so a repeat creates no second event. */
-async function publishChange(
-  deps: Pick<IssuerDependencies, "notary">,
-  record: CredentialRecord,
-  change: CredentialStatusChange,
-) {
+async function publishChange(deps: IssuerDependencies, record: CredentialRecord, change: CredentialStatusChange) {
   await deps.notary.publishCredentialEvent({
     tenant: record.tenant,
     type: "credential.status_changed",
@@ -38,7 +35,7 @@ async function publishChange(
  * (the scheduler drops the duplicate): a request whose event could not be queued (503) is retried.
  */
 export async function changeCredentialStatus(
-  deps: Pick<IssuerDependencies, "credentials" | "notary" | "now">,
+  deps: IssuerDependencies,
   input: ChangeCredentialStatusInput,
 ): Promise<CredentialRecord> {
   const result = await deps.credentials.changeStatus({

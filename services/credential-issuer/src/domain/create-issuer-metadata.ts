@@ -2,9 +2,9 @@ import { SIGNATURE_ALGORITHMS } from "@attesto/protocol";
 import { COSE_ALGORITHMS } from "@attesto/protocol/mdoc";
 import { notFound } from "@attesto/runtime/errors";
 import { isTenantId } from "@attesto/runtime/tenant-id";
-import type { CredentialDisplay } from "./issuer-configuration.js";
+import type { IssuerDependencies } from "./dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf, notificationEndpointOf } from "./issuer-identifier.js";
-import type { CredentialConfiguration, IssuerDependencies, IssuerTenant, JsonObject } from "./ports.js";
+import type { CredentialConfiguration, CredentialDisplay, IssuerTenant, JsonObject } from "./ports.js";
 
 export type { CredentialDisplay };
 
@@ -103,7 +103,7 @@ function claimsOf(metadata: JsonObject): CredentialClaimDescription[] {
 }
 
 async function configurationMetadata(
-  deps: Pick<IssuerDependencies, "credentialTypes">,
+  deps: IssuerDependencies,
   configuration: CredentialConfiguration,
   displayOverride: CredentialDisplay[] | undefined,
 ): Promise<CredentialConfigurationMetadata> {
@@ -140,24 +140,18 @@ async function configurationMetadata(
 }
 
 /**
- * A tenant that may be addressed by URL, or 404. Asked fresh (never this process's cache): a
- * deactivated tenant's metadata and landing page are gone at once on every replica.
+ * A tenant that may be addressed by URL, or 404. The directory is never behind the trust registry:
+ * a deactivated tenant's metadata and landing page are gone at once on every replica.
  */
-export async function findIssuerTenant(
-  deps: Pick<IssuerDependencies, "tenants">,
-  tenant: string,
-): Promise<IssuerTenant> {
-  const found = isTenantId(tenant) ? await deps.tenants.find(tenant, { fresh: true }) : undefined;
+export async function findIssuerTenant(deps: IssuerDependencies, tenant: string): Promise<IssuerTenant> {
+  const found = isTenantId(tenant) ? await deps.tenants.find(tenant) : undefined;
   if (!found) throw notFound("Tenant not found");
   return found;
 }
 
 /** The Credential Issuer Metadata of a tenant (this service's README, OID4VCI 1.0 §12.2). */
 export async function createIssuerMetadata(
-  deps: Pick<
-    IssuerDependencies,
-    "authorizationServerUrl" | "credentialTypes" | "issuerConfigurations" | "issuerUrl" | "tenants"
-  >,
+  deps: IssuerDependencies,
   tenantId: string,
 ): Promise<CredentialIssuerMetadata> {
   const tenant = await findIssuerTenant(deps, tenantId);

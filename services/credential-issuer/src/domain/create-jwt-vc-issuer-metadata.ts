@@ -1,8 +1,8 @@
 import { type PublicJwk, type SignatureAlgorithm, samePublicKey, verificationMethodsOf } from "@attesto/protocol";
 import { findIssuerTenant } from "./create-issuer-metadata.js";
+import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
 import type { IssuerSigningKey } from "./issuer-signing-keys.js";
-import type { IssuerDependencies } from "./ports.js";
 
 /** A key of the metadata's JWK Set: its `kid` is the `kid` header of the credentials it verifies. */
 export type IssuerJwk = PublicJwk & { kid: string; alg: SignatureAlgorithm; use: "sig" };
@@ -17,10 +17,7 @@ export interface JwtVcIssuerMetadata {
  * Keys a verifier may still trust: a did:key cannot change; a did:ledger key is listed while its DID
  * is active and still names it as an assertion method (a rotated or deactivated key drops out).
  */
-async function currentKeys(
-  deps: Pick<IssuerDependencies, "ledger">,
-  keys: IssuerSigningKey[],
-): Promise<IssuerSigningKey[]> {
+async function currentKeys(deps: IssuerDependencies, keys: IssuerSigningKey[]): Promise<IssuerSigningKey[]> {
   const ledgerDids = [...new Set(keys.filter((key) => key.did.startsWith("did:ledger:")).map((key) => key.did))];
   const documents = new Map(
     await Promise.all(ledgerDids.map(async (did) => [did, await deps.ledger.resolveDid(did)] as const)),
@@ -42,7 +39,7 @@ async function currentKeys(
  * ledger is unreachable.
  */
 export async function createJwtVcIssuerMetadata(
-  deps: Pick<IssuerDependencies, "issuerSigningKeys" | "issuerUrl" | "ledger" | "tenants">,
+  deps: IssuerDependencies,
   tenantId: string,
 ): Promise<JwtVcIssuerMetadata> {
   const tenant = await findIssuerTenant(deps, tenantId);

@@ -1,16 +1,11 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { isDid, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
+import { isDid, jwkThumbprint, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
 import { AppError, type FieldError, invalidFields } from "@attesto/runtime/errors";
+import type { IssuerDependencies } from "./dependencies.js";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
-import {
-  type Offer,
-  type OfferFlow,
-  type OfferGrant,
-  type OfferSigning,
-  preAuthorizedCodeContext,
-  privateKeyContext,
-} from "./offer.js";
-import type { CredentialConfiguration, IssuerDependencies } from "./ports.js";
+import { issuerKeyContext, issuerKeyId } from "./issuer-keys.js";
+import { type Offer, type OfferFlow, type OfferGrant, type OfferSigning, preAuthorizedCodeContext } from "./offer.js";
+import type { CredentialConfiguration } from "./ports.js";
 import { verifyIssuerKey } from "./verify-issuer-key.js";
 
 /** Offer lifetime bounds and default, in seconds (this service's README). */
@@ -101,17 +96,15 @@ function holderDidErrors(holderDid: string | undefined): FieldError[] {
 }
 
 async function findConfiguration(
-  deps: Pick<IssuerDependencies, "tenants">,
+  deps: IssuerDependencies,
   tenant: string,
   configurationId: string,
   configured: IssuerConfiguration | undefined,
 ): Promise<{ configuration?: CredentialConfiguration; errors: FieldError[] }> {
-  const configurationOf = (found: Awaited<ReturnType<typeof deps.tenants.find>>) =>
-    found?.configurations.find((candidate) => candidate.id === configurationId);
-  // A credential type added since the tenant was cached (`attesto types add`) is usable at once.
-  const configuration =
-    configurationOf(await deps.tenants.find(tenant)) ??
-    configurationOf(await deps.tenants.find(tenant, { fresh: true }));
+  // A credential type added a moment ago (`attesto types add`) is usable: the directory is never behind.
+  const configuration = (await deps.tenants.find(tenant))?.configurations.find(
+    (candidate) => candidate.id === configurationId,
+  );
   if (!configuration) {
     return {
       errors: [{ field: "credential.config_id", message: "is not a credential configuration of this tenant" }],
@@ -136,7 +129,7 @@ async function findConfiguration(
  * `x5chain` is the tenant's certificate chain). Every failing claim is reported at once.
  */
 async function claimErrors(
-  deps: Pick<IssuerDependencies, "claimsValidators" | "credentialTypes">,
+  deps: IssuerDependencies,
   configuration: CredentialConfiguration,
   claims: Record<string, unknown>,
   signing: SigningRequest | undefined,
@@ -165,24 +158,50 @@ async function claimErrors(
   return [...reserved, ...schemaErrors];
 }
 
-async function prepareSigning(
-  deps: Pick<IssuerDependencies, "ledger" | "sealer">,
-  offerId: string,
-  request: SigningRequest,
-): Promise<{ signing: OfferSigning; publicJwk?: PublicJwk }> {
+/** The DID path's key, verified against the DID: what the offer names and what is stored with it. */
+interface PreparedSigning {
+  signing: OfferSigning;
+  /** The key to store with the offer; absent on the X.509 path. */
+  key?: { publicJwk: PublicJwk; thumbprint: string; privateJwk: Record<string, string> };
+}
+
+async function prepareSigning(deps: IssuerDependencies, request: SigningRequest): Promise<PreparedSigning> {
   if (request.mode === "x509") return { signing: { mode: "x509" } };
   const key = await verifyIssuerKey(deps.ledger, request.issuerDid, request.issuerPrivateKey);
-  const sealedPrivateKey = deps.sealer.seal(
-    new TextEncoder().encode(JSON.stringify(key.privateJwk)),
-    privateKeyContext(offerId),
-  );
+  const thumbprint = jwkThumbprint(key.publicJwk);
   return {
-    signing: { mode: "did", issuerDid: request.issuerDid, issuerKid: key.kid, alg: key.alg, sealedPrivateKey },
-    publicJwk: key.publicJwk,
+    signing: { mode: "did", issuerDid: request.issuerDid, issuerKid: key.kid, alg: key.alg, key: { thumbprint } },
+    key: { publicJwk: key.publicJwk, thumbprint, privateJwk: key.privateJwk },
   };
 }
 
-function createGrant(deps: Pick<IssuerDependencies, "sealer">, offerId: string, flow: OfferFlow): OfferGrant {
+/**
+ * The DID-path key stored in the offer's statement: its public record and its private key, sealed
+ * once per tenant and key. Nothing when this process stored the same key under the same `kid`
+ * lately (the rows are there: a stored private key never changes, and the record was current then).
+ */
+function signingKeyToStore(deps: IssuerDependencies, offer: Offer, prepared: PreparedSigning, now: Date) {
+  const { signing, key } = prepared;
+  if (signing.mode !== "did" || !key) return undefined;
+  if (deps.issuerKeys.isRecorded(offer.tenant, signing.issuerKid, key.thumbprint)) return undefined;
+  const id = issuerKeyId(offer.tenant, key.thumbprint);
+  return {
+    key: {
+      tenant: offer.tenant,
+      kid: signing.issuerKid,
+      did: signing.issuerDid,
+      publicJwk: key.publicJwk,
+      alg: signing.alg,
+    },
+    at: now,
+    privateKey: {
+      id,
+      sealed: deps.sealer.seal(new TextEncoder().encode(JSON.stringify(key.privateJwk)), issuerKeyContext(id)),
+    },
+  };
+}
+
+function createGrant(deps: IssuerDependencies, offerId: string, flow: OfferFlow): OfferGrant {
   if (flow === "authorization-code") return { type: "authorization-code", issuerState: randomUUID() };
   const code = randomBytes(PRE_AUTHORIZED_CODE_BYTES).toString("base64url");
   return {
@@ -208,23 +227,9 @@ export function offerLinksOf(
 
 /**
  * POST /v1/offers (this service's README): checks the request rule by rule, verifies the issuer's DID key,
- * seals the key and the code, and stores the offer.
+ * seals the code (and the key, once per tenant and key), and stores the offer.
  */
-export async function createOffer(
-  deps: Pick<
-    IssuerDependencies,
-    | "claimsValidators"
-    | "credentialTypes"
-    | "issuerConfigurations"
-    | "issuerUrl"
-    | "ledger"
-    | "now"
-    | "offers"
-    | "sealer"
-    | "tenants"
-  >,
-  input: CreateOfferInput,
-): Promise<CreatedOffer> {
+export async function createOffer(deps: IssuerDependencies, input: CreateOfferInput): Promise<CreatedOffer> {
   // Every failing field at once: the request's own rules, the configuration, the claims.
   const configured = await deps.issuerConfigurations.find(input.tenant);
   const signingMode = selectSigningMode(input, configured);
@@ -240,7 +245,7 @@ export async function createOffer(
   const signingRequest = signingMode.request;
   if (errors.length > 0 || !configuration || !signingRequest) throw invalidFields(errors);
   const id = randomUUID();
-  const { signing, publicJwk } = await prepareSigning(deps, id, signingRequest);
+  const prepared = await prepareSigning(deps, signingRequest);
   const now = deps.now();
   const offer: Offer = {
     id,
@@ -248,7 +253,7 @@ export async function createOffer(
     credentialConfigurationId: configuration.id,
     vct: configuration.vct,
     claims: input.claims,
-    signing,
+    signing: prepared.signing,
     grant: createGrant(deps, id, input.flow),
     ...(input.holderDid === undefined ? {} : { holderDid: input.holderDid }),
     status: "offered",
@@ -259,13 +264,8 @@ export async function createOffer(
     createdAt: now,
   };
   // The key the tenant's credentials will carry as `kid`: listed in its JWT VC Issuer Metadata.
-  const signingKey =
-    signing.mode === "did" && publicJwk
-      ? {
-          key: { tenant: offer.tenant, kid: signing.issuerKid, did: signing.issuerDid, publicJwk, alg: signing.alg },
-          at: now,
-        }
-      : undefined;
+  const signingKey = signingKeyToStore(deps, offer, prepared, now);
   await deps.offers.insert(offer, signingKey);
+  if (signingKey) deps.issuerKeys.markRecorded(offer.tenant, signingKey.key.kid, prepared.key!.thumbprint);
   return { offer, ...offerLinksOf(deps.issuerUrl, id) };
 }

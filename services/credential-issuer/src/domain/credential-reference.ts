@@ -1,5 +1,6 @@
 import { type AnchorProof, notarizedDigestOf, type ReferenceFields, referenceFieldsOf } from "@attesto/protocol";
-import type { CredentialRecord, IssuerDependencies } from "./ports.js";
+import type { IssuerDependencies } from "./dependencies.js";
+import type { CredentialRecord } from "./repositories.js";
 
 /** A notarized credential's `reference`: the contract's `chain` and `object_id`, then the reference fields. */
 export type CredentialReference = { chain: string; object_id: string } & ReferenceFields;

@@ -1,6 +1,6 @@
 import { notFound } from "@attesto/runtime/errors";
 import { offerLinksOf } from "./create-offer.js";
-import type { IssuerDependencies } from "./ports.js";
+import type { IssuerDependencies } from "./dependencies.js";
 
 /**
  * What an offer's public page shows: `offered` (the wallet may still take it), `redeemed` (a wallet
@@ -20,10 +20,7 @@ export interface OfferLink {
  * UUID) is the only key: whoever has it already has the link itself. Nothing else of the offer
  * (claims, type, tenant) is exposed. Unknown: 404.
  */
-export async function getOfferLink(
-  deps: Pick<IssuerDependencies, "issuerUrl" | "now" | "offers">,
-  offerId: string,
-): Promise<OfferLink> {
+export async function getOfferLink(deps: IssuerDependencies, offerId: string): Promise<OfferLink> {
   const offer = await deps.offers.findById(offerId);
   if (!offer) throw notFound("Offer not found");
   const status: OfferLinkStatus =

@@ -1,24 +1,21 @@
-import { createPrivateJwkSigner, type JwtSigner, signStatusListToken } from "@attesto/protocol";
+import { createKeyObjectSigner, type JwtSigner, signStatusListToken } from "@attesto/protocol";
 import { notFound, unavailable } from "@attesto/runtime/errors";
 import { X509_STATUS_LIST_SIGNER } from "./credential-signer.js";
+import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { isUuid } from "./offer.js";
-import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
-import type { IssuerDependencies, SignedStatusList, SignedStatusListCache, StatusListSnapshot } from "./ports.js";
+import type { SignedStatusList, SignedStatusListCache } from "./ports.js";
+import type { StatusListSnapshot } from "./status-lists.js";
 
 export type { SignedStatusList, SignedStatusListCache };
 
-/** The key that signs the list's credentials: custody (X.509 path) or the sealed DID-path key. */
-async function signerOf(
-  deps: Pick<IssuerDependencies, "offers" | "sealer" | "x509Signers">,
-  list: StatusListSnapshot,
-): Promise<JwtSigner> {
+/** The key that signs the list's credentials: custody (X.509 path) or the DID-path key (issuer-keys.ts). */
+async function signerOf(deps: IssuerDependencies, list: StatusListSnapshot): Promise<JwtSigner> {
   if (list.signer.key === X509_STATUS_LIST_SIGNER) return deps.x509Signers.signerFor(list.tenant);
   const offer = list.signer.signingOfferId ? await deps.offers.findById(list.signer.signingOfferId) : undefined;
   if (offer?.signing.mode !== "did") throw unavailable("Status list signing key is unavailable");
-  return createPrivateJwkSigner(openIssuerPrivateJwk(deps.sealer, { id: offer.id, signing: offer.signing }), {
-    kid: offer.signing.issuerKid,
-  });
+  const { key } = await deps.issuerKeys.keyOf({ id: offer.id, tenant: offer.tenant, signing: offer.signing });
+  return createKeyObjectSigner(key, { kid: offer.signing.issuerKid });
 }
 
 /**
@@ -27,18 +24,7 @@ async function signerOf(
  * path as the list's credentials. 404 for an unknown list or a list of another tenant.
  */
 export async function getStatusListToken(
-  deps: Pick<
-    IssuerDependencies,
-    | "issuerUrl"
-    | "now"
-    | "offers"
-    | "sealer"
-    | "signedStatusLists"
-    | "statusListTokenLifetimeSeconds"
-    | "statusListTtlSeconds"
-    | "statusLists"
-    | "x509Signers"
-  >,
+  deps: IssuerDependencies,
   tenant: string,
   listId: string,
 ): Promise<SignedStatusList> {

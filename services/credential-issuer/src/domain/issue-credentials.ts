@@ -25,19 +25,15 @@ import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
 import { type CredentialReference, referenceOf } from "./credential-reference.js";
 import type { CredentialRequest } from "./credential-request.js";
 import { type CredentialSigner, credentialSignerOf } from "./credential-signer.js";
+import type { IssuerDependencies } from "./dependencies.js";
 import { type IssuedArtifact, issueMdocCredential } from "./issue-mdoc-credential.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { isUuid, type Offer } from "./offer.js";
-import type {
-  CredentialRecord,
-  CredentialTypeInfo,
-  IssuanceAllowanceKey,
-  IssuerDependencies,
-  StatusEntry,
-  StatusListSigner,
-} from "./ports.js";
+import type { CredentialTypeInfo } from "./ports.js";
+import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
 import { statusIndexDraws } from "./status-index-draws.js";
+import type { StatusEntry, StatusListSigner } from "./status-lists.js";
 
 /** Replay-store namespace of used c_nonces. */
 export const C_NONCE_NAMESPACE = "c_nonce";
@@ -67,10 +63,7 @@ function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest
 }
 
 /** The offer the token was issued for; a token for a vanished or unredeemed offer is not valid. */
-async function loadOffer(
-  deps: Pick<IssuerDependencies, "offers" | "tenants">,
-  token: AccessTokenClaims,
-): Promise<Offer> {
+async function loadOffer(deps: IssuerDependencies, token: AccessTokenClaims): Promise<Offer> {
   const offer = isUuid(token.offerId) ? await deps.offers.findById(token.offerId) : undefined;
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
@@ -82,7 +75,7 @@ async function loadOffer(
 
 /** did:ledger documents through the ledger; a deactivated DID has no usable keys. */
 const ledgerDidResolver =
-  (deps: Pick<IssuerDependencies, "ledger">): DidDocumentResolver =>
+  (deps: IssuerDependencies): DidDocumentResolver =>
   async (did) => {
     const resolved = await deps.ledger.resolveDid(did);
     return resolved && !resolved.deactivated ? resolved.document : undefined;
@@ -90,7 +83,7 @@ const ledgerDidResolver =
 
 /** Every proof verified (typ, key, signature, aud, iat, nonce), before any nonce is consumed. */
 async function verifyProofs(
-  deps: Pick<IssuerDependencies, "cNonces" | "issuerUrl" | "ledger" | "now">,
+  deps: IssuerDependencies,
   offer: Offer,
   jwts: string[],
 ): Promise<VerifiedCredentialProof[]> {
@@ -115,7 +108,7 @@ async function verifyProofs(
 }
 
 /** The keys of the offer's holder_did: the only keys a bound offer may issue to. */
-async function holderKeysOf(deps: Pick<IssuerDependencies, "ledger">, holderDid: string): Promise<PublicJwk[]> {
+async function holderKeysOf(deps: IssuerDependencies, holderDid: string): Promise<PublicJwk[]> {
   if (holderDid.startsWith("did:key:")) {
     try {
       return [publicJwkFromDidKey(holderDid)];
@@ -128,11 +121,7 @@ async function holderKeysOf(deps: Pick<IssuerDependencies, "ledger">, holderDid:
 }
 
 /** An offer bound to a holder DID issues only to proofs made with that DID's key. */
-async function checkHolderBinding(
-  deps: Pick<IssuerDependencies, "ledger">,
-  offer: Offer,
-  proofs: VerifiedCredentialProof[],
-) {
+async function checkHolderBinding(deps: IssuerDependencies, offer: Offer, proofs: VerifiedCredentialProof[]) {
   if (offer.holderDid === undefined) return;
   const keys = await holderKeysOf(deps, offer.holderDid);
   for (const proof of proofs) {
@@ -154,7 +143,7 @@ async function checkHolderBinding(
  * before it and the credentials' status list entries after it; each only if the one before held.
  */
 async function reserveIssuance(
-  deps: Pick<IssuerDependencies, "issuanceReservations" | "now">,
+  deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   allowance: IssuanceAllowanceKey,
@@ -205,7 +194,7 @@ const indexDraws = statusIndexDraws();
  * that fail to be issued stay allocated (VALID, never reused).
  */
 async function signCredentials(
-  deps: Pick<IssuerDependencies, "credentialTtlSeconds" | "issuerUrl" | "now" | "statusListSizeOf" | "statusLists">,
+  deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   { signer, statusListSigner }: CredentialSigner,
@@ -265,7 +254,7 @@ async function signCredentials(
  * salt stays on the issuer's record so the issuer can later show what was notarized.
  */
 async function notarize(
-  deps: Pick<IssuerDependencies, "notary">,
+  deps: IssuerDependencies,
   offer: Pick<Offer, "tenant" | "id">,
   credentialId: string,
   issued: IssuedArtifact,
@@ -277,7 +266,7 @@ async function notarize(
 }
 
 async function recordCredentials(
-  deps: Pick<IssuerDependencies, "credentialTtlSeconds" | "credentials" | "notary" | "now">,
+  deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   issued: IssuedArtifact[],
@@ -318,25 +307,7 @@ async function recordCredentials(
  * VC per proof, optional notarization, and the issuer's credential records.
  */
 export async function issueCredentials(
-  deps: Pick<
-    IssuerDependencies,
-    | "cNonces"
-    | "credentialTtlSeconds"
-    | "credentialTypes"
-    | "credentials"
-    | "issuanceAllowances"
-    | "issuanceReservations"
-    | "issuerUrl"
-    | "ledger"
-    | "notary"
-    | "now"
-    | "offers"
-    | "sealer"
-    | "statusListSizeOf"
-    | "statusLists"
-    | "tenants"
-    | "x509Signers"
-  >,
+  deps: IssuerDependencies,
   token: AccessTokenClaims,
   request: CredentialRequest,
 ): Promise<CredentialIssuance> {

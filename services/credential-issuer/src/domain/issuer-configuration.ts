@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { CredentialDisplay } from "./ports.js";
 
 /** Signing path of offers that name no DID key (see IssuerService in issuer_configuration.proto). */
 export type ConfiguredSigningMode = "did" | "x509";
@@ -38,6 +39,15 @@ export interface IssuerConfiguration {
 
 export type DeclaredIssuerConfiguration = Omit<IssuerConfiguration, "digest" | "updatedAt">;
 
+/** Where issuer configurations are kept (store/issuer-configuration.store.ts); one per tenant. */
+export interface IssuerConfigurationRepository {
+  find(tenant: string): Promise<IssuerConfiguration | undefined>;
+  /** Inserts or replaces the tenant's configuration unless the stored one has the same digest; whether it wrote. */
+  put(configuration: IssuerConfiguration): Promise<boolean>;
+  /** Whether there was one to delete. */
+  delete(tenant: string): Promise<boolean>;
+}
+
 /**
  * SHA-256 over the normalized configuration: configurations sorted by id (their order in metadata
  * follows the tenant's provisioning), display entries in their given order (wallets pick the first
@@ -57,15 +67,4 @@ export function digestOf(configuration: DeclaredIssuerConfiguration): string {
     ...(configuration.statusListSize === undefined ? {} : { statusListSize: configuration.statusListSize }),
   };
   return createHash("sha256").update(JSON.stringify(normalized)).digest("hex");
-}
-
-/** OID4VCI 1.0 display of a credential configuration. */
-export interface CredentialDisplay {
-  name: string;
-  locale?: string;
-  description?: string;
-  background_color?: string;
-  text_color?: string;
-  logo?: { uri: string; alt_text?: string };
-  background_image?: { uri: string };
 }

@@ -1,10 +1,11 @@
-import type { IssuerDependencies } from "./ports.js";
+import type { IssuerDependencies } from "./dependencies.js";
 
 /**
  * Whether the tenant may issue now, for an offer made at `offeredAt` when one is concerned. The
  * trust registry owns the tenant lifecycle (its README, "Tenant lifecycle"); GetTenant knows active
- * tenants only. Asked fresh every time, never from this process's tenant cache: a tenant
- * deactivated a moment ago is refused at once on every replica. An offer made before the tenant's
+ * tenants only. The directory is never behind it (a coherent cache emptied by every committed
+ * change, clients/trust-registry-tenants.ts): a tenant deactivated a moment ago is refused at once
+ * on every replica. An offer made before the tenant's
  * last reactivation was open when it was deactivated, and that expired it for good.
  */
 export async function isIssuerActive(
@@ -12,7 +13,7 @@ export async function isIssuerActive(
   tenant: string,
   offeredAt?: Date,
 ): Promise<boolean> {
-  const found = await deps.tenants.find(tenant, { fresh: true });
+  const found = await deps.tenants.find(tenant);
   if (!found) return false;
   return !(offeredAt && found.reactivatedAt && offeredAt.getTime() < found.reactivatedAt.getTime());
 }

@@ -13,7 +13,8 @@ export type OfferStatus = "offered" | "redeemed";
 
 /**
  * Signing path, chosen by the key material given at creation (this service's README):
- * - `did`: the offer's own key (Ed25519/EdDSA, or P-256/ES256 with a did:key), kept sealed, `kid` = DID URL;
+ * - `did`: the key given with the offer (Ed25519/EdDSA, or P-256/ES256 with a did:key), `kid` = DID URL,
+ *   kept sealed once per tenant and key (issuer-keys.ts) and named by its thumbprint;
  * - `x509`: the tenant's P-256 key in key custody, `x5c` chain; requires DPoP-bound tokens (HAIP).
  */
 export type OfferSigning =
@@ -23,10 +24,17 @@ export type OfferSigning =
       /** DID URL of the verification method: the credential's `kid`. */
       issuerKid: string;
       alg: SignatureAlgorithm;
-      /** The private JWK (JSON), sealed under the key-encryption key with context `offer:<id>`. */
-      sealedPrivateKey: string;
+      /** How the offer names its private key: see `OfferIssuerKey`. */
+      key: OfferIssuerKey;
     }
   | { mode: "x509" };
+
+/**
+ * - `thumbprint`: RFC 7638 thumbprint of the public key; the private key is the tenant's, sealed once
+ *   in `issuer_private_keys` (migration 0010) and imported once per process (issuer-keys.ts);
+ * - `sealed`: offers made before: the private JWK (JSON) sealed with the offer, context `offer:<id>`.
+ */
+export type OfferIssuerKey = { thumbprint: string } | { sealedPrivateKey: string };
 
 export type OfferGrant =
   | {

@@ -1,6 +1,7 @@
 import { algorithmOfKey, publicJwkOf } from "@attesto/protocol";
-import { openIssuerPrivateJwk } from "./offer-issuer-key.js";
-import type { IssuerDependencies } from "./ports.js";
+import type { IssuerDependencies } from "./dependencies.js";
+import { privateKeyContext } from "./offer.js";
+import { openSealedJwk } from "./offer-issuer-key.js";
 
 /**
  * Start-up: records the DID-path key of offers made before signing keys were recorded, so the
@@ -14,10 +15,11 @@ export async function recordEarlierIssuerKeys(
   let unreadable = 0;
   for (const offer of await deps.offers.findDidOffersWithUnrecordedKey()) {
     const { signing } = offer;
-    if (signing.mode !== "did") continue;
+    // Offers since migration 0010 store their key's record with them; only older ones seal their own key.
+    if (signing.mode !== "did" || !("sealedPrivateKey" in signing.key)) continue;
     let publicJwk: ReturnType<typeof publicJwkOf>;
     try {
-      publicJwk = publicJwkOf(openIssuerPrivateJwk(deps.sealer, { id: offer.id, signing }));
+      publicJwk = publicJwkOf(openSealedJwk(deps.sealer, signing.key.sealedPrivateKey, privateKeyContext(offer.id)));
     } catch {
       publicJwk = undefined;
     }

@@ -1,6 +1,8 @@
 import type { AccessTokenClaims } from "@attesto/protocol";
 import { InvalidNotificationId } from "@attesto/runtime/errors";
-import type { CredentialEventType, CredentialRecord, IssuerDependencies, NotificationEvent } from "./ports.js";
+import type { IssuerDependencies } from "./dependencies.js";
+import type { CredentialEventType } from "./ports.js";
+import type { CredentialRecord, NotificationEvent } from "./repositories.js";
 
 /** The events a wallet may report (OID4VCI 1.0 §11.1) and the webhook each one becomes. */
 const WEBHOOK_OF: Record<NotificationEvent, CredentialEventType> = {
@@ -17,11 +19,7 @@ export interface NotificationRequest {
 }
 
 /** One webhook per credential, notification_id and event: a repeated notification queues nothing new. */
-async function publishNotification(
-  deps: Pick<IssuerDependencies, "notary">,
-  record: CredentialRecord,
-  request: NotificationRequest,
-) {
+async function publishNotification(deps: IssuerDependencies, record: CredentialRecord, request: NotificationRequest) {
   await deps.notary.publishCredentialEvent({
     tenant: record.tenant,
     type: WEBHOOK_OF[request.event],
@@ -42,7 +40,7 @@ async function publishNotification(
  * `invalid_notification_id`: a wallet cannot learn whether another wallet's id exists.
  */
 export async function recordNotification(
-  deps: Pick<IssuerDependencies, "credentials" | "notary" | "now">,
+  deps: IssuerDependencies,
   token: AccessTokenClaims,
   request: NotificationRequest,
 ): Promise<void> {

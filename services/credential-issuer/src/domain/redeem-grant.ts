@@ -1,9 +1,9 @@
 import { AppError, notFound } from "@attesto/runtime/errors";
 import { sha256Hex } from "./create-offer.js";
+import type { IssuerDependencies } from "./dependencies.js";
 import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { dpopRequiredFor, isUuid, type Offer } from "./offer.js";
 import { offeredClaimPaths } from "./offered-claim-paths.js";
-import type { IssuerDependencies } from "./ports.js";
 
 /** What a redeemed grant entitles the token holder to (GrantService `Grant`). */
 export interface RedeemedGrant {
@@ -40,13 +40,13 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
  * The grant of `offer`, unless its tenant is deactivated or the offer was open when it was
  * (`invalid_grant`, also when its code was valid).
  */
-async function activeGrant(deps: Pick<IssuerDependencies, "tenants">, offer: Offer): Promise<RedeemedGrant> {
+async function activeGrant(deps: IssuerDependencies, offer: Offer): Promise<RedeemedGrant> {
   if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw invalidGrant(INACTIVE_ISSUER);
   return grantOf(offer);
 }
 
 /** GrantService.CheckIssuerActive: `invalid_grant` unless the tenant may issue now. */
-export async function checkIssuerActive(deps: Pick<IssuerDependencies, "tenants">, tenant: string): Promise<void> {
+export async function checkIssuerActive(deps: IssuerDependencies, tenant: string): Promise<void> {
   if (tenant === "" || !(await isIssuerActive(deps, tenant.toLowerCase()))) throw invalidGrant(INACTIVE_ISSUER);
 }
 
@@ -77,7 +77,7 @@ function isRepeatOf(
  * are `invalid_grant`.
  */
 export async function redeemPreAuthorizedCode(
-  deps: Pick<IssuerDependencies, "now" | "offers" | "tenants">,
+  deps: IssuerDependencies,
   input: { code: string; txCode: string; redemptionId?: string },
 ): Promise<RedeemedGrant> {
   if (input.code === "") throw invalidGrant("pre-authorized_code is required");
@@ -96,10 +96,7 @@ export async function redeemPreAuthorizedCode(
 }
 
 /** GrantService.ResolveIssuerState: the live, unredeemed authorization-code offer of an issuer_state. */
-export async function resolveIssuerState(
-  deps: Pick<IssuerDependencies, "now" | "offers" | "tenants">,
-  issuerState: string,
-): Promise<RedeemedGrant> {
+export async function resolveIssuerState(deps: IssuerDependencies, issuerState: string): Promise<RedeemedGrant> {
   const offer = isUuid(issuerState) ? await deps.offers.findByIssuerState(issuerState.toLowerCase()) : undefined;
   if (offer?.status !== "offered" || offer.expiresAt.getTime() <= deps.now().getTime()) {
     throw notFound("issuer_state is unknown, used or expired");
@@ -111,10 +108,7 @@ export async function resolveIssuerState(
 }
 
 /** GrantService.RedeemIssuerState: consumes an issuer_state once (same rules as a pre-authorized code). */
-export async function redeemIssuerState(
-  deps: Pick<IssuerDependencies, "now" | "offers" | "tenants">,
-  issuerState: string,
-): Promise<RedeemedGrant> {
+export async function redeemIssuerState(deps: IssuerDependencies, issuerState: string): Promise<RedeemedGrant> {
   if (!isUuid(issuerState)) throw invalidGrant("issuer_state is invalid");
   const now = deps.now();
   const offer = await deps.offers.redeemIssuerState(issuerState.toLowerCase(), now);

@@ -1,7 +1,7 @@
 import { type CredentialDisplay, createIssuerMetadata } from "./create-issuer-metadata.js";
 import { offerLinksOf } from "./create-offer.js";
+import type { IssuerDependencies } from "./dependencies.js";
 import { isUuid } from "./offer.js";
-import type { IssuerDependencies } from "./ports.js";
 
 /** A credential type the tenant offers, as its landing page lists it. */
 export interface OfferedType {
@@ -43,10 +43,7 @@ function preferredDisplay(displays: CredentialDisplay[] | undefined): Credential
  * 404 for an unknown tenant (from the metadata).
  */
 export async function describeTenantLanding(
-  deps: Pick<
-    IssuerDependencies,
-    "authorizationServerUrl" | "credentialTypes" | "issuerConfigurations" | "issuerUrl" | "now" | "offers" | "tenants"
-  >,
+  deps: IssuerDependencies,
   tenant: string,
   offerId: string | undefined,
 ): Promise<TenantLanding> {
@@ -65,7 +62,7 @@ export async function describeTenantLanding(
 }
 
 async function liveOfferOf(
-  deps: Pick<IssuerDependencies, "issuerUrl" | "now" | "offers">,
+  deps: IssuerDependencies,
   tenant: string,
   offerId: string,
   types: OfferedType[],

@@ -5,8 +5,8 @@ import { z } from "zod";
 import { changeCredentialStatus } from "../domain/change-credential-status.js";
 import { currentReferenceOf } from "../domain/credential-reference.js";
 import { credentialViewOf } from "../domain/credential-view.js";
-import type { IssuerDependencies } from "../domain/ports.js";
-import { credentialStatuses } from "../domain/ports.js";
+import type { IssuerDependencies } from "../domain/dependencies.js";
+import { credentialStatuses } from "../domain/repositories.js";
 
 /** Default and largest page of GET /v1/credentials. */
 export const CREDENTIALS_PAGE = { default: 50, max: 200 } as const;

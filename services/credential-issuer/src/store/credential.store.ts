@@ -8,7 +8,7 @@ import type {
   CredentialStatus,
   CredentialStatusChange,
   NotificationEvent,
-} from "../domain/ports.js";
+} from "../domain/repositories.js";
 import type { CredentialStatusChangesTable, CredentialsTable, IssuerTables } from "./tables.js";
 
 /** The Token Status List value of each status. */

@@ -7,7 +7,7 @@ import {
 } from "@attesto/store";
 import { type Kysely, sql } from "kysely";
 import { C_NONCE_NAMESPACE } from "../domain/issue-credentials.js";
-import type { IssuanceReservationRepository } from "../domain/ports.js";
+import type { IssuanceReservationRepository } from "../domain/repositories.js";
 import { reserveAllowanceQuery } from "./issuance-allowance.store.js";
 import { claimedEntriesOf, drawnIndexesOf, openListOf } from "./status-list.store.js";
 import type { IssuerTables } from "./tables.js";

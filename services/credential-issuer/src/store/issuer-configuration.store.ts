@@ -1,7 +1,11 @@
+import { type CacheInvalidations, createCoherentCache, NO_INVALIDATIONS } from "@attesto/runtime/cache";
 import { compileOnce } from "@attesto/store";
 import { type ColumnType, type Kysely, type Selectable, sql } from "kysely";
-import type { IssuerConfiguration, OfferedConfiguration } from "../domain/issuer-configuration.js";
-import type { IssuerConfigurationRepository } from "../domain/ports.js";
+import type {
+  IssuerConfiguration,
+  IssuerConfigurationRepository,
+  OfferedConfiguration,
+} from "../domain/issuer-configuration.js";
 
 /** Row of `issuer_configurations` (migrations 0003, 0008). */
 interface IssuerConfigurationsTable {
@@ -32,18 +36,36 @@ function toConfiguration(row: Selectable<IssuerConfigurationsTable>): IssuerConf
   };
 }
 
-/** Issuer configurations on PostgreSQL (`db` is bound to the service's schema); keyed by tenant. */
-export function createIssuerConfigurationStore(database: Kysely<unknown>): IssuerConfigurationRepository {
+/** The cache topic every change of `issuer_configurations` notifies (migration 0011's trigger). */
+export const ISSUER_CONFIGURATIONS_TOPIC = "credential-issuer.issuer-configurations";
+/** Tenants' configurations remembered at once (the least recently used goes first). */
+const CACHED_CONFIGURATIONS = 1_000;
+
+/**
+ * Issuer configurations on PostgreSQL (`db` is bound to the service's schema); keyed by tenant.
+ * `find` (on every offer) answers from a coherent cache that every committed change of the table
+ * empties before the next read, on every replica. Guarantee kept: a configuration applied or
+ * deleted through any replica is what the next offer sees (no time window).
+ */
+export function createIssuerConfigurationStore(
+  database: Kysely<unknown>,
+  invalidations: CacheInvalidations = NO_INVALIDATIONS,
+): IssuerConfigurationRepository {
   const db = database as Kysely<Tables>;
-  // Read on every offer: compiled once.
   const find = compileOnce(db, { tenant: "string" }, (db, args) =>
     db.selectFrom("issuer_configurations").selectAll().where("tenant", "=", args.tenant),
   );
+  const cache = createCoherentCache<IssuerConfiguration | undefined>({
+    invalidations,
+    topics: [ISSUER_CONFIGURATIONS_TOPIC],
+    max: CACHED_CONFIGURATIONS,
+  });
   return {
-    async find(tenant) {
-      const row = await find.takeFirst({ tenant });
-      return row ? toConfiguration(row) : undefined;
-    },
+    find: (tenant) =>
+      cache.get(tenant, async () => {
+        const row = await find.takeFirst({ tenant });
+        return row ? toConfiguration(row) : undefined;
+      }),
 
     async put(configuration) {
       const values = {

@@ -1,7 +1,8 @@
 import { type ArgumentKinds, compileOnce } from "@attesto/store";
 import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
 import type { Offer, OfferGrant, OfferSigning } from "../domain/offer.js";
-import type { OfferRepository } from "../domain/ports.js";
+import type { OfferRepository } from "../domain/repositories.js";
+import { storePrivateKeyQuery } from "./issuer-private-key.store.js";
 import { recordSigningKeyQuery, type SigningKeyValues, signingKeyValues } from "./issuer-signing-key.store.js";
 import type { IssuerTables, OffersTable } from "./tables.js";
 
@@ -14,7 +15,10 @@ function signingOf(row: Row): OfferSigning {
     issuerDid: row.issuer_did!,
     issuerKid: row.issuer_kid!,
     alg: row.issuer_key_alg!,
-    sealedPrivateKey: row.issuer_key_sealed!,
+    key:
+      row.issuer_key_thumbprint === null
+        ? { sealedPrivateKey: row.issuer_key_sealed! }
+        : { thumbprint: row.issuer_key_thumbprint },
   };
 }
 
@@ -59,6 +63,7 @@ const OFFER_VALUES: ArgumentKinds<OfferValues> = {
   issuer_kid: "string | null",
   issuer_key_alg: "string | null",
   issuer_key_sealed: "string | null",
+  issuer_key_thumbprint: "string | null",
   flow: "string",
   pre_authorized_code_hash: "string | null",
   pre_authorized_code_sealed: "string | null",
@@ -71,9 +76,14 @@ const OFFER_VALUES: ArgumentKinds<OfferValues> = {
   redeemed_at: "Date | null",
   redemption_id: "string | null",
 };
-/** The signing key recorded with an offer, as arguments of the same statement. */
-type KeyValues = { [C in keyof SigningKeyValues as `key_${C}`]: SigningKeyValues[C] };
+/** The signing key stored with an offer (public record and sealed private key), as arguments of the same statement. */
+type KeyValues = { [C in keyof SigningKeyValues as `key_${C}`]: SigningKeyValues[C] } & {
+  key_id: string;
+  key_sealed_private_key: string;
+};
 const KEY_VALUES: ArgumentKinds<KeyValues> = {
+  key_id: "string",
+  key_sealed_private_key: "string",
   key_tenant: "string",
   key_kid: "string",
   key_did: "string",
@@ -95,7 +105,9 @@ function offerValues(offer: Offer): OfferValues {
     issuer_did: signing.mode === "did" ? signing.issuerDid : null,
     issuer_kid: signing.mode === "did" ? signing.issuerKid : null,
     issuer_key_alg: signing.mode === "did" ? signing.alg : null,
-    issuer_key_sealed: signing.mode === "did" ? signing.sealedPrivateKey : null,
+    issuer_key_sealed:
+      signing.mode === "did" && "sealedPrivateKey" in signing.key ? signing.key.sealedPrivateKey : null,
+    issuer_key_thumbprint: signing.mode === "did" && "thumbprint" in signing.key ? signing.key.thumbprint : null,
     flow: grant.type,
     pre_authorized_code_hash: grant.type === "pre-authorized" ? grant.codeHash : null,
     pre_authorized_code_sealed: grant.type === "pre-authorized" ? grant.sealedCode : null,
@@ -110,7 +122,9 @@ function offerValues(offer: Offer): OfferValues {
   };
 }
 
-const keyValues = (values: SigningKeyValues): KeyValues => ({
+const keyValues = (values: SigningKeyValues, id: string, sealedPrivateKey: string): KeyValues => ({
+  key_id: id,
+  key_sealed_private_key: sealedPrivateKey,
   key_tenant: values.tenant,
   key_kid: values.kid,
   key_did: values.did,
@@ -131,10 +145,19 @@ const insertOfferQuery = (qc: QueryCreator<IssuerTables>, values: OfferValues) =
 export function createOfferStore(database: Kysely<unknown>): OfferRepository {
   const db = database as Kysely<IssuerTables>;
   const insert = compileOnce(db, OFFER_VALUES, insertOfferQuery);
-  // One statement: the offer, and the key its credentials will carry.
+  // One statement: the offer, the tenant's sealed key (once) and the public key its credentials will carry.
   const insertWithKey = compileOnce(db, { ...OFFER_VALUES, ...KEY_VALUES }, (db, values: OfferValues & KeyValues) =>
     recordSigningKeyQuery(
-      db.with("offer", (qc) => insertOfferQuery(qc, values)),
+      db
+        .with("offer", (qc) => insertOfferQuery(qc, values))
+        .with("private_key", (qc) =>
+          storePrivateKeyQuery(qc, {
+            id: values.key_id,
+            tenant: values.key_tenant,
+            sealed_private_key: values.key_sealed_private_key,
+            created_at: values.key_first_used_at,
+          }),
+        ),
       {
         tenant: values.key_tenant,
         kid: values.key_kid,
@@ -188,7 +211,11 @@ export function createOfferStore(database: Kysely<unknown>): OfferRepository {
       }
       await insertWithKey.execute({
         ...offerValues(offer),
-        ...keyValues(signingKeyValues(signingKey.key, signingKey.at)),
+        ...keyValues(
+          signingKeyValues(signingKey.key, signingKey.at),
+          signingKey.privateKey.id,
+          signingKey.privateKey.sealed,
+        ),
       });
     },
     findById,

@@ -1,4 +1,5 @@
-import type { CredentialStatus } from "../domain/ports.js";
+import type { CredentialStatus } from "../domain/repositories.js";
+import type { IssuerPrivateKeysTable } from "./issuer-private-key.store.js";
 import type { IssuerSigningKeysTable } from "./issuer-signing-key.store.js";
 
 /** Row of `offers` (see migration 0001 for the invariants between columns). */
@@ -12,7 +13,10 @@ export interface OffersTable {
   issuer_did: string | null;
   issuer_kid: string | null;
   issuer_key_alg: "EdDSA" | "ES256" | null;
+  /** Offers before migration 0010: the private JWK sealed with the offer. */
   issuer_key_sealed: string | null;
+  /** Since migration 0010: the tenant's key in `issuer_private_keys` (`<tenant>:<thumbprint>`). */
+  issuer_key_thumbprint: string | null;
   flow: "pre-authorized" | "authorization-code";
   pre_authorized_code_hash: string | null;
   pre_authorized_code_sealed: string | null;
@@ -77,6 +81,7 @@ export interface IssuerTables {
   offers: OffersTable;
   credentials: CredentialsTable;
   issuer_signing_keys: IssuerSigningKeysTable;
+  issuer_private_keys: IssuerPrivateKeysTable;
   issuance_allowances: IssuanceAllowancesTable;
   status_lists: StatusListsTable;
   status_list_entries: StatusListEntriesTable;

@@ -57,6 +57,8 @@ export class TrustRegistryDouble {
   /** Sign calls seen by key custody (the issuer never sees the private key). */
   signCalls = 0;
   getSigningCertificateCalls = 0;
+  /** TenantService calls (API keys, tenants), for the tests that count what a step asks. */
+  tenantCalls = 0;
 
   async chainOf(tenant: string): Promise<TestChain> {
     let chain = this.chains.get(tenant);
@@ -70,6 +72,7 @@ export class TrustRegistryDouble {
   register(router: ConnectRouter): void {
     router.service(tenantV1.TenantService, {
       authenticateApiKey: async ({ apiKey }) => {
+        this.tenantCalls++;
         if (apiKey === API_KEYS.acme)
           return { outcome: tenantV1.ApiKeyOutcome.VALID, tenant: this.tenants.get("acme")!.tenant };
         if (apiKey === API_KEYS.verifierOnly) {
@@ -84,6 +87,7 @@ export class TrustRegistryDouble {
         return { outcome: tenantV1.ApiKeyOutcome.INVALID };
       },
       getTenant: async ({ tenant }) => {
+        this.tenantCalls++;
         const entry = this.tenants.get(tenant);
         if (!entry) throw new ConnectError(`tenant '${tenant}' not found`, Code.NotFound);
         return { tenant: entry.tenant, credentialConfigurations: entry.configurations };

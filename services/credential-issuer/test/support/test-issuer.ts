@@ -1,5 +1,6 @@
 import { randomBytes, type webcrypto } from "node:crypto";
 import { issuanceV1 } from "@attesto/proto";
+import type { CacheInvalidations } from "@attesto/runtime/cache";
 import type { App } from "@attesto/runtime/http";
 import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
 import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
@@ -10,7 +11,7 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { buildApp } from "../../src/app.js";
 import { type CredentialIssuerConfig, loadCredentialIssuerConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
-import type { IssuerDependencies } from "../../src/domain/ports.js";
+import type { IssuerDependencies } from "../../src/domain/dependencies.js";
 import { registerIssuerRpc } from "../../src/rpc/register-issuer-rpc.js";
 import { credentialIssuer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -48,8 +49,14 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-/** `env`: extra configuration variables (e.g. CREDENTIAL_DPOP_NONCE_STATUS). */
-export async function startTestIssuer(env: Record<string, string> = {}): Promise<TestIssuer> {
+/**
+ * `env`: extra configuration variables (e.g. CREDENTIAL_DPOP_NONCE_STATUS); `cacheInvalidations`:
+ * the listener the coherent caches use (none by default: they read through).
+ */
+export async function startTestIssuer(
+  env: Record<string, string> = {},
+  options: { cacheInvalidations?: CacheInvalidations } = {},
+): Promise<TestIssuer> {
   const database = await createTestDatabase<unknown>({ prefix: "credential_issuer", migrations });
   const config = loadCredentialIssuerConfig({
     DATABASE_URL: database.url,
@@ -62,22 +69,22 @@ export async function startTestIssuer(env: Record<string, string> = {}): Promise
     ...env,
   });
   const doubles = createDoubles();
+  const base = createServiceContext(credentialIssuer.definition, config, database.db, undefined, {
+    ...(options.cacheInvalidations ? { cacheInvalidations: options.cacheInvalidations } : {}),
+  });
+  const context: ServiceContext<CredentialIssuerConfig> = {
+    ...base,
+    rpcClient: (service, target) => doubles.clientFor(service, target.audience),
+  };
   const clock = {
     now: new Date(),
     advance(seconds: number) {
       this.now = new Date(this.now.getTime() + seconds * 1000);
     },
   };
-  const base = createServiceContext(credentialIssuer.definition, config, database.db, undefined, {
-    clock: () => clock.now,
-  });
-  const context: ServiceContext<CredentialIssuerConfig> = {
-    ...base,
-    rpcClient: (service, target) => doubles.clientFor(service, target.audience),
-  };
   const asKeys = await generateKeyPair("ES256", { extractable: true });
   const asJwk: JWK = { ...(await exportJWK(asKeys.publicKey)), kid: "as-key-1", alg: "ES256", use: "sig" };
-  const deps = createDependencies(context, { accessTokenJwks: { keys: [asJwk] } });
+  const deps = createDependencies(context, { accessTokenJwks: { keys: [asJwk] }, now: () => clock.now });
   const app = await buildApp(context, deps);
 
   // The internal port as each caller reaches it: the auth server redeems grants.

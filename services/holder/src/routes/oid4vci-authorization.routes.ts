@@ -2,10 +2,10 @@ import { isAppError, notFound } from "@attesto/runtime/errors";
 import type { App } from "@attesto/runtime/http";
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
+import type { HolderDependencies } from "../domain/dependencies.js";
 import type { AuthorizationFlow } from "../domain/oid4vci/authorization-flow.js";
 import { completeAuthorization } from "../domain/oid4vci/complete-authorization.js";
 import { startAuthorization } from "../domain/oid4vci/start-authorization.js";
-import type { HolderDependencies } from "../domain/ports.js";
 import { type CallbackPage, callbackPage } from "../pages/callback-page.js";
 import { userOf } from "./holder-auth.js";
 import { LINK_MAX_LENGTH, optionalString, requiredString } from "./oid4vci.routes.js";
@@ -123,7 +123,11 @@ export function registerAuthorizationRoutes(scope: App, deps: HolderDependencies
 export function registerCallbackRoute(app: App, deps: HolderDependencies): void {
   app.get(
     "/v1/oid4vci/callback",
-    { schema: { querystring: zCallbackQuery }, exposeHeadRoute: false },
+    {
+      schema: { querystring: zCallbackQuery },
+      config: { produces: "text/html", errorPages: true },
+      exposeHeadRoute: false,
+    },
     async (request, reply) => {
       const { query } = request;
       try {

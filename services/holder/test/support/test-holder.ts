@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../../src/app.js";
 import { loadHolderConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
-import type { HolderDependencies } from "../../src/domain/ports.js";
+import type { HolderDependencies } from "../../src/domain/dependencies.js";
 import { holder } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryLedger } from "./in-memory-ledger.js";
@@ -71,9 +71,7 @@ export async function startTestHolder(
       this.now = new Date(this.now.getTime() + seconds * 1000);
     },
   };
-  const context = createServiceContext(holder.definition, config, database.db, undefined, {
-    clock: () => clock.now,
-  });
+  const context = createServiceContext(holder.definition, config, database.db);
   const http =
     options.http ??
     (options.guard === "configured"
@@ -82,6 +80,7 @@ export async function startTestHolder(
   const deps = createDependencies(context, {
     ledger: ledger.client(),
     notary: notary.client(),
+    now: () => clock.now,
     ...(http ? { http } : {}),
   });
   const app = await buildApp(context, deps);

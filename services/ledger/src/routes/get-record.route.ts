@@ -22,17 +22,21 @@ const zRecord = z.object({
 
 /** GET /records/:objectId: a notarization record with its inclusion proof and the checkpoint it leads to. */
 export function registerGetRecordRoute(app: App, dependencies: LedgerDependencies): void {
-  app.get("/records/:objectId", { schema: { params: zParams, response: { 200: zRecord } } }, async (request) => {
-    const { record, leafHash, checkpoint, inclusionProof } = await getRecord(dependencies, request.params.objectId);
-    return {
-      object_id: record.objectId,
-      digest: record.digest,
-      chain: CHAIN_NAME,
-      sequence: record.sequence,
-      recorded_at: record.recordedAt.toISOString(),
-      leaf_hash: leafHash,
-      checkpoint: checkpoint ? toCheckpointBody(checkpoint) : null,
-      inclusion_proof: inclusionProof,
-    };
-  });
+  app.get(
+    "/records/:objectId",
+    { schema: { params: zParams, response: { 200: zRecord } }, config: { answers: [404] } },
+    async (request) => {
+      const { record, leafHash, checkpoint, inclusionProof } = await getRecord(dependencies, request.params.objectId);
+      return {
+        object_id: record.objectId,
+        digest: record.digest,
+        chain: CHAIN_NAME,
+        sequence: record.sequence,
+        recorded_at: record.recordedAt.toISOString(),
+        leaf_hash: leafHash,
+        checkpoint: checkpoint ? toCheckpointBody(checkpoint) : null,
+        inclusion_proof: inclusionProof,
+      };
+    },
+  );
 }

@@ -8,6 +8,7 @@ export * from "./issuance-exports.js";
 export * from "./keys/ed25519.js";
 export { generatePrivateKey } from "./keys/generate-private-key.js";
 export * from "./keys/jwk-thumbprint.js";
+export * from "./keys/jws.js";
 export { KeyFormatError } from "./keys/key-format-error.js";
 export * from "./keys/p256.js";
 export * from "./keys/public-key-cache.js";

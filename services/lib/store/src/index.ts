@@ -1,3 +1,12 @@
+export {
+  CACHE_CHANNEL,
+  type CacheInvalidationOptions,
+  cacheInvalidationsFor,
+  createCacheTopicTrigger,
+  type DatabaseInvalidations,
+  type InvalidationState,
+  startCacheInvalidations,
+} from "./cache-invalidations.js";
 export { CLUSTER_FOLDER, type ClusterEngine, isAlive, isCluster } from "./cluster-files.js";
 export {
   type ArgumentKind,
@@ -51,6 +60,7 @@ export {
   createTestDatabase,
   EMBEDDED_TEST_DATABASE_URL_VAR,
   recordStatements,
+  startTestCacheInvalidations,
   type TestDatabase,
   testDatabaseUrl,
 } from "./testing.js";

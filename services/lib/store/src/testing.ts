@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import type pg from "pg";
+import { type DatabaseInvalidations, startCacheInvalidations } from "./cache-invalidations.js";
 import { type Database, openDatabase } from "./database.js";
 import { type Migrations, migrateToLatest } from "./migrate.js";
 
@@ -68,4 +69,25 @@ export function recordStatements(pool: pg.Pool): { during(step: () => Promise<un
       return [...statements];
     },
   };
+}
+
+/**
+ * A cache invalidation listener on `url` (a test's own "process"), once it has settled: listening
+ * (`coherent`) on PostgreSQL, `unsupported` on the embedded PGlite server. Told by its state
+ * changes, never polled.
+ */
+export async function startTestCacheInvalidations(url: string = testDatabaseUrl()): Promise<DatabaseInvalidations> {
+  let settle: () => void = () => undefined;
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const invalidations = startCacheInvalidations({
+    url,
+    applicationName: "test-cache-invalidations",
+    onState: (state) => {
+      if (state === "coherent" || state === "unsupported") settle();
+    },
+  });
+  await settled;
+  return invalidations;
 }

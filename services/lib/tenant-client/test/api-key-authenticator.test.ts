@@ -1,8 +1,9 @@
 import { tenantV1 } from "@attesto/proto";
+import type { CacheInvalidations } from "@attesto/runtime/cache";
 import { type App, apiTenantOf, createApp, requireApiKey } from "@attesto/runtime/http";
 import { createRpcClient } from "@attesto/runtime/rpc";
 import { testCredentialSigner } from "@attesto/runtime/testing";
-import { createApiKeyAuthenticator } from "@attesto/tenant-client";
+import { createApiKeyAuthenticator, TRUST_REGISTRY_TOPICS } from "@attesto/tenant-client";
 import { type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -79,7 +80,7 @@ describe("requireApiKey", () => {
     expect([forbidden.statusCode, forbidden.json()]).toEqual([403, { error: "forbidden", message: "Forbidden" }]);
   });
 
-  it("refuses a key the moment the trust registry revokes it: no accepted key is remembered", async () => {
+  it("without cache invalidations, refuses a key the moment the trust registry revokes it: no answer is remembered", async () => {
     const before = calls.count;
     expect((await post("/offers", "key-issuer")).statusCode).toBe(200);
     expect((await post("/offers", "key-issuer")).statusCode).toBe(200);
@@ -103,5 +104,79 @@ describe("requireApiKey", () => {
     const res = await app2.inject({ method: "POST", url: "/x", headers: { "x-api-key": "k" } });
     expect([res.statusCode, res.json().error]).toEqual([503, "unavailable"]);
     await app2.close();
+  });
+});
+
+/** Invalidations as a test drives them: `change(topic)` is a commit the next barrier has seen. */
+function drivenInvalidations() {
+  const subscribers = new Map<string, Array<() => void>>();
+  const pending: string[] = [];
+  let coherent = true;
+  const invalidations: CacheInvalidations = {
+    async barrier() {
+      for (const topic of pending.splice(0)) for (const callback of subscribers.get(topic) ?? []) callback();
+      return coherent;
+    },
+    subscribe(topic, onChange) {
+      subscribers.set(topic, [...(subscribers.get(topic) ?? []), onChange]);
+      return () => undefined;
+    },
+  };
+  return {
+    invalidations,
+    change: (topic: string) => pending.push(topic),
+    setCoherent: (value: boolean) => {
+      coherent = value;
+    },
+  };
+}
+
+describe("requireApiKey with cache invalidations", () => {
+  const calls = { count: 0, revoked: new Set<string>() };
+  const driven = drivenInvalidations();
+  let app: App;
+  beforeAll(async () => {
+    const tenants = createClient(
+      tenantV1.TenantService,
+      createRouterTransport((r) => trustRegistry(r, calls)),
+    );
+    app = await createApp({ service: "t", version: "1", config });
+    app.post(
+      "/offers",
+      { preHandler: requireApiKey(createApiKeyAuthenticator(tenants, driven.invalidations), "issuer") },
+      async () => ({}),
+    );
+  });
+  afterAll(() => app.close());
+  const post = (key: string) => app.inject({ method: "POST", url: "/offers", headers: { "x-api-key": key } });
+
+  it("asks the trust registry once per key until its tenant or keys change, then refuses a revoked key on the very next request", async () => {
+    for (let i = 0; i < 3; i += 1) expect((await post("key-issuer")).statusCode).toBe(200);
+    expect(calls.count).toBe(1);
+    calls.revoked.add("key-issuer");
+    driven.change(TRUST_REGISTRY_TOPICS.apiKeys);
+    expect((await post("key-issuer")).json()).toEqual({ error: "unauthorized", message: "Invalid API Key" });
+    calls.revoked.delete("key-issuer");
+    driven.change(TRUST_REGISTRY_TOPICS.tenants);
+    expect((await post("key-issuer")).statusCode).toBe(200);
+    expect(calls.count).toBe(3);
+  });
+
+  it("remembers 'not approved' until the tenant changes, never an unknown key", async () => {
+    const before = calls.count;
+    await post("key-pending");
+    expect((await post("key-pending")).json()).toEqual({ error: "unauthorized", message: "Account is not approved" });
+    await post("nope");
+    await post("nope");
+    expect(calls.count).toBe(before + 3);
+  });
+
+  it("reads through while the invalidations cannot be trusted (listener down)", async () => {
+    driven.setCoherent(false);
+    const before = calls.count;
+    await post("key-issuer");
+    await post("key-issuer");
+    expect(calls.count).toBe(before + 2);
+    driven.setCoherent(true);
   });
 });

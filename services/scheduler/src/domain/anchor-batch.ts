@@ -19,11 +19,7 @@ export const batchIdempotencyKey = (batchId: string) => `attesto-scheduler:batch
  * schedules the next attempt with backoff, or dead-letters the batch with one
  * `credential.notarization_failed` event per credential.
  */
-export async function anchorBatch(
-  deps: Pick<NotaryDependencies, "anchorRetry" | "ledger" | "metrics" | "notarizations" | "now">,
-  batchId: string,
-  jobId: string,
-): Promise<void> {
+export async function anchorBatch(deps: NotaryDependencies, batchId: string, jobId: string): Promise<void> {
   const claim = await deps.notarizations.claimBatchAttempt(batchId, jobId);
   if (!claim) return;
   const { record: batch, attempt } = claim;
@@ -58,7 +54,7 @@ export async function anchorBatch(
 }
 
 async function deadLetter(
-  deps: Pick<NotaryDependencies, "metrics" | "notarizations" | "now">,
+  deps: NotaryDependencies,
   batchId: string,
   attempt: number,
   error: string,

@@ -30,9 +30,7 @@ export function planBatch(leaves: PendingLeaf[], maxSize: number): BatchPlan | u
 }
 
 /** Cuts every due batch (several replicas may run this at once: rows are locked, skipped by others). */
-export async function cutDueBatches(
-  deps: Pick<NotaryDependencies, "batch" | "metrics" | "notarizations">,
-): Promise<number> {
+export async function cutDueBatches(deps: NotaryDependencies): Promise<number> {
   const { maxSize, intervalMs } = deps.batch;
   let cut = 0;
   for (;;) {

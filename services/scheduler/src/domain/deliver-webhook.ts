@@ -15,10 +15,7 @@ export class TargetRefusedError extends Error {
  * Sends a dispatched event to the endpoints the tenant has for its type, once per endpoint: the
  * endpoints are read at dispatch time; later changes affect later events only.
  */
-export async function dispatchWebhookEvent(
-  deps: Pick<NotaryDependencies, "events" | "webhooks">,
-  eventId: string,
-): Promise<void> {
+export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: string): Promise<void> {
   const event = await deps.events.findEvent(eventId);
   if (!event || event.dispatched) return;
   // Unreachable trust registry: the job fails and the queue retries it with backoff.
@@ -36,14 +33,7 @@ export async function dispatchWebhookEvent(
  * and record the outcome in the delivery log. 2xx is delivered; anything else is retried with
  * backoff up to the limit, then dead-lettered. A refused target is dead at once.
  */
-export async function deliverWebhook(
-  deps: Pick<
-    NotaryDependencies,
-    "deliveries" | "log" | "metrics" | "now" | "sender" | "version" | "webhookRetry" | "webhooks"
-  >,
-  deliveryId: string,
-  jobId: string,
-): Promise<void> {
+export async function deliverWebhook(deps: NotaryDependencies, deliveryId: string, jobId: string): Promise<void> {
   const claim = await deps.deliveries.claimDeliveryAttempt(deliveryId, jobId);
   if (!claim) return;
   const { record, attempt } = claim;
@@ -79,7 +69,7 @@ function hostOf(url: string): string {
 
 /** One warn line per failed attempt: target host, HTTP status (if any), attempt, and what happens next. */
 function logFailedDelivery(
-  deps: Pick<NotaryDependencies, "log">,
+  deps: NotaryDependencies,
   record: { delivery: { deliveryId: string; tenant: string; url: string }; event: { eventId: string; type: string } },
   attempt: number,
   outcome: DeliveryOutcome,
@@ -101,7 +91,7 @@ function logFailedDelivery(
 }
 
 async function attemptDelivery(
-  deps: Pick<NotaryDependencies, "now" | "sender" | "version" | "webhooks">,
+  deps: NotaryDependencies,
   tenant: string,
   url: string,
   event: { eventId: string; type: string; body: string },

@@ -39,10 +39,7 @@ function parseEnqueueInput(input: EnqueueInput): {
  * does not exist yet), so the reference the issuer returns synchronously never changes.
  * Idempotent per credential id; the batch cutter picks the record up.
  */
-export async function enqueueNotarization(
-  deps: Pick<NotaryDependencies, "chain" | "ledger" | "metrics" | "notarizations">,
-  input: EnqueueInput,
-): Promise<Notarization> {
+export async function enqueueNotarization(deps: NotaryDependencies, input: EnqueueInput): Promise<Notarization> {
   const { tenant, credentialId, digest, offerId } = parseEnqueueInput(input);
   const existing = await deps.notarizations.findNotarizationByCredential(credentialId);
   if (existing) return sameRequestOrConflict(existing, tenant, digest);

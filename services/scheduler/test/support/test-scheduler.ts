@@ -200,15 +200,18 @@ export async function startTestScheduler(
   const tenants = new FakeTenantWebhooks();
   const errors: unknown[] = [];
   const warnings: TestScheduler["warnings"] = [];
-  const runtime = createDependencies(context, {
-    ...(config.LEDGER_BACKEND === "evm" ? edges : { ledger: createLedgerAnchoring(testLedger.client) }),
-    webhooks: createTenantWebhooks(
-      inMemoryClient(tenantV1.TenantService, tenants.routes, { caller: "scheduler", callee: "trust-registry" }),
-      { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },
-    ),
-    log: { warn: (fields, message) => warnings.push({ fields, message }) },
-    onQueueError: (error) => errors.push(error),
-  });
+  const runtime = createDependencies(
+    context,
+    {
+      ...(config.LEDGER_BACKEND === "evm" ? edges : { ledger: createLedgerAnchoring(testLedger.client) }),
+      webhooks: createTenantWebhooks(
+        inMemoryClient(tenantV1.TenantService, tenants.routes, { caller: "scheduler", callee: "trust-registry" }),
+        { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },
+      ),
+      log: { warn: (fields, message) => warnings.push({ fields, message }) },
+    },
+    (error) => errors.push(error),
+  );
   const notaryAs = (caller: ServiceIdentity) =>
     inMemoryClient(
       notaryV1.NotaryService,

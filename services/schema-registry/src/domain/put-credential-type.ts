@@ -1,8 +1,8 @@
 import { badRequest, conflict } from "@attesto/runtime/errors";
 import { computeContentHash } from "./compute-content-hash.js";
 import type { CredentialType } from "./credential-type.js";
+import type { CredentialTypeRepository, UpsertOutcome } from "./credential-type-repository.js";
 import { checkCredentialTypeDefinition } from "./parse-credential-type-seed.js";
-import type { CredentialTypeRepository, UpsertOutcome } from "./ports.js";
 
 export interface PutOutcome {
   outcome: UpsertOutcome;

@@ -5,7 +5,7 @@ import {
   type CredentialTypeDefinition,
   formatOf,
 } from "../domain/credential-type.js";
-import type { CredentialTypeRepository, UpsertOutcome } from "../domain/ports.js";
+import type { CredentialTypeRepository, UpsertOutcome } from "../domain/credential-type-repository.js";
 import { containsPattern } from "./contains-pattern.js";
 import type { SchemaRegistryTables } from "./tables.js";
 

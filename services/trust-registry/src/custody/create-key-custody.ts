@@ -36,8 +36,7 @@ export interface KeyCustodyOptions {
    * `iss` = `<url>/<tenant>`, which its signing certificate names in subjectAltName.
    */
   credentialIssuerUrl: string;
-  /** The service's clock (`ServiceContext.clock`): certificate validity and key expiry read it. */
-  now: () => Date;
+  now?: () => Date;
   keyCacheSize?: number;
 }
 
@@ -48,7 +47,7 @@ export interface KeyCustodyOptions {
  */
 export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
   const db = options.db as CustodyDb;
-  const { now } = options;
+  const now = options.now ?? (() => new Date());
   const sealer = createEnvelopeSealer([...options.keyEncryptionKeys]);
   const vault = createKeyVault({ db, sealer, now, cacheSize: options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE });
   const issuingCa = options.issuingCa

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { conflict, forbidden } from "@attesto/runtime/errors";
 import { generateApiKey, hashApiKey } from "./api-key.js";
 import { credentialConfigurationId } from "./credential-configuration-id.js";
-import type { RegisteredCredentialType, TrustRegistryDomain } from "./ports.js";
-import { DuplicateTenantError } from "./ports.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
+import type { RegisteredCredentialType } from "./ports.js";
 import type { CredentialConfiguration, TenantStatus } from "./tenant.js";
+import { DuplicateTenantError } from "./tenant-repository.js";
 
 /** A validated `POST /v1/apply` body (tenant already lowercased). */
 export interface TenantApplication {
@@ -61,7 +62,7 @@ export function toConflict(error: unknown, values: { email?: string | null | und
  *    PENDING under `approval` (its key answers `Account is not approved` until approved).
  */
 export async function applyForTenant(
-  domain: Pick<TrustRegistryDomain, "apiKeyFormat" | "credentialTypes" | "passwords" | "tenantAdmission" | "tenants">,
+  domain: TrustRegistryDomain,
   application: TenantApplication,
 ): Promise<TenantRegistration> {
   const { tenants } = domain;

@@ -1,5 +1,5 @@
 import { notFound } from "@attesto/runtime/errors";
-import type { TrustRegistryDomain } from "./ports.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
 import type { TenantAccount } from "./tenant.js";
 
 export interface TenantApproval {

@@ -1,4 +1,4 @@
-import type { TrustRegistryDomain } from "./ports.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
 import { allows, stateOf } from "./tenant-lifecycle.js";
 
 export type IssuerStanding = { standing: "unknown" } | { standing: "active" | "deactivated"; tenant: string };

@@ -1,4 +1,4 @@
-import type { TrustRegistryDomain } from "./ports.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
 
 /** An issuer the platform vouches for: an active tenant with the issuer role. */
 export interface RegisteredIssuer {

@@ -1,5 +1,5 @@
 import { unauthorized } from "@attesto/runtime/errors";
-import type { TrustRegistryDomain } from "./ports.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
 
 export const INVALID_CREDENTIALS_MESSAGE = "Invalid UUID or password";
 

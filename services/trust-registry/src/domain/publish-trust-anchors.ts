@@ -1,5 +1,5 @@
 import { createHash, X509Certificate } from "node:crypto";
-import type { TrustRegistryDomain } from "./ports.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
 
 /** A trust anchor as a JWK (RFC 7517 §4.7 `x5c`, §4.9 `x5t#S256`): its public key and the certificate itself. */
 export interface TrustAnchorJwk {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { generateApiKey, hashApiKey } from "./api-key.js";
 import { provisionCredentialConfigurations, toConflict } from "./apply-for-tenant.js";
-import type { TrustRegistryDomain } from "./ports.js";
-import { DuplicateTenantError } from "./ports.js";
+import type { TrustRegistryDomain } from "./dependencies.js";
 import type { TenantAccount } from "./tenant.js";
+import { DuplicateTenantError } from "./tenant-repository.js";
 
 /** The operator's declaration of a tenant (Tenant custom resource). */
 export interface DeclaredTenant {
@@ -28,7 +28,7 @@ export interface ReconciledTenant {
  * credential types registered since are added to its configurations. Idempotent.
  */
 export async function reconcileTenant(
-  domain: Pick<TrustRegistryDomain, "apiKeyFormat" | "credentialTypes" | "tenants">,
+  domain: TrustRegistryDomain,
   declared: DeclaredTenant,
   /** Who asked (recorded when this reactivates the tenant). */
   actor?: string,
@@ -67,7 +67,7 @@ export async function reconcileTenant(
 }
 
 async function update(
-  domain: Pick<TrustRegistryDomain, "tenants">,
+  domain: TrustRegistryDomain,
   declared: DeclaredTenant,
   configurations: ReturnType<typeof provisionCredentialConfigurations>,
 ): Promise<TenantAccount> {

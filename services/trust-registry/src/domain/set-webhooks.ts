@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { badRequest, notFound } from "@attesto/runtime/errors";
-import type { SecretSealer, TenantWebhook, WebhookRepository } from "./ports.js";
+import type { SecretSealer } from "./ports.js";
+import type { TenantWebhook, WebhookRepository } from "./webhook-repository.js";
 
 /** Event types the scheduler emits (services/scheduler/README.md). */
 export const WEBHOOK_EVENT_TYPES = [

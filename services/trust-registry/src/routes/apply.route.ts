@@ -1,7 +1,7 @@
 import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime/http";
 import { z } from "zod";
 import { applyForTenant, assertSelfRegistrationOpen } from "../domain/apply-for-tenant.js";
-import type { TrustRegistryDomain } from "../domain/ports.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { tenantStatuses } from "../domain/tenant.js";
 import {
   zOrganizationEmail,

@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createTenantDid } from "../domain/create-did.js";
-import type { TrustRegistryDomain } from "../domain/ports.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { DID_METHOD } from "../domain/tenant-did.js";
 import { principalOf } from "./login-token-auth.js";
 

@@ -1,5 +1,5 @@
 import { type App, acceptEmptyJsonBody } from "@attesto/runtime/http";
-import type { TrustRegistryDomain } from "../domain/ports.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { registerCreateDidRoute } from "./create-did.route.js";
 import { registerImportDidRoute } from "./import-did.route.js";
 import { requireLoginToken } from "./login-token-auth.js";

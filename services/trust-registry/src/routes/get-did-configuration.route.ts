@@ -3,7 +3,7 @@ import { TENANT_ID_MAX_LENGTH } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 import { createDidConfiguration } from "../domain/create-did-configuration.js";
 import { DID_CONFIGURATION_CONTEXT } from "../domain/create-domain-linkage-credential.js";
-import type { TrustRegistryDomain } from "../domain/ports.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 
 /** The tenant as it is written (not lowercased), at most the tenant identifier's length (longer paths: the router's 414). */
 const zParams = z.object({ tenant: z.string().min(1).max(TENANT_ID_MAX_LENGTH) });

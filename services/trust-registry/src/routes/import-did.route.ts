@@ -1,8 +1,8 @@
 import { decodeEd25519Seed, KeyFormatError } from "@attesto/protocol";
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { importTenantDid } from "../domain/import-did.js";
-import type { TrustRegistryDomain } from "../domain/ports.js";
 import { DID_METHOD, LEDGER_DID_PREFIX } from "../domain/tenant-did.js";
 import { principalOf } from "./login-token-auth.js";
 

@@ -1,8 +1,8 @@
 import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { createLogIn } from "../domain/log-in.js";
-import type { TrustRegistryDomain } from "../domain/ports.js";
 import { zAccountUuid, zOrganizationPassword } from "../domain/z-tenant-fields.js";
 
 /**

@@ -1,8 +1,8 @@
 import { AppError, forbidden } from "@attesto/runtime/errors";
 import { type App, answersInScope } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { InvalidLoginTokenError, type LoginPrincipal } from "../domain/login-token.js";
-import type { TrustRegistryDomain } from "../domain/ports.js";
 
 const principals = new WeakMap<FastifyRequest, LoginPrincipal>();
 

@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { TrustRegistryDomain } from "../domain/ports.js";
+import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { publishTrustAnchors } from "../domain/publish-trust-anchors.js";
 
 /** Trust anchors change only when the platform CA is replaced: verifiers may keep them an hour. */

@@ -34,7 +34,6 @@ export function custodyOn(
     db: database.db,
     signingCertValidityDays: VALIDITY_DAYS,
     credentialIssuerUrl: CREDENTIAL_ISSUER_URL,
-    now: () => new Date(),
     ...options,
   });
 }

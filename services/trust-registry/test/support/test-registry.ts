@@ -18,7 +18,8 @@ import { buildApp } from "../../src/app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig } from "../../src/config.js";
 import type { KeyCustody } from "../../src/custody/index.js";
 import { createCustody, createDomain, type TrustRegistryDeps } from "../../src/dependencies.js";
-import type { Clock, TrustRegistryDomain } from "../../src/domain/ports.js";
+import type { TrustRegistryDomain } from "../../src/domain/dependencies.js";
+import type { Clock } from "../../src/domain/ports.js";
 import { TenantServiceRpc } from "../../src/rpc/tenant-service.rpc.js";
 import { trustRegistry } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -103,13 +104,7 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
   const database = await createTestDatabase<unknown>({ prefix: "trust_registry", migrations });
   const serviceDatabase = openServiceDatabase(database);
   const config = testConfig(database.url, options.env);
-  const context = createServiceContext(
-    trustRegistry.definition,
-    config,
-    serviceDatabase.db,
-    undefined,
-    options.clock ? { clock: options.clock } : {},
-  );
+  const context = createServiceContext(trustRegistry.definition, config, serviceDatabase.db);
   const ledger = new InMemoryLedger();
   const schemaRegistry = new InMemorySchemaRegistry();
   const custody = createCustody(context);
@@ -123,6 +118,7 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
         ? context.rpcClient(ledgerV1.LedgerService, { baseUrl: CLOSED_PORT_URL, audience: "ledger" })
         : inMemoryClient(ledgerV1.LedgerService, ledger.routes, context.signer, "ledger"),
     custody,
+    ...(options.clock ? { clock: options.clock } : {}),
   };
   const app = await buildApp(context, deps);
   const domain = createDomain(context, deps);

@@ -12,8 +12,8 @@ import { invalidFields } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf, requestLinkPagesOf, requestUriOf } from "./authorization-request-link.js";
 import type { DcApiRequest } from "./dc-api/create-dc-api-request.js";
 import { checkDcApiFields, openDcApiSession, UNSIGNED_CLIENT_ID } from "./dc-api/create-dc-api-session.js";
+import type { VerifierDependencies } from "./dependencies.js";
 import { verifierCertificateOf } from "./policy/active-policy.js";
-import type { SessionSigner, VerifierDependencies } from "./ports.js";
 import {
   type ClientMetadataInput,
   DEFAULT_SESSION_TTL_SECONDS,
@@ -61,6 +61,18 @@ export interface CreatedAuthorizationRequest {
   /** Public page: the QR code, a same-device button, the session's live status. */
   page_url: string;
   expires_at: string;
+}
+
+/** Who signs a session's request objects and the client_id that names it. */
+export interface SessionSigner {
+  clientId: string;
+  /** Caller key: the DID URL of a DID verifier. */
+  kid?: string;
+  /** Caller key: the Ed25519 seed, sealed with the session. */
+  seed?: Uint8Array;
+  /** Tenant verifier certificate: the custody key and its chain. */
+  keyId?: string;
+  x5c?: string[];
 }
 
 const callerKeyFieldErrors = (input: AuthorizationRequestInput) => [
@@ -118,7 +130,7 @@ function callerKeySigner(input: AuthorizationRequestInput): SessionSigner {
  * fields when it does).
  */
 async function tenantVerifierSigner(
-  deps: Pick<VerifierDependencies, "policies" | "verifierKeys" | "verifierUrl">,
+  deps: VerifierDependencies,
   tenant: string,
   prefix: ClientIdPrefix,
 ): Promise<SessionSigner> {
@@ -134,10 +146,7 @@ async function tenantVerifierSigner(
  * for direct_post.jwt, a fresh ephemeral P-256 decryption key are kept sealed until the session ends.
  */
 export async function createAuthorizationRequest(
-  deps: Pick<
-    VerifierDependencies,
-    "dcApiSessions" | "now" | "policies" | "sealer" | "sessions" | "verifierKeys" | "verifierUrl"
-  >,
+  deps: VerifierDependencies,
   tenant: string,
   input: AuthorizationRequestInput,
 ): Promise<CreatedAuthorizationRequest | CreatedDcApiRequest> {

@@ -1,6 +1,6 @@
 import { notFound } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf } from "./authorization-request-link.js";
-import type { VerifierDependencies } from "./ports.js";
+import type { VerifierDependencies } from "./dependencies.js";
 import { isDcApiMode, type SessionStatus, statusAt } from "./verification-session.js";
 
 export interface RequestLink {
@@ -15,10 +15,7 @@ export interface RequestLink {
  * random id (192 bits): whoever has that id already has the link. Nothing else of the session
  * (query, claims, checks, tenant, session id) is exposed. Unknown: 404.
  */
-export async function getRequestLink(
-  deps: Pick<VerifierDependencies, "now" | "sessions" | "verifierUrl">,
-  requestUriId: string,
-): Promise<RequestLink> {
+export async function getRequestLink(deps: VerifierDependencies, requestUriId: string): Promise<RequestLink> {
   const session = await deps.sessions.findByRequestUriId(requestUriId);
   // A DC API request has no link: it travels through the calling page.
   if (!session || isDcApiMode(session.responseMode)) throw notFound("Request not found");

@@ -6,7 +6,7 @@ import {
   SELF_ISSUED_AUDIENCE,
 } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime/errors";
-import type { VerifierDependencies } from "./ports.js";
+import type { VerifierDependencies } from "./dependencies.js";
 import { requestIssuerOf, signSessionRequestObject } from "./sign-request-object.js";
 import {
   isDcApiMode,
@@ -38,7 +38,7 @@ export function clientMetadataOf(session: VerificationSession): Record<string, u
  * times while the session is pending; a `wallet_nonce` posted by the wallet is echoed in it.
  */
 export async function getRequestObject(
-  deps: Pick<VerifierDependencies, "now" | "sealer" | "sessions" | "verifierKeys" | "verifierUrl">,
+  deps: VerifierDependencies,
   requestUriId: string,
   options: { walletNonce?: string } = {},
 ): Promise<string> {

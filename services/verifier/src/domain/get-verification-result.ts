@@ -1,5 +1,5 @@
 import { badRequest, notFound } from "@attesto/runtime/errors";
-import type { VerifierDependencies } from "./ports.js";
+import type { VerifierDependencies } from "./dependencies.js";
 import { hashResponseCode, responseCodeMatches } from "./response-code.js";
 import {
   type CheckResult,
@@ -34,7 +34,7 @@ export interface VerificationResult {
  * and unused; it is consumed by this read. Any mismatch is one 400 that says nothing about why.
  */
 export async function getVerificationResult(
-  deps: Pick<VerifierDependencies, "now" | "sessions">,
+  deps: VerifierDependencies,
   tenant: string,
   sessionId: string,
   responseCode?: string,

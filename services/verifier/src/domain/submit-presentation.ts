@@ -7,11 +7,11 @@ import {
 import { InvalidRequest } from "@attesto/runtime/errors";
 import { formatOf } from "./checks/check.js";
 import { verificationChecksFor } from "./checks/index.js";
+import type { VerifierDependencies } from "./dependencies.js";
 import { responseUriOf } from "./get-request-object.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import type { VerifierPolicy } from "./policy/verifier-policy.js";
-import type { VerifierDependencies } from "./ports.js";
 import { createResponseCode, hashResponseCode } from "./response-code.js";
 import {
   keyBindingAudienceOf,
@@ -89,7 +89,7 @@ export interface ResolvedResponse {
 
 /** direct_post.jwt: find the session by the JWE's `kid` (or the posted state), decrypt with its key, match state. */
 async function resolveEncryptedResponse(
-  deps: Pick<VerifierDependencies, "sealer" | "sessions">,
+  deps: VerifierDependencies,
   form: PresentationSubmission,
   now: Date,
 ): Promise<ResolvedResponse> {
@@ -131,7 +131,7 @@ async function resolveEncryptedResponse(
 
 /** direct_post: the session is the one of `state`. */
 async function resolvePlainResponse(
-  deps: Pick<VerifierDependencies, "sessions">,
+  deps: VerifierDependencies,
   form: PresentationSubmission,
   now: Date,
 ): Promise<ResolvedResponse> {
@@ -146,21 +146,6 @@ async function resolvePlainResponse(
   return { session, policies: found!.policies, vpToken: form.vp_token, mode: undefined };
 }
 
-/** What verifying a matched response reads: the session store, the checks' edges, the recorder and the events. */
-export type VerificationDependencies = Pick<
-  VerifierDependencies,
-  | "events"
-  | "issuerDocuments"
-  | "ledger"
-  | "limits"
-  | "now"
-  | "recorder"
-  | "registeredIssuers"
-  | "sessions"
-  | "statusLists"
-  | "trustAnchors"
->;
-
 /**
  * POST /v1/verifier/presentation. Refusals before verification are 400 `invalid_request`
  * (missing state, no vp_token/response, unknown or expired session, a second submission, a
@@ -168,7 +153,7 @@ export type VerificationDependencies = Pick<
  * session pending -> in_progress -> completed | failed, and the wallet gets 200 either way.
  */
 export async function submitPresentation(
-  deps: VerificationDependencies & Pick<VerifierDependencies, "sealer" | "verifierUrl">,
+  deps: VerifierDependencies,
   form: PresentationSubmission,
   report: CheckFailureReporter,
 ): Promise<PresentationAccepted> {
@@ -193,7 +178,7 @@ export async function submitPresentation(
  * checks run with the handover's key-binding audience, and the outcome is recorded.
  */
 export async function verifyResolvedResponse(
-  deps: VerificationDependencies,
+  deps: VerifierDependencies,
   resolved: ResolvedResponse,
   formMode: VerificationMode | undefined,
   handover: ResponseHandover,

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { DcApiSession } from "../domain/dc-api/dc-api-session.js";
-import type { DcApiSessionRepository } from "../domain/ports.js";
+import type { DcApiSession, DcApiSessionRepository } from "../domain/dc-api/dc-api-session.js";
 
 /** Row of `dc_api_sessions` (migration 0006; jsonb read back parsed). */
 export interface DcApiSessionsTable {

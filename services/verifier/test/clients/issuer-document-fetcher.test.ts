@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createIssuerDocumentFetcher } from "../../src/clients/issuer-document-fetcher.js";
-import { IssuerFetchError } from "../../src/domain/ports.js";
+import { IssuerFetchError } from "../../src/domain/upstream.js";
 
 /** An issuer origin: counts requests, answers from `documents`, fails anything else. */
 function origin() {

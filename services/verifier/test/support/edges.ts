@@ -54,6 +54,7 @@ export class PlatformEdges {
     statusList: 0,
     listRegisteredIssuers: 0,
     getIssuerStanding: 0,
+    authenticateApiKey: 0,
     fetchJson: 0,
   };
   /**
@@ -96,6 +97,7 @@ export class PlatformEdges {
   routes = (router: ConnectRouter) => {
     router.service(tenantV1.TenantService, {
       authenticateApiKey: (req) => {
+        this.calls.authenticateApiKey++;
         this.unavailable("trust-registry");
         switch (req.apiKey) {
           case API_KEYS.verifier:

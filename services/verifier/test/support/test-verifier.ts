@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { tenantV1 } from "@attesto/proto";
 import { didKeyFromPublicJwk, generateEd25519Jwk } from "@attesto/protocol";
+import type { CacheInvalidations } from "@attesto/runtime/cache";
 import type { App } from "@attesto/runtime/http";
 import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
@@ -13,7 +14,7 @@ import { createIssuerDocumentFetcher } from "../../src/clients/issuer-document-f
 import { createStatusListTokens } from "../../src/clients/status-list-tokens.js";
 import { loadVerifierConfig, type VerifierConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
-import type { VerifierDependencies } from "../../src/domain/ports.js";
+import type { VerifierDependencies } from "../../src/domain/dependencies.js";
 import { verifier } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { API_KEYS, PlatformEdges } from "./edges.js";
@@ -47,6 +48,8 @@ export async function startTestVerifier(
     publicUrl?: string;
     /** A TenantService to authenticate API keys with instead of the in-memory double (other tenants). */
     tenants?: Client<typeof tenantV1.TenantService>;
+    /** The listener the coherent caches use (none by default: they read through). */
+    cacheInvalidations?: CacheInvalidations;
   } = {},
 ): Promise<TestVerifier> {
   const database = await createTestDatabase<unknown>({ prefix: "verifier", migrations });
@@ -63,15 +66,18 @@ export async function startTestVerifier(
     ...options.env,
   });
   const edges = new PlatformEdges();
-  const clock = new TestClock();
   const context: ServiceContext<VerifierConfig> = {
-    ...createServiceContext(verifier.definition, config, database.db, undefined, { clock: clock.now }),
+    ...createServiceContext(verifier.definition, config, database.db, undefined, {
+      ...(options.cacheInvalidations ? { cacheInvalidations: options.cacheInvalidations } : {}),
+    }),
     rpcClient: <S extends DescService>(service: S): Client<S> =>
       options.tenants && service.typeName === tenantV1.TenantService.typeName
         ? (options.tenants as unknown as Client<S>)
         : edges.rpcClient(service),
   };
-  const deps: VerifierDependencies = createDependencies(context, {
+  const clock = new TestClock();
+  const deps: VerifierDependencies = {
+    ...createDependencies(context),
     // Issuers' web origins are the external edge: served from memory, through the real caching fetcher.
     issuerDocuments: createIssuerDocumentFetcher(edges.webClient, {
       cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
@@ -82,7 +88,8 @@ export async function startTestVerifier(
       maxEntries: 100,
       now: () => clock.now().getTime(),
     }),
-  });
+    now: clock.now,
+  };
   const app = await buildApp(context, deps);
   return {
     app,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { VerifiedDpopProof } from "@attesto/protocol";
 import { InvalidDpopProof, InvalidRequest } from "@attesto/runtime/errors";
+import type { AuthorizationRequestRepository } from "../authorization/authorization-request.js";
 import {
   authenticateClient,
   type ClientAttestationHeaders,
@@ -8,12 +9,10 @@ import {
   clientAttestationRequired,
   sendsClientAttestation,
 } from "../client-authentication.js";
-import type { Grant } from "../grant.js";
-import type { AuthorizationRequestRepository, GrantRedeemer } from "../ports.js";
+import type { Grant, GrantRedeemer } from "../grant.js";
 import { randomSecret, sha256Hex } from "../secrets.js";
-import type { TokenParameters } from "../token/token-parameters.js";
 import { type TokenDpopDeps, verifyTokenDpopProof } from "../token/verify-token-dpop-proof.js";
-import { type ParParameters, parseParRequest } from "./parse-par-request.js";
+import type { ParParameters } from "./par-parameters.js";
 import { selectCredentialConfigurations } from "./select-credential-configurations.js";
 
 /** RFC 9126 §2.2: the request_uri prefix. */
@@ -22,7 +21,8 @@ export const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request-uri:";
 export const REQUEST_URI_LIFETIME_SECONDS = 60;
 
 export interface ParRequest {
-  parameters: TokenParameters;
+  /** The form parameters, checked by the route's schema (`services/auth-server/src/routes/par-request.schema.ts`). */
+  parameters: ParParameters;
   /** The `DPoP` header(s), as received. */
   dpopHeader: string | string[] | undefined;
   clientAttestation: ClientAttestationHeaders;
@@ -74,14 +74,14 @@ async function resolveOffer(issuerState: string | undefined, deps: ParEndpointDe
 }
 
 /**
- * `POST /v1/par` (RFC 9126, this service's README) as an ordered list of steps: parameters (400), attestation
- * headers present when required (401), DPoP proof (before the attestation, so a `use_dpop_nonce`
+ * `POST /v1/par` (RFC 9126, this service's README) as an ordered list of steps, once the route's
+ * schema checked the parameters (400): attestation headers present when required (401), DPoP proof (before the attestation, so a `use_dpop_nonce`
  * retry does not burn the PoP), client attestation (401 `invalid_client`), the offer behind
  * issuer_state and the configurations asked for (400), then the stored request and its
  * single-use request_uri.
  */
 export async function handleParRequest(request: ParRequest, deps: ParEndpointDeps): Promise<ParResponse> {
-  const parameters = parseParRequest(request.parameters);
+  const { parameters } = request;
   const attested = sendsClientAttestation(request.clientAttestation);
   if (!attested && deps.clientAttestationRequired) throw clientAttestationRequired();
   const dpopJkt = await bindDpopKey(request, parameters, deps);

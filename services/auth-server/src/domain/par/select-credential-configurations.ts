@@ -1,6 +1,6 @@
 import { InvalidAuthorizationDetails, InvalidScope } from "@attesto/runtime/errors";
 import type { Grant } from "../grant.js";
-import type { ParParameters } from "./parse-par-request.js";
+import type { ParParameters } from "./par-parameters.js";
 
 /** OID4VCI 1.0 §5.1.1: the authorization_details type for credentials. */
 export const OPENID_CREDENTIAL = "openid_credential";

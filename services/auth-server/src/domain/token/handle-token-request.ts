@@ -1,15 +1,15 @@
 import type { AccessTokenSigner, VerifiedDpopProof } from "@attesto/protocol";
 import type { ClientAttestationHeaders } from "../client-authentication.js";
-import type { GrantRedeemer } from "../ports.js";
+import type { GrantRedeemer } from "../grant.js";
 import { type AuthorizationCodeGrantDeps, exchangeAuthorizationCode } from "./exchange-authorization-code.js";
+import type { GrantRequest } from "./grant-request.js";
 import { issueAccessToken } from "./issue-access-token.js";
-import { parseGrantRequest } from "./parse-grant-request.js";
 import { type RedeemGrantDeps, redeemGrant } from "./redeem-grant.js";
-import type { TokenParameters } from "./token-parameters.js";
 import { type TokenDpopDeps, verifyTokenDpopProof } from "./verify-token-dpop-proof.js";
 
 export interface TokenRequest {
-  parameters: TokenParameters;
+  /** The grant and its parameters, checked by the route's schema (`services/auth-server/src/routes/token-request.schema.ts`). */
+  grant: GrantRequest;
   /** The `DPoP` request header(s), as received. */
   dpopHeader: string | string[] | undefined;
   /** attest_jwt_client_auth headers (authorization-code grant; ignored by the pre-authorized grant). */
@@ -50,13 +50,13 @@ function createTokenResponse(accessToken: string, proof: VerifiedDpopProof | und
 }
 
 /**
- * `POST /v1/token`, as an ordered list of steps. Each step throws the OAuth error of its check;
- * the order is part of the contract: parameters before DPoP, DPoP before redemption (a nonce
+ * `POST /v1/token`, as an ordered list of steps once the route's schema checked the parameters.
+ * Each step throws the OAuth error of its check; the order is part of the contract: parameters before DPoP, DPoP before redemption (a nonce
  * retry must not burn the code), redemption before signing. The authorization-code grant's own
  * steps are in `exchangeAuthorizationCode`.
  */
 export async function handleTokenRequest(request: TokenRequest, deps: TokenEndpointDeps): Promise<TokenResponse> {
-  const grantRequest = parseGrantRequest(request.parameters);
+  const grantRequest = request.grant;
   const proof = await verifyTokenDpopProof(request.dpopHeader, deps.dpop);
   const signing = { signer: deps.signer, credentialIssuerUrl: deps.credentialIssuerUrl };
   let accessToken: string;

@@ -8,6 +8,8 @@ import { createCredentialLifecycle } from "./0006-credential-lifecycle.js";
 import { shareNotificationId } from "./0007-shared-notification-id.js";
 import { addIssuerStatusListSize } from "./0008-issuer-status-list-size.js";
 import { createStatusListEntries } from "./0009-status-list-entries.js";
+import { createIssuerPrivateKeys } from "./0010-issuer-private-keys.js";
+import { addCacheTopics } from "./0011-cache-topics.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -20,4 +22,6 @@ export const migrations: Migrations = {
   "0007_shared_notification_id": shareNotificationId,
   "0008_issuer_status_list_size": addIssuerStatusListSize,
   "0009_status_list_entries": createStatusListEntries,
+  "0010_issuer_private_keys": createIssuerPrivateKeys,
+  "0011_cache_topics": addCacheTopics,
 };

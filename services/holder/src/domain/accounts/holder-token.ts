@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
-import type { HolderTokens } from "../ports.js";
+
+/** Holder login tokens: HS256 JWTs (`iss` the holder's URL, `aud` holder, `sub` the user UUID). */
+export interface HolderTokens {
+  ttlSeconds: number;
+  issue(userUuid: string): Promise<string>;
+  /** The user UUID of a valid token; throws InvalidHolderTokenError otherwise. */
+  verify(token: string): Promise<string>;
+}
 
 export class InvalidHolderTokenError extends Error {
   override name = "InvalidHolderTokenError";

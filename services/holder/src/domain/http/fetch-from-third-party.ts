@@ -1,5 +1,5 @@
 import type { AppError } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../ports.js";
+import type { HolderDependencies } from "../dependencies.js";
 import { type OutboundRequest, type OutboundResponse, ThirdPartyUnreachable } from "../ports.js";
 
 /**

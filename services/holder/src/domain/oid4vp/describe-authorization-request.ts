@@ -1,7 +1,8 @@
 import { credentialStatusesOf, type HeldCredentialStatus } from "../credentials/credential-status.js";
+import type { HolderDependencies } from "../dependencies.js";
 import type { JsonObject } from "../http/read-json.js";
 import type { StoredCredential } from "../model.js";
-import type { HolderDependencies, WarningLog } from "../ports.js";
+import type { WarningLog } from "../ports.js";
 import { matchCredentials } from "./match-credentials.js";
 import { resolveAuthorizationRequest } from "./resolve-authorization-request.js";
 import { type ExclusionReason, exclusionReasonOf, type StatusOptIn } from "./status-admission.js";
@@ -37,10 +38,7 @@ export const presentable = (credentials: StoredCredential[], now: Date) =>
  * revoked or suspended ones are listed as excluded with the reason.
  */
 export async function describeAuthorizationRequest(
-  deps: Pick<
-    HolderDependencies,
-    "clockSkewSeconds" | "credentials" | "http" | "ledger" | "now" | "statusLists" | "verifierTrustAnchors"
-  >,
+  deps: HolderDependencies,
   userUuid: string,
   input: { uri: string; optIn: StatusOptIn },
   log: WarningLog,

@@ -1,10 +1,11 @@
 import { type ClaimsPathElement, selectClaims } from "@attesto/protocol";
 import { credentialStatusOf } from "../credentials/credential-status.js";
+import type { HolderDependencies } from "../dependencies.js";
 import { type HolderKey, resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidHolderKey, noMatchingCredentials, presentationFailed } from "../errors.js";
 import { isJsonObject, type JsonObject } from "../http/read-json.js";
 import { createMdocPresentation, mdocDisclosure } from "../mdoc/create-mdoc-presentation.js";
-import type { HolderDependencies, WarningLog } from "../ports.js";
+import type { WarningLog } from "../ports.js";
 import { createSdJwtPresentation, selectDisclosures } from "../sd-jwt/create-presentation.js";
 import { presentable } from "./describe-authorization-request.js";
 import { matchCredentials } from "./match-credentials.js";
@@ -77,7 +78,7 @@ function checkCoverage(query: JsonObject, answered: Set<string>): void {
 
 /** The vp_token: per credential query id, the presentations of the selected credentials. */
 async function buildVpToken(
-  deps: Pick<HolderDependencies, "clockSkewSeconds" | "credentials" | "http" | "ledger" | "now" | "statusLists">,
+  deps: HolderDependencies,
   userUuid: string,
   request: ResolvedAuthorizationRequest,
   holder: HolderKey,
@@ -167,10 +168,7 @@ async function buildVpToken(
  * 5. submit by direct_post or direct_post.jwt; the verifier's redirect_uri  -> 400 presentation_failed
  */
 export async function presentCredentials(
-  deps: Pick<
-    HolderDependencies,
-    "clockSkewSeconds" | "credentials" | "dids" | "http" | "ledger" | "now" | "statusLists" | "verifierTrustAnchors"
-  >,
+  deps: HolderDependencies,
   userUuid: string,
   input: PresentCredentialsInput,
   log: WarningLog,

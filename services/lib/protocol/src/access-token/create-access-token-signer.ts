@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, type KeyObject, randomUUID } from "node:crypto";
-import { SignJWT } from "jose";
+import { signCompactJws } from "../keys/jws.js";
 import { KeyFormatError } from "../keys/key-format-error.js";
 import type { P256PrivateJwk } from "../keys/p256.js";
 import {
@@ -102,7 +102,7 @@ export function createAccessTokenSigner(options: CreateAccessTokenSignerOptions)
         ...(grant.jkt === undefined ? {} : { cnf: { jkt: grant.jkt } }),
         ...(grant.revocable ? { revocable: true } : {}),
       };
-      return new SignJWT(payload).setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: ACCESS_TOKEN_TYP, kid }).sign(key);
+      return signCompactJws(ACCESS_TOKEN_ALG, { typ: ACCESS_TOKEN_TYP, kid }, { ...payload }, key);
     },
   };
 }

@@ -17,6 +17,8 @@ export interface BoundedCache<V> {
   peek(key: string): V | undefined;
   set(key: string, value: V): void;
   delete(key: string): void;
+  /** Forgets every entry. */
+  clear(): void;
   readonly size: number;
 }
 
@@ -45,6 +47,9 @@ export function createBoundedCache<V>(options: BoundedCacheOptions): BoundedCach
     },
     delete: (key) => {
       entries.delete(key);
+    },
+    clear: () => {
+      entries.clear();
     },
     get size() {
       return entries.size;

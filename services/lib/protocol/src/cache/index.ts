@@ -1,2 +1,9 @@
 export { type BoundedCache, type BoundedCacheOptions, createBoundedCache } from "./bounded-cache.js";
+export {
+  type CacheInvalidations,
+  type CoherentCache,
+  type CoherentCacheOptions,
+  createCoherentCache,
+  NO_INVALIDATIONS,
+} from "./coherent-cache.js";
 export { createLoadingCache, type LoadingCache, type LoadingCacheOptions } from "./loading-cache.js";

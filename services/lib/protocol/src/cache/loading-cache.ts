@@ -18,6 +18,8 @@ export interface LoadingCache<V> {
   /** The cached value (or its load in flight) without loading, refreshing or reordering. */
   peek(key: string): Promise<V> | undefined;
   delete(key: string): void;
+  /** Forgets every entry (loads in flight finish for their callers but are not kept). */
+  clear(): void;
   readonly size: number;
 }
 
@@ -55,6 +57,9 @@ export function createLoadingCache<V>(options: LoadingCacheOptions): LoadingCach
     delete(key) {
       entries.delete(key);
     },
+    clear() {
+      entries.clear();
+    },
     get size() {
       return entries.size;
     },
@@ -66,6 +71,7 @@ function uncached<V>(): LoadingCache<V> {
     get: async (_key, load) => load(),
     peek: () => undefined,
     delete: () => undefined,
+    clear: () => undefined,
     size: 0,
   };
 }

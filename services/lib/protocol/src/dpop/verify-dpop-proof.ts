@@ -1,4 +1,6 @@
-import { compactVerify, decodeProtectedHeader } from "jose";
+import type { KeyObject } from "node:crypto";
+import { decodeProtectedHeader } from "jose";
+import { verifyCompactJws } from "../keys/jws.js";
 import { publicKeyCache } from "../keys/public-key-cache.js";
 import { htuMatches } from "./compare-htu.js";
 import { computeDpopAth } from "./compute-dpop-ath.js";
@@ -116,15 +118,15 @@ function decodeProofPayload(compact: string): DpopJwtPayload {
 }
 
 /** The signature by the header's `jwk` (imported once per distinct key, see public-key-cache.ts). */
-async function verifyProofSignature(compact: string, header: DpopJwtHeader & { jwk: DpopJwk }): Promise<void> {
-  let key: Awaited<ReturnType<typeof publicKeyCache.importKey>>;
+function verifyProofSignature(compact: string, header: DpopJwtHeader & { jwk: DpopJwk }): void {
+  let key: KeyObject;
   try {
-    key = await publicKeyCache.importKey(header.jwk, header.alg);
+    key = publicKeyCache.importKey(header.jwk);
   } catch (error) {
     throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
   }
   try {
-    await compactVerify(compact, key, { algorithms: [header.alg] });
+    verifyCompactJws(compact, key, [header.alg]);
   } catch (error) {
     throw invalidDpopProof("signature", "DPoP proof signature is invalid", error);
   }
@@ -217,7 +219,7 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
     throw invalidDpopProof("jwk", `DPoP proof jwk is not a valid ${header.alg} public key`, error);
   }
   checkKeyBinding(jkt, options.expectedJkt);
-  await verifyProofSignature(compact, header);
+  verifyProofSignature(compact, header);
   checkNonce(payload, options.nonces);
   await consumeJti(jkt, payload, nowSeconds, options.replay);
   return { jkt, jwk: header.jwk, jti: payload.jti };

@@ -1,6 +1,7 @@
-import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } from "jose";
+import { decodeProtectedHeader, type ProtectedHeaderParameters } from "jose";
 import { CNonceError } from "../c-nonce/c-nonce-error.js";
 import type { CNonces } from "../c-nonce/create-c-nonces.js";
+import { verifyCompactJws } from "../keys/jws.js";
 import { publicKeyCache } from "../keys/public-key-cache.js";
 import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
 import { CredentialProofError } from "./credential-proof-error.js";
@@ -96,11 +97,10 @@ async function resolveProofKey(
   }
 }
 
-async function verifySignature(jwt: string, alg: SignatureAlgorithm, publicJwk: PublicJwk): Promise<unknown> {
+function verifySignature(jwt: string, alg: SignatureAlgorithm, publicJwk: PublicJwk): unknown {
   if (algorithmOfKey(publicJwk) !== alg) fail(`proof alg ${alg} does not match its key type`);
   try {
-    const key = await publicKeyCache.importKey(publicJwk, alg);
-    const { payload } = await compactVerify(jwt, key, { algorithms: [alg] });
+    const { payload } = verifyCompactJws(jwt, publicKeyCache.importKey(publicJwk), [alg]);
     return JSON.parse(new TextDecoder().decode(payload));
   } catch (error) {
     if (error instanceof SyntaxError) fail("proof payload is not valid JSON");
@@ -149,7 +149,7 @@ export async function verifyCredentialProof(
   const header = parseHeader(jwt);
   const alg = checkHeader(header);
   const key = await resolveProofKey(header, options.resolveDidDocument);
-  const payload = await verifySignature(jwt, alg, key.publicJwk);
+  const payload = verifySignature(jwt, alg, key.publicJwk);
   const claims = checkClaims(payload, options);
   return { alg, ...key, ...claims };
 }

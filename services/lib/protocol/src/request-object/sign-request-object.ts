@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
-import { importJWK, type JWK, SignJWT } from "jose";
+import { createHash, type KeyObject } from "node:crypto";
+import type { JWK } from "jose";
 import { createLoadingCache } from "../cache/loading-cache.js";
+import { importPrivateJwk, signCompactJws } from "../keys/jws.js";
 import { SIGNATURE_ALGORITHMS } from "../keys/signature-algorithms.js";
 import { COSE_ALGORITHMS } from "../mdoc/cose-algorithms.js";
 
@@ -47,21 +48,19 @@ export interface RequestObjectClaims {
   wallet_nonce?: string;
 }
 
-type SigningKey = Awaited<ReturnType<typeof importJWK>>;
-
 /**
- * Imported relying-party signing keys, keyed by SHA-256 of the private JWK's key members: a
- * verifier signs every request object of a session (and often of many sessions) with one key, and
- * the WebCrypto import costs more than the signature. Non-extractable keys only, bounded, expiring.
+ * Imported relying-party signing keys (KeyObjects, keys/jws.ts), keyed by SHA-256 of the private
+ * JWK's key members: a verifier signs every request object of a session (and often of many
+ * sessions) with one key, and the import costs about as much as the signature. Bounded, expiring.
  */
-const signingKeys = createLoadingCache<SigningKey>({ max: 256, ttlMs: 10 * 60_000 });
+const signingKeys = createLoadingCache<KeyObject>({ max: 256, ttlMs: 10 * 60_000 });
 
-function signingKeyOf(privateJwk: JWK): Promise<SigningKey> {
+function signingKeyOf(privateJwk: JWK): Promise<KeyObject> {
   const { kty, crv, x, d } = privateJwk;
   const id = createHash("sha256")
     .update(JSON.stringify([kty, crv, x, d]))
     .digest("base64url");
-  return signingKeys.get(id, () => importJWK(privateJwk, "EdDSA") as Promise<SigningKey>);
+  return signingKeys.get(id, async () => importPrivateJwk(privateJwk));
 }
 
 /**
@@ -75,10 +74,9 @@ export async function signRequestObject(
 ): Promise<string> {
   const key = await signingKeyOf(privateJwk);
   const header = {
-    alg: "EdDSA",
     typ: REQUEST_OBJECT_TYP,
     ...(options.kid ? { kid: options.kid } : {}),
     ...(options.jwk ? { jwk: options.jwk } : {}),
   };
-  return new SignJWT({ ...claims }).setProtectedHeader(header).sign(key);
+  return signCompactJws("EdDSA", header, { ...claims }, key);
 }

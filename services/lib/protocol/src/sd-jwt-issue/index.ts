@@ -8,4 +8,4 @@ export {
   SD_JWT_VC_TYP,
   SdJwtVcIssueError,
 } from "./issue-sd-jwt-vc.js";
-export { createPrivateJwkSigner, type JwtSigner, type SignerKeyHeader } from "./jwt-signer.js";
+export { createKeyObjectSigner, createPrivateJwkSigner, type JwtSigner, type SignerKeyHeader } from "./jwt-signer.js";

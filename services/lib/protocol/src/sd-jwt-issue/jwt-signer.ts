@@ -1,4 +1,5 @@
-import { createPrivateKey, type KeyObject, sign } from "node:crypto";
+import type { KeyObject } from "node:crypto";
+import { algorithmOfKeyObject, importPrivateJwk, JwsError, signJwsInput } from "../keys/jws.js";
 import type { SignatureAlgorithm } from "../proof/public-jwk.js";
 
 /** JOSE header members that tell a verifier which key signed: a DID URL `kid`, or an `x5c` chain. */
@@ -15,6 +16,19 @@ export interface JwtSigner {
   sign(signingInput: Uint8Array): Promise<Uint8Array>;
 }
 
+/** A JwtSigner over a private key imported once (keys/jws.ts): Ed25519 -> EdDSA, P-256 -> ES256. */
+export function createKeyObjectSigner(key: KeyObject, keyHeader: SignerKeyHeader): JwtSigner {
+  const alg = algorithmOfKeyObject(key);
+  if (!alg || key.type !== "private") throw new Error("signing key must be an Ed25519 or P-256 private key");
+  return {
+    alg,
+    keyHeader,
+    async sign(signingInput) {
+      return new Uint8Array(signJwsInput(alg, signingInput, key));
+    },
+  };
+}
+
 /** A JwtSigner over a private JWK (Ed25519 -> EdDSA, P-256 -> ES256). */
 export function createPrivateJwkSigner(
   privateJwk: { kty?: string; crv?: string; d?: string },
@@ -22,26 +36,9 @@ export function createPrivateJwkSigner(
 ): JwtSigner {
   let key: KeyObject;
   try {
-    key = createPrivateKey({ key: privateJwk as never, format: "jwk" });
-  } catch {
-    throw new Error("private key cannot be imported");
+    key = importPrivateJwk(privateJwk);
+  } catch (error) {
+    throw new Error(`signing key cannot be imported: ${error instanceof JwsError ? error.message : "invalid key"}`);
   }
-  const alg: SignatureAlgorithm | undefined =
-    privateJwk.kty === "OKP" && privateJwk.crv === "Ed25519"
-      ? "EdDSA"
-      : privateJwk.kty === "EC" && privateJwk.crv === "P-256"
-        ? "ES256"
-        : undefined;
-  if (!alg || !privateJwk.d) throw new Error("signing key must be an Ed25519 or P-256 private key");
-  return {
-    alg,
-    keyHeader,
-    async sign(signingInput) {
-      const signature =
-        alg === "EdDSA"
-          ? sign(null, signingInput, key)
-          : sign("sha256", signingInput, { key, dsaEncoding: "ieee-p1363" });
-      return new Uint8Array(signature);
-    },
-  };
+  return createKeyObjectSigner(key, keyHeader);
 }

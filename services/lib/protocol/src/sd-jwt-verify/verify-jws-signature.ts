@@ -1,4 +1,5 @@
-import { compactVerify, type JWK } from "jose";
+import type { JWK } from "jose";
+import { verifyCompactJws } from "../keys/jws.js";
 import { type CacheablePublicJwk, publicKeyCache } from "../keys/public-key-cache.js";
 import { type AllowedJwsAlgorithm, isAllowedJwsAlgorithm } from "./jws-algorithms.js";
 
@@ -28,8 +29,7 @@ export async function verifyJwsSignature(compact: string, publicJwk: Record<stri
   }
   if (!isAllowedJwsAlgorithm(alg) || !keyMatchesAlgorithm(publicJwk, alg)) return false;
   try {
-    const key = await publicKeyCache.importKey(publicMembersOf(publicJwk) as CacheablePublicJwk, alg);
-    await compactVerify(compact, key, { algorithms: [alg] });
+    verifyCompactJws(compact, publicKeyCache.importKey(publicMembersOf(publicJwk) as CacheablePublicJwk), [alg]);
     return true;
   } catch {
     return false;

@@ -2,8 +2,13 @@
 export {
   type BoundedCache,
   type BoundedCacheOptions,
+  type CacheInvalidations,
+  type CoherentCache,
+  type CoherentCacheOptions,
   createBoundedCache,
+  createCoherentCache,
   createLoadingCache,
   type LoadingCache,
   type LoadingCacheOptions,
+  NO_INVALIDATIONS,
 } from "@attesto/protocol/cache";

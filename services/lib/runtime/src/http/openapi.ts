@@ -5,6 +5,7 @@ import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { ErrorShape } from "../errors/app-error.js";
 import type { App } from "./app.js";
 import { DOCS_ROUTES } from "./docs-page.js";
+import { exampleOf, hasExample } from "./openapi-examples.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -143,6 +144,13 @@ function completeDocument(document: Json, errorsByOperation: ReadonlyMap<string,
     for (const [method, operation] of Object.entries(operations)) {
       const responses = (operation.responses ?? {}) as Record<string, Json>;
       const errors = errorsByOperation.get(`${method.toUpperCase()} ${path}`);
+      const otherSuccess = [...(errors?.statuses ?? [])].some((status) => status > 200 && status < 400);
+      const phantom = responses["200"];
+      if (otherSuccess && !errors?.produces && phantom?.description === "Default Response" && !phantom.content) {
+        // The generator's 200 of a route without a response schema that answers 204, or redirects
+        // (a route that `produces` a body of its own type answers that 200: its content comes below).
+        delete responses["200"];
+      }
       for (const [status, response] of Object.entries(responses)) {
         if (!response.description || response.description === "Default Response") {
           response.description = STATUS_CODES[Number(status)] ?? "Response";
@@ -174,9 +182,25 @@ function completeDocument(document: Json, errorsByOperation: ReadonlyMap<string,
         };
       }
       operation.responses = responses;
+      addExamples(operation, completed);
     }
   }
   return completed;
+}
+
+/** Every request body and success body without an example gets one made from its schema (`exampleOf`). */
+function addExamples(operation: Json, document: Json): void {
+  const bodies = [
+    (operation.requestBody as Json | undefined)?.content,
+    ...Object.entries((operation.responses ?? {}) as Record<string, Json>)
+      .filter(([status]) => status.startsWith("2") || status.startsWith("3"))
+      .map(([, response]) => response.content),
+  ] as Array<Record<string, Json> | undefined>;
+  for (const content of bodies) {
+    for (const [mediaType, media] of Object.entries(content ?? {})) {
+      if (!hasExample(media)) media.example = exampleOf(media.schema as Json | undefined, mediaType, [document]);
+    }
+  }
 }
 
 /**

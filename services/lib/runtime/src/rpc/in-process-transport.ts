@@ -30,7 +30,7 @@ import { CALL_ENDED, createInProcessHandler, type InProcessHandler, serializatio
  * through the negotiation of three protocols, headers are copied several times, and every call
  * ends by aborting AbortControllers without a reason, for each of which Node builds an AbortError
  * DOMException with a stack trace. About half of an in-process call's CPU went there
- * (hack/bench/rpc-call.ts). What stays, as the Connect protocol client and handler do it:
+ * (hack/bench/experiments/rpc-call.ts). What stays, as the Connect protocol client and handler do it:
  * - the client interceptors, then the server interceptors (in-process-handler.ts), in the same
  *   order on Connect's own request and response types, with the same request headers
  *   (`content-type`, `connect-protocol-version`, `connect-timeout-ms`, `user-agent`);

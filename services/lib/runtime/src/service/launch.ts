@@ -1,4 +1,5 @@
 import {
+  cacheInvalidationsFor,
   createPostgresRateLimitCounter,
   createReplayGuard,
   type Migrations,
@@ -10,7 +11,7 @@ import {
 import type { DescService } from "@bufbuild/protobuf";
 import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import type { Logger } from "pino";
+import { type CacheInvalidations, NO_INVALIDATIONS } from "../cache/loading-cache.js";
 import { type BaseConfig, publicUrlOf } from "../config.js";
 import type { KeyEncryptionKey } from "../crypto/envelope.js";
 import { rewrapSealedColumns } from "../crypto/rewrap-sealed-columns.js";
@@ -40,15 +41,17 @@ export interface ServiceContext<C extends BaseConfig = BaseConfig> {
   rateLimits: RateLimitCounter;
   /** Single-use values (DPoP jti, nonces) recorded in PostgreSQL. */
   replayGuard: ReplayGuard;
+  /**
+   * Committed changes of rarely changing tables (API keys, tenants, issuer configurations), for
+   * `createCoherentCache`: the process's one LISTEN connection (`cacheInvalidationsFor`), or
+   * `NO_INVALIDATIONS` (caches read through) when the context is built without one.
+   */
+  cacheInvalidations: CacheInvalidations;
   signer: ServiceCredentialSigner;
   /** A typed client of another service's internal API. */
   rpcClient<S extends DescService>(service: S, target: { baseUrl: string; audience: string }): Client<S>;
   /** Extra plugins for createApp (tracing). */
   plugins: Array<(app: App) => Promise<void>>;
-  /** The service's clock: every time its domain, stores and caches read comes from it (tests move it). */
-  clock: () => Date;
-  /** The service's logger (pino, with redaction): start-up work and background jobs log through it. */
-  logger: Logger;
 }
 
 export interface ServiceDefinition<C extends BaseConfig> {
@@ -90,12 +93,7 @@ export function createServiceContext<C extends BaseConfig>(
   config: C,
   db: Kysely<unknown>,
   tracing?: Tracing,
-  options: {
-    processMetrics?: boolean;
-    /** The service's clock (default: the system clock). */
-    clock?: () => Date;
-    logger?: Logger;
-  } = {},
+  options: { processMetrics?: boolean; cacheInvalidations?: CacheInvalidations } = {},
 ): ServiceContext<C> {
   const signer = createServiceCredentialSigner({
     privateKey: config.SERVICE_IDENTITY_KEY,
@@ -110,11 +108,10 @@ export function createServiceContext<C extends BaseConfig>(
     metrics: createServiceMetrics(definition.name, options),
     rateLimits: createPostgresRateLimitCounter(db),
     replayGuard: createReplayGuard(db),
+    cacheInvalidations: options.cacheInvalidations ?? NO_INVALIDATIONS,
     signer,
     rpcClient: (service, target) => createRpcClient(service, { ...target, signer, timeoutMs: config.RPC_TIMEOUT_MS }),
     plugins: tracing ? [(app) => tracing.instrument(app, definition.name)] : [],
-    clock: options.clock ?? (() => new Date()),
-    logger: options.logger ?? createLogger(definition.name, config.LOG_LEVEL),
   };
 }
 
@@ -142,8 +139,6 @@ export async function launchService<C extends BaseConfig>(
     tracing?: Tracing;
     /** Report the Node.js process metrics (default true; the all-in-one: only its first service). */
     processMetrics?: boolean;
-    /** The service's clock (`ServiceContext.clock`; default: the system clock; tests move it). */
-    clock?: () => Date;
   } = {},
 ): Promise<RunningService> {
   const database = openDatabase<unknown>({
@@ -153,18 +148,32 @@ export async function launchService<C extends BaseConfig>(
     applicationName: definition.name,
   });
   let stopBackgroundWork: (() => Promise<void>) | undefined;
+  const log = createLogger(definition.name, config.LOG_LEVEL);
+  // One listening connection per process and database, shared by the services of the process.
+  const invalidations = cacheInvalidationsFor(config.DATABASE_URL, {
+    applicationName: "attesto-cache-invalidations",
+    onState: (state, error) => {
+      if (state === "unsupported")
+        log.info("cache invalidations: the database does not deliver notifications; caches read through");
+      else if (state === "connecting" && error)
+        log.warn(
+          { err: error },
+          "cache invalidations: listening connection lost; caches read through until it is back",
+        );
+    },
+  });
   try {
     await migrateToLatest(database.db, config.DATABASE_SCHEMA, definition.migrations);
-    const context = createServiceContext(definition, config, database.db, options.tracing, {
-      processMetrics: options.processMetrics ?? true,
-      ...(options.clock ? { clock: options.clock } : {}),
-    });
     await rewrapSealedColumns(
       database.db,
       (config as { KEY_ENCRYPTION_KEYS?: KeyEncryptionKey[] }).KEY_ENCRYPTION_KEYS,
       definition.sealedColumns ?? [],
-      context.logger,
+      log,
     );
+    const context = createServiceContext(definition, config, database.db, options.tracing, {
+      processMetrics: options.processMetrics ?? true,
+      cacheInvalidations: invalidations.invalidations,
+    });
     registerDatabasePoolMetrics(context.metrics.registry, database.pool, config.DATABASE_POOL_MAX);
     stopBackgroundWork = (await definition.init?.(context)) ?? undefined;
     const app = await definition.buildApp(context);
@@ -194,11 +203,13 @@ export async function launchService<C extends BaseConfig>(
         await app.close();
         await internal.close();
         if (stopBackgroundWork) await stopBackgroundWork();
+        await invalidations.release();
         await database.close();
       },
     };
   } catch (error) {
     await stopBackgroundWork?.();
+    await invalidations.release();
     await database.close();
     throw error;
   }

@@ -6,6 +6,7 @@ import { createTenantWebhooks } from "./0003-tenant-webhooks.js";
 import { addTenantDeactivation } from "./0004-tenant-deactivation.js";
 import { createTenantLifecycleEvents } from "./0005-tenant-lifecycle-events.js";
 import { addTenantReactivatedAt } from "./0006-tenant-reactivated-at.js";
+import { addCacheTopics } from "./0007-cache-topics.js";
 
 /** Migrations of the trust_registry schema (tenants, DIDs, webhooks and key custody), applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -15,5 +16,6 @@ export const migrations: Migrations = {
   "0004_tenant_deactivation": addTenantDeactivation,
   "0005_tenant_lifecycle_events": createTenantLifecycleEvents,
   "0006_tenant_reactivated_at": addTenantReactivatedAt,
+  "0007_cache_topics": addCacheTopics,
   ...custodyMigrations,
 };

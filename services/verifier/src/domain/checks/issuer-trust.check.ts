@@ -1,5 +1,5 @@
 import { type Certificate, SdJwtVerificationError, verifyX5cChain } from "@attesto/protocol";
-import { type IssuerStanding, UpstreamUnavailableError } from "../ports.js";
+import { type IssuerStanding, UpstreamUnavailableError } from "../upstream.js";
 import {
   type CheckOutcome,
   failed,

@@ -1,5 +1,6 @@
 import { invalidFields } from "@attesto/runtime/errors";
-import type { SessionSigner, VerifierDependencies } from "../ports.js";
+import type { SessionSigner } from "../create-authorization-request.js";
+import type { VerifierDependencies } from "../dependencies.js";
 import { isDcApiMode, type ResponseMode, type VerificationSession } from "../verification-session.js";
 import { type DcApiRequest, signedDcApiRequestOf, unsignedDcApiRequestOf } from "./create-dc-api-request.js";
 
@@ -44,7 +45,7 @@ export function checkDcApiFields(
 
 /** Records the DC API side of a new session and builds the entry the page passes to `navigator.credentials.get`. */
 export async function openDcApiSession(
-  deps: Pick<VerifierDependencies, "dcApiSessions" | "verifierKeys">,
+  deps: VerifierDependencies,
   session: VerificationSession,
   signer: SessionSigner | undefined,
   expectedOrigins: string[],

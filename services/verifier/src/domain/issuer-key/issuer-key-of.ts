@@ -1,6 +1,6 @@
 import type { VerificationContext } from "../checks/check.js";
 import { failed } from "../checks/check.js";
-import { UpstreamUnavailableError } from "../ports.js";
+import { UpstreamUnavailableError } from "../upstream.js";
 import { issuerKeyOfDidIss } from "./did-issuer-key.js";
 import { issuerKeyOfJwtVcIssuer } from "./jwt-vc-issuer-key.js";
 import { isHttpIdentifier, type KeyLookup } from "./key-lookup.js";

@@ -1,3 +1,4 @@
+import type { VerifierCertificateSource } from "../dependencies.js";
 import type { VerificationMode } from "../verification-session.js";
 
 /**
@@ -42,6 +43,3 @@ export interface VerifierPolicy {
 
 /** A claim path as `a.b.c`, for messages. */
 export const claimPathLabel = (path: readonly string[]) => path.join(".");
-
-/** Which of a tenant's verifier certificates (a VerifierPolicy names it; the platform's by default). */
-export type VerifierCertificateSource = "platform" | "imported";

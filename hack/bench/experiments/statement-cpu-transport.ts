@@ -9,7 +9,7 @@ import { mainThreadUs, openBenchItems } from "./bench-items.js";
  * thread, where `pg` writes and parses, and the rest (the database thread, V8's and libuv's
  * helpers). The read is statement-cpu.ts's: one parameterised indexed read through kysely.
  *
- *   npx tsx hack/bench/statement-cpu-transport.ts [blocks] [statements per block] [concurrency]
+ *   npm run bench:experiment -- statement-cpu-transport [blocks] [statements per block] [concurrency]
  */
 const blocks = Number(process.argv[2] ?? 10);
 const perBlock = Number(process.argv[3] ?? 4000);

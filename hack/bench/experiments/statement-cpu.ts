@@ -13,7 +13,7 @@ import { mainThreadUs, openBenchItems } from "./bench-items.js";
  * TCP instead of its default Unix socket. `concurrency` reads are kept in flight on as many pool
  * connections (default 1). Run it in two trees to compare them.
  *
- *   npx tsx hack/bench/statement-cpu.ts pg|embedded|embedded-thread [statements] [tcp] [concurrency]
+ *   npm run bench:experiment -- statement-cpu pg|embedded|embedded-thread [statements] [tcp] [concurrency]
  */
 const mode = (["embedded", "embedded-thread"] as const).find((m) => m === process.argv[2]) ?? "pg";
 const count = Number(process.argv[3] ?? 20_000);

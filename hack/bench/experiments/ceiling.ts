@@ -15,15 +15,17 @@ import {
   webcrypto,
   X509Certificate,
 } from "node:crypto";
+import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import * as x509 from "@peculiar/x509";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import { CompactEncrypt, calculateJwkThumbprint, compactDecrypt, exportJWK, importJWK, type JWK } from "jose";
-import { DIPLOMA_CLAIMS } from "./flows.js";
-import { clientKey, dpopProof, signJwt } from "./jose-lite.js";
+import { DIPLOMA_CLAIMS } from "../flows.js";
+import { clientKey, dpopProof, signJwt } from "../jose-lite.js";
+import { table } from "../report.js";
 
 /**
- * The in-process ceiling: for each flow, the signatures, verifications, key imports, hashes,
+ * `npm run bench:experiment -- ceiling [seconds]`: the in-process ceiling: for each flow, the signatures, verifications, key imports, hashes,
  * HMACs, AES-GCM envelopes and JWE operations one flow costs (server and client side, since the
  * load generator shares the machine), done back to back in a loop with no HTTP, no database and no
  * RPC. Keys are imported where the services import them per request (JWKs from the wire, seeds
@@ -211,14 +213,14 @@ function validateChain(x5c: string[], anchor: X509Certificate): KeyObject {
   return chain[0]!.publicKey;
 }
 
-export interface CeilingFlow {
+interface CeilingFlow {
   name: string;
   /** What one iteration does, for the report. */
   operations: string;
   run(): Promise<void>;
 }
 
-export async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
+async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
   const accessTokenKey = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const issuerSeedJwk = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" });
   const issuerPublic = createPublicKey(createPrivateKey({ key: issuerSeedJwk, format: "jwk" }));
@@ -407,7 +409,7 @@ export async function ceilingFlows(): Promise<Record<string, CeilingFlow>> {
   };
 }
 
-export interface CeilingResult {
+interface CeilingResult {
   flow: string;
   operations: string;
   /** Flows per second on one core. */
@@ -417,7 +419,7 @@ export interface CeilingResult {
 }
 
 /** Runs one ceiling flow in a loop for `seconds` (after a short warm-up) on this thread. */
-export async function measureCeiling(flow: CeilingFlow, seconds: number, cores: number): Promise<CeilingResult> {
+async function measureCeiling(flow: CeilingFlow, seconds: number, cores: number): Promise<CeilingResult> {
   const warmUntil = performance.now() + 300;
   while (performance.now() < warmUntil) await flow.run();
   let iterations = 0;
@@ -435,3 +437,14 @@ export async function measureCeiling(flow: CeilingFlow, seconds: number, cores: 
     machine: Math.round(perCore * cores),
   };
 }
+
+const seconds = Number(process.argv[2] ?? 3);
+const cores = cpus().length;
+const rows: CeilingResult[] = [];
+for (const flow of Object.values(await ceilingFlows())) rows.push(await measureCeiling(flow, seconds, cores));
+process.stdout.write(
+  `${table(
+    ["flow", "operations", "flows/s one core", `x ${cores} cores`],
+    rows.map((r) => [r.flow, r.operations, r.perCore, r.machine]),
+  )}\n`,
+);

@@ -3,7 +3,7 @@
  * building the query, the schema transform (`withSchema`), compiling to SQL, and the rest (kysely's
  * execution and result path, the driver being a no-op that answers canned rows).
  *
- *   npx tsx hack/bench/kysely-statements.ts [iterations]
+ *   npm run bench:experiment -- kysely-statements [iterations]
  *
  * The statements are the real stores' (one call of a store function each), on a Kysely bound to a
  * schema as `openDatabase` binds it. Single-threaded and without I/O, so wall time is CPU time; the
@@ -20,16 +20,16 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from "kysely";
-import { createCredentialStore } from "../../services/credential-issuer/src/store/credential.store.js";
-import { createIssuanceReservationStore } from "../../services/credential-issuer/src/store/issuance-reservation.store.js";
-import { createIssuerConfigurationStore } from "../../services/credential-issuer/src/store/issuer-configuration.store.js";
-import { createOfferStore } from "../../services/credential-issuer/src/store/offer.store.js";
-import { createDidStore } from "../../services/ledger/src/store/did.store.js";
-import type { LedgerTables } from "../../services/ledger/src/store/tables.js";
-import { createReplayGuard } from "../../services/lib/store/src/replay-guard.js";
-import { createTenantStore } from "../../services/trust-registry/src/store/tenant.store.js";
-import { createVerificationSessionStore } from "../../services/verifier/src/store/verification-session.store.js";
-import { createVerifierPolicyStore } from "../../services/verifier/src/store/verifier-policy.store.js";
+import { createCredentialStore } from "../../../services/credential-issuer/src/store/credential.store.js";
+import { createIssuanceReservationStore } from "../../../services/credential-issuer/src/store/issuance-reservation.store.js";
+import { createIssuerConfigurationStore } from "../../../services/credential-issuer/src/store/issuer-configuration.store.js";
+import { createOfferStore } from "../../../services/credential-issuer/src/store/offer.store.js";
+import { createDidStore } from "../../../services/ledger/src/store/did.store.js";
+import type { LedgerTables } from "../../../services/ledger/src/store/tables.js";
+import { createReplayGuard } from "../../../services/lib/store/src/replay-guard.js";
+import { createTenantStore } from "../../../services/trust-registry/src/store/tenant.store.js";
+import { createVerificationSessionStore } from "../../../services/verifier/src/store/verification-session.store.js";
+import { createVerifierPolicyStore } from "../../../services/verifier/src/store/verifier-policy.store.js";
 
 /** A row every store's mapper accepts (fields it does not know are ignored). */
 const ROW = {
@@ -115,7 +115,7 @@ const offer = {
   credentialConfigurationId: "employee",
   vct: "https://example.com/employee",
   claims: { given_name: "Ada", family_name: "Lovelace" },
-  signing: { mode: "did", issuerDid: "did:web:x", issuerKid: "did:web:x#k", alg: "ES256", sealedPrivateKey: "s" },
+  signing: { mode: "did", issuerDid: "did:web:x", issuerKid: "did:web:x#k", alg: "ES256", key: { thumbprint: "t" } },
   grant: { type: "pre-authorized", codeHash: "c", sealedCode: "s" },
   status: "offered",
   expiresAt: later,
@@ -124,6 +124,7 @@ const offer = {
 const signingKey = {
   key: { tenant: "acme", kid: "did:web:x#k", did: "did:web:x", publicJwk: { kty: "EC" }, alg: "ES256" },
   at: now,
+  privateKey: { id: "acme:t", sealed: "s" },
 } as const;
 const reservation = createIssuanceReservationStore(db);
 const draws = { draws: (n: number) => Array.from({ length: n }, (_, i) => i * 7919), among: () => [] };

@@ -14,9 +14,9 @@ import { Registry } from "prom-client";
  * `h2c` the network one (this process is client and server, so its CPU is both sides'). Calls run
  * `concurrency` at a time. Run it in two trees to compare them:
  *
- *   npx tsx hack/bench/rpc-call.ts in-process|h2c [calls] [concurrency]
+ *   npm run bench:experiment -- rpc-call in-process|h2c [calls] [concurrency]
  *
- * Profile with `node --cpu-prof --import tsx hack/bench/rpc-call.ts ...`.
+ * Profile with `node --cpu-prof --import tsx hack/bench/experiments/rpc-call.ts ...`.
  */
 const mode = process.argv[2] === "h2c" ? "h2c" : "in-process";
 const calls = Number(process.argv[3] ?? 20_000);

@@ -6,12 +6,12 @@ import { migrateToLatest, openDatabase } from "@attesto/store";
 import { PGlite } from "@electric-sql/pglite";
 import { PgBoss } from "pg-boss";
 import { serialize } from "pg-protocol";
-import { migrations as issuerMigrations } from "../../services/credential-issuer/src/store/migrations/index.js";
-import { EMBEDDED_SETTINGS } from "../../services/lib/store/src/embedded.js";
-import { NamingClient } from "../../services/lib/store/src/named-statements.js";
-import { PgliteWireServer } from "../../services/lib/store/src/pglite-wire-server.js";
-import { migrations as schedulerMigrations } from "../../services/scheduler/src/store/migrations/index.js";
-import { migrations as verifierMigrations } from "../../services/verifier/src/store/migrations/index.js";
+import { migrations as issuerMigrations } from "../../../services/credential-issuer/src/store/migrations/index.js";
+import { EMBEDDED_SETTINGS } from "../../../services/lib/store/src/embedded.js";
+import { NamingClient } from "../../../services/lib/store/src/named-statements.js";
+import { PgliteWireServer } from "../../../services/lib/store/src/pglite-wire-server.js";
+import { migrations as schedulerMigrations } from "../../../services/scheduler/src/store/migrations/index.js";
+import { migrations as verifierMigrations } from "../../../services/verifier/src/store/migrations/index.js";
 
 /**
  * CPU per execution of the hot statements of an issuance and a verification on PGlite itself
@@ -22,7 +22,7 @@ import { migrations as verifierMigrations } from "../../services/verifier/src/st
  * PGlite's JS glue included, the same for every statement: see `select 1`), and with `--explain`
  * EXPLAIN (ANALYZE, BUFFERS, WAL) of each.
  *
- *   npx tsx hack/bench/embedded-statement-cost.ts [runs] [--explain] [--set name=value ...]
+ *   npm run bench:experiment -- embedded-statement-cost [runs] [--explain] [--set name=value ...]
  *
  * `--set` adds settings (as `-c`) on top of the embedded database's own, to compare them.
  * Environment: PRIOR_FLOWS (earlier flows' rows, 5000), ENTRIES (more taken status list entries),

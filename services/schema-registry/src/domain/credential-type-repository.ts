@@ -48,10 +48,3 @@ export interface CredentialTypeRepository {
   /** Every credential type with all fields, by type then version. */
   listAll(filter: { status?: CredentialTypeStatus }): Promise<CredentialType[]>;
 }
-
-/** What routes and RPC handlers work with, built once per app from the service context. */
-export interface SchemaRegistryDependencies {
-  repository: CredentialTypeRepository;
-  /** Public URL of this registry, without a trailing slash: the base of every vct. */
-  registryUrl: string;
-}
