@@ -127,7 +127,6 @@ const signingKey = {
   privateKey: { id: "acme:t", sealed: "s" },
 } as const;
 const reservation = createIssuanceReservationStore(db);
-const draws = { draws: (n: number) => Array.from({ length: n }, (_, i) => i * 7919), among: () => [] };
 const credentials = createCredentialStore(db);
 const record = {
   id: ROW.id,
@@ -174,15 +173,12 @@ const STATEMENTS: Array<[name: string, run: () => Promise<unknown>]> = [
   [
     "issuer: issuance reservation",
     () =>
-      reservation.reserve(
-        {
-          nonces: [{ value: "n", expiresAt: later }],
-          allowance: { key: { offerId: ROW.id, credentialConfigurationId: "employee" }, count: 1, limit: 1 },
-          statusEntries: { tenant: "acme", signer: { key: "k" }, count: 1 },
-          now,
-        },
-        draws,
-      ),
+      reservation.reserve({
+        nonces: [{ value: "n", expiresAt: later }],
+        allowance: { key: { offerId: ROW.id, credentialConfigurationId: "employee" }, count: 1, limit: 1 },
+        records: [record as never],
+        now,
+      }),
   ],
   ["issuer: credential insert", () => credentials.insertMany([record as never])],
   ["auth server: used value insert", () => replay.consume("minted", "r", later)],

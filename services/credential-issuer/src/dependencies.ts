@@ -17,6 +17,8 @@ import { createClaimsValidators } from "./domain/claims-validators.js";
 import type { IssuerDependencies } from "./domain/dependencies.js";
 import type { SignedStatusList } from "./domain/get-status-list-token.js";
 import { createIssuerKeyring } from "./domain/issuer-keys.js";
+import { createStatusEntryPool } from "./domain/status-entry-pool.js";
+import { statusIndexDraws } from "./domain/status-index-draws.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createIssuanceAllowanceStore } from "./store/issuance-allowance.store.js";
 import { createIssuanceReservationStore } from "./store/issuance-reservation.store.js";
@@ -59,6 +61,7 @@ export function createDependencies(
   const tenantClient = context.rpcClient(tenantV1.TenantService, trustRegistry);
   const issuerConfigurations = createIssuerConfigurationStore(context.db, context.cacheInvalidations);
   const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
+  const statusLists = createStatusListStore(context.db);
   const deps: IssuerDependencies = {
     issuerUrl: context.publicUrl,
     authorizationServerUrl: config.AUTH_SERVER_URL,
@@ -98,7 +101,8 @@ export function createDependencies(
     issuerConfigurations,
     issuerSigningKeys: createIssuerSigningKeyStore(context.db),
     issuerKeys: createIssuerKeyring({ sealer, issuerPrivateKeys: createIssuerPrivateKeyStore(context.db) }),
-    statusLists: createStatusListStore(context.db),
+    statusLists,
+    statusEntries: createStatusEntryPool(statusLists, statusIndexDraws()),
     // The Issuer resource's size, else STATUS_LIST_SIZE: read only when a list may open (no open list, or a nearly full one).
     statusListSizeOf: async (tenant) =>
       (await issuerConfigurations.find(tenant))?.statusListSize ?? config.STATUS_LIST_SIZE,

@@ -67,7 +67,7 @@ describe("database statements per issuance step", () => {
     return steps;
   };
 
-  it("offer 1, offer document 1, token 1, nonce 0, credential 3 statements, and no trust registry call once warm (coherent caches; PGlite reads through)", async () => {
+  it("offer 1, offer document 1, token 1, nonce 0, credential 2 statements (status entries claimed ahead), and no trust registry call once warm (coherent caches; PGlite reads through)", async () => {
     const first = await issuance();
     expect(first.offer?.at(-1), "the first offer with a key stores it").toMatch(
       /^with "offer" as \(insert into "offers"/,
@@ -82,7 +82,7 @@ describe("database statements per issuance step", () => {
       offerDocument: 1,
       token: 1,
       nonce: 0,
-      credential: 3,
+      credential: 2,
     });
     // The tenant's key was stored with the first offer: the next offer with it is the offer's insert alone.
     expect(steps.offer?.at(-1), "no per-offer signing-key upsert").toMatch(/^insert into "offers"/);

@@ -20,6 +20,7 @@ import type {
   IssuanceReservationRepository,
   OfferRepository,
 } from "./repositories.js";
+import type { StatusEntryPool } from "./status-entry-pool.js";
 import type { StatusListRepository } from "./status-lists.js";
 
 /** Server-issued DPoP nonces (RFC 9449 §8) of the credential endpoint. */
@@ -57,7 +58,7 @@ export interface IssuerDependencies {
   credentials: CredentialRepository;
   /** Credentials drawn per access token and configuration (the batch_size bound). */
   issuanceAllowances: IssuanceAllowanceRepository;
-  /** c_nonces, allowance and status entries of a credential request, taken in one statement. */
+  /** c_nonces, allowance and credential records of a credential request, taken in one statement. */
   issuanceReservations: IssuanceReservationRepository;
   /** Tenants' issuer configurations (IssuerService); a tenant without one gets the platform defaults. */
   issuerConfigurations: IssuerConfigurationRepository;
@@ -67,6 +68,8 @@ export interface IssuerDependencies {
   issuerKeys: IssuerKeyring;
   /** The tenants' Token Status Lists. */
   statusLists: StatusListRepository;
+  /** Status list entries this process claimed ahead, handed out to credentials before they are signed. */
+  statusEntries: StatusEntryPool;
   /** Entries of a status list opened for the tenant (its Issuer resource, else STATUS_LIST_SIZE). */
   statusListSizeOf(tenant: string): Promise<number>;
   /** `ttl` of Status List Tokens and their `Cache-Control: max-age` (STATUS_LIST_TTL_SECONDS). */

@@ -32,8 +32,7 @@ import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { isUuid, type Offer } from "./offer.js";
 import type { CredentialTypeInfo } from "./ports.js";
 import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
-import { statusIndexDraws } from "./status-index-draws.js";
-import type { StatusEntry, StatusListSigner } from "./status-lists.js";
+import type { StatusEntry } from "./status-lists.js";
 
 /** Replay-store namespace of used c_nonces. */
 export const C_NONCE_NAMESPACE = "c_nonce";
@@ -140,29 +139,24 @@ async function checkHolderBinding(deps: IssuerDependencies, offer: Offer, proofs
  * the count is kept per offer, which also covers every token ever issued for it.
  *
  * Taken in one statement with the single use of the proofs' c_nonces (a batch's proofs share one)
- * before it and the credentials' status list entries after it; each only if the one before held.
+ * before it and, when given, the credentials' records after it; each only if the one before held.
  */
 async function reserveIssuance(
   deps: IssuerDependencies,
-  offer: Offer,
   proofs: VerifiedCredentialProof[],
   allowance: IssuanceAllowanceKey,
-  statusListSigner: StatusListSigner,
-): Promise<StatusEntry[]> {
+  records?: CredentialRecord[],
+): Promise<void> {
   const nonces = [...new Map(proofs.map((proof) => [proof.nonce, proof.nonceExpiresAt]))].map(([value, expiresAt]) => ({
     value,
     expiresAt,
   }));
-  const now = deps.now();
-  const reservation = await deps.issuanceReservations.reserve(
-    {
-      nonces,
-      allowance: { key: allowance, count: proofs.length, limit: MAX_BATCH_SIZE },
-      statusEntries: { tenant: offer.tenant, signer: statusListSigner, count: proofs.length },
-      now,
-    },
-    indexDraws,
-  );
+  const reservation = await deps.issuanceReservations.reserve({
+    nonces,
+    allowance: { key: allowance, count: proofs.length, limit: MAX_BATCH_SIZE },
+    ...(records ? { records } : {}),
+    now: deps.now(),
+  });
   if (reservation.outcome === "nonce_used") {
     throw new InvalidProof("proof nonce already used; get a fresh c_nonce from the nonce endpoint");
   }
@@ -171,7 +165,6 @@ async function reserveIssuance(
       `this access token may yield at most ${MAX_BATCH_SIZE} credentials of configuration '${allowance.credentialConfigurationId}' (batch_size)`,
     );
   }
-  return reservation.statusEntries;
 }
 
 /** mdoc device keys are P-256 (HAIP): checked before any nonce is used, so the wallet may retry. */
@@ -184,40 +177,26 @@ function checkDeviceKeys(proofs: VerifiedCredentialProof[]): void {
   }
 }
 
-/** Random indexes (CSPRNG) among the free entries of the status lists. */
-const indexDraws = statusIndexDraws();
-
 /**
- * The entries the reservation did not give (no open list yet, or a nearly full one), then one
- * credential per proof carrying its status list entry ({idx, uri}): an SD-JWT VC's
- * `status.status_list`, or an mdoc's MSO `status.status_list` (mdoc types). Entries of credentials
- * that fail to be issued stay allocated (VALID, never reused).
+ * One credential per proof carrying its status list entry ({idx, uri}), taken from the entries this
+ * process claimed ahead (status-entry-pool.ts): an SD-JWT VC's `status.status_list`, or an mdoc's
+ * MSO `status.status_list` (mdoc types).
  */
 async function signCredentials(
   deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   { signer, statusListSigner }: CredentialSigner,
-  reserved: StatusEntry[],
   type: CredentialTypeInfo | undefined,
 ): Promise<{ issued: IssuedArtifact[]; statusEntries: StatusEntry[] }> {
-  const statusEntries =
-    reserved.length >= proofs.length
-      ? reserved
-      : [
-          ...reserved,
-          ...(await deps.statusLists.allocate(
-            {
-              tenant: offer.tenant,
-              signer: statusListSigner,
-              count: proofs.length - reserved.length,
-              size: await deps.statusListSizeOf(offer.tenant),
-              bits: STATUS_LIST_BITS,
-              now: deps.now(),
-            },
-            indexDraws,
-          )),
-        ];
+  const statusEntries = await deps.statusEntries.take({
+    tenant: offer.tenant,
+    signer: statusListSigner,
+    count: proofs.length,
+    size: () => deps.statusListSizeOf(offer.tenant),
+    bits: STATUS_LIST_BITS,
+    now: deps.now(),
+  });
   const issuedAt = Math.floor(deps.now().getTime() / 1000);
   const issued = await Promise.all(
     proofs.map((proof, index) => {
@@ -265,17 +244,17 @@ async function notarize(
   return { chain: record.chain, objectId: record.objectId, salt: salt.toString("hex") };
 }
 
-async function recordCredentials(
+/** The credentials' records; notarized (`is_on_chain`) ones carry the ledger's reference. */
+async function credentialRecords(
   deps: IssuerDependencies,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
-  issued: IssuedArtifact[],
-  statusEntries: StatusEntry[],
+  { issued, statusEntries }: { issued: IssuedArtifact[]; statusEntries: StatusEntry[] },
   isOnChain: boolean,
   notificationId: string,
 ): Promise<CredentialRecord[]> {
   const issuedAt = new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
-  const records = await Promise.all(
+  return Promise.all(
     issued.map(async (credential, index): Promise<CredentialRecord> => {
       const proof = proofs[index]!;
       const id = randomUUID();
@@ -297,14 +276,44 @@ async function recordCredentials(
       };
     }),
   );
-  await deps.credentials.insertMany(records);
-  return records;
+}
+
+/**
+ * Signed credentials recorded: without notarization, in the one statement that spends the nonces
+ * and takes the allowance; notarized, after that statement (the ledger's reference is asked for
+ * only once the nonces and allowance are taken), giving the allowance back if that fails.
+ */
+async function recordIssuance(
+  deps: IssuerDependencies,
+  offer: Offer,
+  proofs: VerifiedCredentialProof[],
+  signed: { issued: IssuedArtifact[]; statusEntries: StatusEntry[] },
+  allowance: IssuanceAllowanceKey,
+  options: { isOnChain: boolean; notificationId: string },
+): Promise<CredentialRecord[]> {
+  if (!options.isOnChain) {
+    const records = await credentialRecords(deps, offer, proofs, signed, false, options.notificationId);
+    await reserveIssuance(deps, proofs, allowance, records);
+    return records;
+  }
+  await reserveIssuance(deps, proofs, allowance);
+  try {
+    const records = await credentialRecords(deps, offer, proofs, signed, true, options.notificationId);
+    await deps.credentials.insertMany(records);
+    return records;
+  } catch (error) {
+    // Nothing was issued (e.g. ledger unreachable): the wallet may retry within its allowance.
+    await deps.issuanceAllowances.release(allowance, proofs.length, deps.now());
+    throw error;
+  }
 }
 
 /**
  * POST /credential after the access token (and its DPoP proof) passed: the configuration, the key
- * proofs, holder binding, single-use nonces, the token's issuance allowance (batch_size), one SD-JWT
- * VC per proof, optional notarization, and the issuer's credential records.
+ * proofs, holder binding, one SD-JWT VC per proof on status list entries claimed ahead, then
+ * single-use nonces, the token's issuance allowance (batch_size), optional notarization and the
+ * issuer's credential records. Entries of credentials refused there (a spent nonce, the allowance
+ * exhausted) go back to the pool: the credentials never left this process.
  */
 export async function issueCredentials(
   deps: IssuerDependencies,
@@ -319,29 +328,22 @@ export async function issueCredentials(
   if (type?.format === "mso_mdoc") checkDeviceKeys(proofs);
   const credentialSigner = await credentialSignerOf(deps, offer);
   const allowance = { offerId: offer.id, credentialConfigurationId: request.credentialConfigurationId };
-  const reserved = await reserveIssuance(deps, offer, proofs, allowance, credentialSigner.statusListSigner);
-  let issued: IssuedArtifact[];
-  let records: CredentialRecord[];
   // Random and unguessable (256 bits); only the offer's access token can use it.
   const notificationId = pooledRandomBytes(32).toString("base64url");
+  const signed = await signCredentials(deps, offer, proofs, credentialSigner, type);
+  let records: CredentialRecord[];
   try {
-    const signed = await signCredentials(deps, offer, proofs, credentialSigner, reserved, type);
-    issued = signed.issued;
-    records = await recordCredentials(
-      deps,
-      offer,
-      proofs,
-      issued,
-      signed.statusEntries,
-      request.isOnChain,
+    records = await recordIssuance(deps, offer, proofs, signed, allowance, {
+      isOnChain: request.isOnChain,
       notificationId,
-    );
+    });
   } catch (error) {
-    // Nothing was issued (e.g. ledger unreachable): the wallet may retry within its allowance.
-    await deps.issuanceAllowances.release(allowance, proofs.length, deps.now());
+    if (error instanceof InvalidProof || error instanceof CredentialRequestDenied) {
+      deps.statusEntries.giveBack(offer.tenant, credentialSigner.statusListSigner, signed.statusEntries);
+    }
     throw error;
   }
-  const credentials = issued.map((credential, index) => {
+  const credentials = signed.issued.map((credential, index) => {
     const record = records[index]!;
     const notarization = record.notarization;
     return {

@@ -1,6 +1,6 @@
 import type { IssuerSigningKey } from "./issuer-signing-keys.js";
 import type { Offer } from "./offer.js";
-import type { AllocateStatusEntriesInput, StatusEntry, StatusIndexDraws } from "./status-lists.js";
+import type { StatusEntry } from "./status-lists.js";
 
 export interface OfferRepository {
   /**
@@ -152,34 +152,31 @@ export interface IssuanceAllowanceRepository {
   release(key: IssuanceAllowanceKey, count: number, now: Date): Promise<void>;
 }
 
-/** What one credential request takes before it signs (IssuanceReservationRepository). */
+/** The writes of one credential request (IssuanceReservationRepository). */
 export interface IssuanceReservationInput {
   /** The request's c_nonces (a batch's proofs may share one): each is spent once. */
   nonces: Array<{ value: string; expiresAt: Date }>;
   /** Then, only if every nonce was fresh: the token's allowance (batch_size). */
   allowance: { key: IssuanceAllowanceKey; count: number; limit: number };
   /**
-   * Then, only if the allowance was reserved: one status list entry per credential, from an open
-   * list (the list size is not needed: no list is opened here).
+   * Then, only if the allowance was reserved: the signed credentials' records, their status list
+   * entries already claimed (status-entry-pool.ts). Left out when the credentials are recorded
+   * later (notarized credentials: the ledger's reference is known only after the reservation).
    */
-  statusEntries: Pick<AllocateStatusEntriesInput, "tenant" | "signer" | "count">;
+  records?: CredentialRecord[];
   now: Date;
 }
 
 export type IssuanceReservation =
   | { outcome: "nonce_used" }
   | { outcome: "allowance_exceeded" }
-  /**
-   * May hold fewer entries than asked for (no open list yet, or a nearly full one):
-   * `StatusListRepository.allocate` gives the rest.
-   */
-  | { outcome: "reserved"; statusEntries: StatusEntry[] };
+  | { outcome: "reserved" };
 
 /**
- * The writes a credential request makes before signing, in one database statement: single-use
- * c_nonces, the issuance allowance and status list entries, each only if the one before held. Each
- * part keeps its own guarantee under concurrency (on any replica), as when made alone.
+ * The writes of a credential request in one database statement: single-use c_nonces, the issuance
+ * allowance and the credentials' records, each only if the one before held. Each part keeps its
+ * own guarantee under concurrency (on any replica), as when made alone.
  */
 export interface IssuanceReservationRepository {
-  reserve(input: IssuanceReservationInput, draws: StatusIndexDraws): Promise<IssuanceReservation>;
+  reserve(input: IssuanceReservationInput): Promise<IssuanceReservation>;
 }

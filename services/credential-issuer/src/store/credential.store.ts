@@ -63,7 +63,7 @@ function toRecord(row: Selectable<CredentialsTable>): CredentialRecord {
 }
 
 /** A new credential's row, as statement arguments. */
-type CredentialValues = Pick<
+export type CredentialValues = Pick<
   CredentialsTable,
   | "id"
   | "tenant"
@@ -84,7 +84,7 @@ type CredentialValues = Pick<
   | "status_idx"
   | "notification_id"
 >;
-const CREDENTIAL_VALUES: ArgumentKinds<CredentialValues> = {
+export const CREDENTIAL_VALUES: ArgumentKinds<CredentialValues> = {
   id: "string",
   tenant: "string",
   offer_id: "string",
@@ -105,7 +105,7 @@ const CREDENTIAL_VALUES: ArgumentKinds<CredentialValues> = {
   notification_id: "string | null",
 };
 
-const credentialValues = (record: CredentialRecord): CredentialValues => ({
+export const credentialValues = (record: CredentialRecord): CredentialValues => ({
   id: record.id,
   tenant: record.tenant,
   offer_id: record.offerId,
