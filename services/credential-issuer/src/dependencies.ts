@@ -77,6 +77,7 @@ export function createDependencies(
     claimsValidators: createClaimsValidators(),
     ledger: createLedger(
       context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
+      context.cacheInvalidations,
     ),
     notary: createNotary(
       context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),

@@ -1,3 +1,4 @@
+import type { CacheInvalidations } from "@attesto/protocol/cache";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { envPrefixOf } from "./config.js";
 import type { FieldError } from "./errors/app-error.js";
@@ -57,4 +58,31 @@ export async function rpcFailureOf(call: Promise<unknown>): Promise<{ code: stri
     return { code: Code[connectError.code], message: connectError.rawMessage };
   }
   throw new Error("expected the call to fail");
+}
+
+/**
+ * Cache invalidations as a test drives them (for `createCoherentCache` users): `change(topic)` is a
+ * commit the next barrier has seen; `setCoherent(false)` is a lost listening connection.
+ */
+export function drivenCacheInvalidations() {
+  const subscribers = new Map<string, Array<() => void>>();
+  const pending: string[] = [];
+  let coherent = true;
+  const invalidations: CacheInvalidations = {
+    async barrier() {
+      for (const topic of pending.splice(0)) for (const callback of subscribers.get(topic) ?? []) callback();
+      return coherent;
+    },
+    subscribe(topic, onChange) {
+      subscribers.set(topic, [...(subscribers.get(topic) ?? []), onChange]);
+      return () => undefined;
+    },
+  };
+  return {
+    invalidations,
+    change: (topic: string) => pending.push(topic),
+    setCoherent: (value: boolean) => {
+      coherent = value;
+    },
+  };
 }

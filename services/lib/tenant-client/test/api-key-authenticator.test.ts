@@ -1,8 +1,7 @@
 import { tenantV1 } from "@attesto/proto";
-import type { CacheInvalidations } from "@attesto/runtime/cache";
 import { type App, apiTenantOf, createApp, requireApiKey } from "@attesto/runtime/http";
 import { createRpcClient } from "@attesto/runtime/rpc";
-import { testCredentialSigner } from "@attesto/runtime/testing";
+import { drivenCacheInvalidations, testCredentialSigner } from "@attesto/runtime/testing";
 import { createApiKeyAuthenticator, TRUST_REGISTRY_TOPICS } from "@attesto/tenant-client";
 import { type ConnectRouter, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -107,33 +106,9 @@ describe("requireApiKey", () => {
   });
 });
 
-/** Invalidations as a test drives them: `change(topic)` is a commit the next barrier has seen. */
-function drivenInvalidations() {
-  const subscribers = new Map<string, Array<() => void>>();
-  const pending: string[] = [];
-  let coherent = true;
-  const invalidations: CacheInvalidations = {
-    async barrier() {
-      for (const topic of pending.splice(0)) for (const callback of subscribers.get(topic) ?? []) callback();
-      return coherent;
-    },
-    subscribe(topic, onChange) {
-      subscribers.set(topic, [...(subscribers.get(topic) ?? []), onChange]);
-      return () => undefined;
-    },
-  };
-  return {
-    invalidations,
-    change: (topic: string) => pending.push(topic),
-    setCoherent: (value: boolean) => {
-      coherent = value;
-    },
-  };
-}
-
 describe("requireApiKey with cache invalidations", () => {
   const calls = { count: 0, revoked: new Set<string>() };
-  const driven = drivenInvalidations();
+  const driven = drivenCacheInvalidations();
   let app: App;
   beforeAll(async () => {
     const tenants = createClient(
