@@ -5,7 +5,7 @@ import { launchService, type RunningService } from "@attesto/runtime/service";
 import { testCredentialSigner, testIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadLedgerConfig } from "../src/config.js";
 import { ledger } from "../src/service.js";
 import { sha256Hex } from "./test-ledger.js";
@@ -44,11 +44,14 @@ describe("the ledger on real ports", () => {
     const { objectId, sequence } = await client.notarize({ digest: sha256Hex("launched") });
     expect(sequence).toBe(0n);
     // Only the background checkpointer can cover the record here (on-read checkpoints are off).
-    let record = await client.getRecord({ objectId });
-    for (let i = 0; i < 100 && !record.checkpoint; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      record = await client.getRecord({ objectId });
-    }
+    const record = await vi.waitFor(
+      async () => {
+        const current = await client.getRecord({ objectId });
+        expect(current.checkpoint).toBeDefined();
+        return current;
+      },
+      { timeout: 5000, interval: 50 },
+    );
     expect(record.checkpoint?.treeSize).toBe(1n);
     expect(record.inclusionProof).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   didKeyIssuer,
   didLedgerIssuer,
@@ -31,13 +31,15 @@ const CHECK_NAMES = [
 ];
 
 /** The verifier publishes after answering the wallet: wait for the session's event. */
-async function waitForEvent(edges: TestVerifier["edges"], sessionId: string) {
-  for (let i = 0; i < 200; i++) {
-    const found = edges.verificationEvents.find((e) => e.sessionId === sessionId);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no verification event for session ${sessionId}`);
+function waitForEvent(edges: TestVerifier["edges"], sessionId: string) {
+  return vi.waitFor(
+    () => {
+      const found = edges.verificationEvents.find((e) => e.sessionId === sessionId);
+      if (!found) throw new Error(`no verification event for session ${sessionId}`);
+      return found;
+    },
+    { timeout: 2000, interval: 10 },
+  );
 }
 
 describe("POST /v1/verifier/presentation (direct_post)", () => {

@@ -142,7 +142,7 @@ describe("the process's log destination at exit", () => {
     const run = runChild(`
       const log = createLogger("child", "info");
       log.info("first");
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setImmediate(resolve));
       log.info("second");
     `);
     expect(run.status).toBe(0);
