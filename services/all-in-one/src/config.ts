@@ -50,9 +50,9 @@ export const launcherConfigSchema = z.object({
   /** How long SIGTERM/SIGINT may take to drain every service and the database, in milliseconds. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /**
-   * Internal calls between the services of this one process take Connect's in-process router
-   * transport (same interceptors, credentials, caller policy, deadlines and error mapping as over
-   * h2c, no socket). `false`: every call goes over the loopback network, as between processes.
+   * Internal calls between the services of this one process call the callee's handler as a
+   * function (same interceptors, credentials, caller policy, deadlines and error mapping as over
+   * h2c; no socket, no protobuf encoding). `false`: every call goes over the loopback network, as between processes.
    */
   IN_PROCESS_RPC: z
     .enum(["true", "false"])

@@ -58,6 +58,16 @@ const see = (context: HandlerContext) => {
   });
 };
 
+/** An answer the handler keeps (as a cache would) and hands out to every caller of type "retained". */
+const retained = create(schemaV1.GetCredentialTypeResponseSchema, {
+  credentialType: {
+    type: "retained",
+    version: "v1",
+    useCase: ["a"],
+    schema: { properties: { name: { type: "string" } } },
+  },
+});
+
 /** What the handler does is chosen by the requested type. */
 function routes(router: ConnectRouter) {
   router.service(schemaV1.SchemaService, {
@@ -66,6 +76,8 @@ function routes(router: ConnectRouter) {
       const type = req.selector.case === "typeVersion" ? req.selector.value.type : "";
       if (req.selector.case === "typeVersion") req.selector.value.type = "changed by the handler";
       switch (type) {
+        case "retained":
+          return retained;
         case "not-found":
           throw notFound("Credential type not found");
         case "unavailable":
@@ -178,6 +190,21 @@ describe.each(["network", "in-process"] as const)("internal calls, %s", (mode) =
     expect((handler?.signal.reason as Error | undefined)?.name).toBe("AbortError");
   });
 
+  it("answers each caller its own copy of what the handler keeps", async () => {
+    const client = clientOf("credential-issuer");
+    const first = await client.getCredentialType(requestOf("retained"));
+    const answered = first.credentialType as schemaV1.CredentialType;
+    answered.useCase.push("changed by a caller");
+    const schema = answered.schema as { properties: { name: { type: string } } };
+    schema.properties.name.type = "number";
+    const second = await client.getCredentialType(requestOf("retained"));
+    expect(second).toEqual(retained);
+    expect(retained.credentialType).toMatchObject({
+      useCase: ["a"],
+      schema: { properties: { name: { type: "string" } } },
+    });
+  });
+
   it("fails as the handler failed: mapped errors with their code, Connect errors with their metadata, bugs hidden", async () => {
     const client = clientOf("credential-issuer");
     expect(await outcome(client.getCredentialType(requestOf("not-found")))).toEqual({
@@ -237,7 +264,7 @@ describe.each(["network", "in-process"] as const)("internal calls, %s", (mode) =
       );
     // The handler that missed its deadline ends after the caller stopped waiting.
     await expect.poll(counts, { timeout: 2_000 }).toEqual({
-      "attesto.schema.v1.SchemaService/GetCredentialType ok": 1,
+      "attesto.schema.v1.SchemaService/GetCredentialType ok": 3,
       "attesto.schema.v1.SchemaService/GetCredentialType not_found": 1,
       "attesto.schema.v1.SchemaService/GetCredentialType unavailable": 1,
       "attesto.schema.v1.SchemaService/GetCredentialType failed_precondition": 1,

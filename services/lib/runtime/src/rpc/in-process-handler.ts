@@ -1,83 +1,74 @@
-import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
+import { create, type DescMethod, type DescMethodUnary } from "@bufbuild/protobuf";
 import {
+  appendHeaders,
   Code,
   ConnectError,
   type ConnectRouter,
-  createHandlerContext,
+  createContextValues,
   createMethodImplSpec,
   createServiceImplSpec,
+  type HandlerContext,
   type Interceptor,
   type MethodImplSpec,
   type UnaryRequest,
+  type UnaryResponse,
 } from "@connectrpc/connect";
 import {
-  createMethodSerializationLookup,
-  createMethodUrl,
-  invokeUnaryImplementation,
-  type MethodSerializationLookup,
-} from "@connectrpc/connect/protocol";
-import {
+  codeFromHttpStatus,
   codeToHttpStatus,
   contentTypeUnaryJson,
   contentTypeUnaryProto,
+  errorFromJsonBytes,
   errorToJsonBytes,
   headerContentType,
-  headerTimeout,
   headerUnaryContentLength,
-  parseTimeout,
+  trailerDemux,
+  trailerMux,
 } from "@connectrpc/connect/protocol-connect";
+import { copyMessage } from "./message-copy.js";
 
 /**
- * The server half of an in-process call (in-process-transport.ts): what Connect's Connect-protocol
- * unary handler does with a binary request (its `createHandlerContext`, deadline from
- * `connect-timeout-ms`, `invokeUnaryImplementation` with the server interceptors, errors as the
- * protocol's JSON body and HTTP status), given the request bytes instead of an HTTP body stream
- * routed through protocol negotiation. One difference: the handler's signal is aborted at the end
- * of the call with one shared AbortError, not a fresh one per call (Node builds each with a stack
- * trace: a few percent of an in-process call's CPU). Nothing can tell them apart but identity.
+ * The callee's half of an in-process call (in-process-transport.ts): the method's handler called
+ * as a function behind the callee's server interceptors (metrics, trace context, credential check,
+ * caller policy, error mapping), as Connect's handler runs them, minus the wire:
+ * - the handler gets its own copy of the request and the caller its own copy of the answer
+ *   (message-copy.ts: the declared fields, as protobuf binary would carry them), not bytes;
+ * - the handler's context is the call's: its signal is the caller's call signal (aborted at the
+ *   deadline with DeadlineExceeded, when the caller cancels, and when the call ends), its
+ *   `timeoutMs()` counts down to the caller's deadline, its request header is the caller's (with
+ *   the `connect-*` headers and the credential the client interceptors set), and its values are
+ *   its own (the caller's never reach it). Its response header (`content-type: application/proto`)
+ *   and trailer are made when first used: most handlers set none;
+ * - a failure reaches the caller exactly as the Connect protocol's JSON error body and HTTP
+ *   status would carry it (code, message, details, the handler's headers and the error's metadata),
+ *   never the callee's own error object (no `cause`).
+ * Attempts of a retried call share the call's signal.
  */
 
-/** Node's reason for an abort without one, made once. */
+/** Node's reason for an abort without one, made once (Node builds each with a stack trace). */
 export const CALL_ENDED = new DOMException("This operation was aborted", "AbortError");
 
-/** The router transport's and the Node adapter's limits are far above any internal message: none here. */
-const LIMITS = { readMaxBytes: Number.MAX_SAFE_INTEGER, writeMaxBytes: Number.MAX_SAFE_INTEGER };
-
-/** A serialized answer, as the HTTP response would carry it (trailers apart). */
-export interface InProcessAnswer {
-  status: number;
-  header: Headers;
-  trailer: Headers;
-  body: Uint8Array;
+/** One call as the caller's innermost step hands it over. */
+export interface InProcessCall {
+  /** The caller's request, after its client interceptors. */
+  req: UnaryRequest;
+  /** When the caller stops waiting (ms since the epoch), if it has a deadline. */
+  deadlineAt: number | undefined;
 }
 
-export type InProcessHandler = (req: UnaryRequest, body: Uint8Array) => Promise<InProcessAnswer>;
+export type InProcessHandler = (call: InProcessCall) => Promise<UnaryResponse>;
 
 type UnarySpec = Extract<MethodImplSpec, { kind: "unary" }>;
 
-/** Binary serialization of a method's messages (Connect's, with its error wrapping), made once per method. */
-export function serializationCache(): (method: DescMethod) => MethodSerializationLookup<DescMessage, DescMessage> {
-  const lookups = new Map<DescMethod, MethodSerializationLookup<DescMessage, DescMessage>>();
-  return (method) => {
-    let lookup = lookups.get(method);
-    if (!lookup) {
-      lookup = createMethodSerializationLookup(method, undefined, undefined, LIMITS);
-      lookups.set(method, lookup);
-    }
-    return lookup;
-  };
-}
-
 /**
- * The unary methods `routes` registers, by request path (`/package.Service/Method`), as
- * Connect's router would register them; undefined when a registration passes handler options
- * (none does today), which only Connect's own router applies.
+ * The unary methods `routes` registers, as Connect's router would register them; undefined when a
+ * registration passes handler options (none does today), which only Connect's own router applies.
  */
-function unaryMethodsOf(routes: (router: ConnectRouter) => void): Map<string, UnarySpec> | undefined {
-  const unary = new Map<string, UnarySpec>();
+function unaryMethodsOf(routes: (router: ConnectRouter) => void): Map<DescMethod, UnarySpec> | undefined {
+  const unary = new Map<DescMethod, UnarySpec>();
   let plain = true;
   const add = (spec: MethodImplSpec) => {
-    if (spec.kind === "unary") unary.set(createMethodUrl("/", spec.method), spec);
+    if (spec.kind === "unary") unary.set(spec.method, spec);
   };
   const router: ConnectRouter = {
     handlers: [],
@@ -96,6 +87,86 @@ function unaryMethodsOf(routes: (router: ConnectRouter) => void): Map<string, Un
   return plain ? unary : undefined;
 }
 
+/** The response header and trailer of one call, made when first used. */
+class Answer {
+  private madeHeader?: Headers;
+  private madeTrailer?: Headers;
+  get header(): Headers {
+    this.madeHeader ??= new Headers({ [headerContentType]: contentTypeUnaryProto });
+    return this.madeHeader;
+  }
+  get trailer(): Headers {
+    this.madeTrailer ??= new Headers();
+    return this.madeTrailer;
+  }
+}
+
+/**
+ * The handler's context: the request's method, signal, header and values, the call's deadline and
+ * answer. Object literals with own getters, so that a spread copy (`{ ...context }`) keeps them.
+ */
+function handlerContext(req: UnaryRequest, answer: Answer, deadlineAt: number | undefined): HandlerContext {
+  return {
+    method: req.method,
+    service: req.service,
+    requestMethod: "POST",
+    protocolName: "connect",
+    url: req.url,
+    signal: req.signal,
+    requestHeader: req.header,
+    values: req.contextValues,
+    timeoutMs: () => (deadlineAt === undefined ? undefined : deadlineAt - Date.now()),
+    get responseHeader() {
+      return answer.header;
+    },
+    get responseTrailer() {
+      return answer.trailer;
+    },
+  };
+}
+
+/** A unary response whose header and trailer are `headers`' (made when first read). */
+function response(
+  method: DescMethodUnary,
+  message: UnaryResponse["message"],
+  headers: Pick<UnaryResponse, "header" | "trailer">,
+): UnaryResponse {
+  return {
+    stream: false,
+    service: method.parent,
+    method,
+    message,
+    get header() {
+      return headers.header;
+    },
+    get trailer() {
+      return headers.trailer;
+    },
+  };
+}
+
+/** The failure as the caller would read it from the Connect protocol's JSON error answer. */
+function asReceived(e: unknown, answer: Answer): ConnectError {
+  const error =
+    e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
+  const header = answer.header;
+  header.set(headerContentType, contentTypeUnaryJson);
+  error.metadata.forEach((value, key) => {
+    header.set(key, value);
+  });
+  const body = errorToJsonBytes(error, {});
+  header.set(headerUnaryContentLength, body.byteLength.toString(10));
+  const status = codeToHttpStatus(error.code);
+  // The status's code, then the JSON body, with the header and trailer (sent as "trailer-" headers) as metadata.
+  const muxed = trailerMux(header, answer.trailer);
+  const [received, trailer] = trailerDemux(muxed);
+  return errorFromJsonBytes(
+    body,
+    appendHeaders(received, trailer),
+    new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), muxed),
+  );
+}
+
 /**
  * The handler of the unary methods `routes` registers, behind `interceptors`; undefined when the
  * routes need Connect's own router (handler options).
@@ -106,45 +177,34 @@ export function createInProcessHandler(
 ): InProcessHandler | undefined {
   const methods = unaryMethodsOf(routes);
   if (!methods) return undefined;
-  const serializationOf = serializationCache();
-  return async (req, body) => {
-    const path = new URL(req.url).pathname;
-    const spec = methods.get(path);
-    if (!spec) throw new ConnectError(`RouterHttpClient: no handler registered for ${path}`, Code.Unimplemented);
-    const serialization = serializationOf(spec.method);
-    const timeout = parseTimeout(req.header.get(headerTimeout), Number.MAX_SAFE_INTEGER);
-    const context = createHandlerContext({
-      ...spec,
-      service: spec.method.parent,
-      requestMethod: req.requestMethod,
-      protocolName: "connect",
-      timeoutMs: timeout.timeoutMs,
-      requestSignal: req.signal,
-      requestHeader: req.header,
-      url: req.url,
-      responseHeader: { [headerContentType]: contentTypeUnaryProto },
-    });
-    let status = 200;
-    let answer: Uint8Array;
+  const outermostFirst = [...interceptors].reverse();
+  return async ({ req, deadlineAt }) => {
+    const spec = methods.get(req.method);
+    if (!spec) throw new ConnectError(`no handler registered for ${req.url}`, Code.Unimplemented);
+    const method = spec.method as DescMethodUnary;
+    const answer = new Answer();
+    let next = (async (request: UnaryRequest) => {
+      const output = await spec.impl(request.message, handlerContext(request, answer, deadlineAt));
+      return response(method, create(spec.method.output, output), answer);
+    }) as Parameters<Interceptor>[0];
+    for (const interceptor of outermostFirst) next = interceptor(next);
+    let res: UnaryResponse;
     try {
-      if (timeout.error) throw timeout.error;
-      const input = serialization.getI(true).parse(body);
-      const output = await invokeUnaryImplementation(spec, context, input, interceptors);
-      answer = serialization.getO(true).serialize(output);
+      res = (await next({
+        stream: false,
+        service: req.service,
+        method: req.method,
+        requestMethod: "POST",
+        url: req.url,
+        signal: req.signal,
+        header: req.header,
+        contextValues: createContextValues(),
+        message: copyMessage(spec.method.input, req.message),
+      } as UnaryRequest)) as UnaryResponse;
     } catch (e) {
-      context.abort(e);
-      const error =
-        e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
-      status = codeToHttpStatus(error.code);
-      context.responseHeader.set(headerContentType, contentTypeUnaryJson);
-      error.metadata.forEach((value, key) => {
-        context.responseHeader.set(key, value);
-      });
-      answer = errorToJsonBytes(error, {});
-    } finally {
-      context.abort(CALL_ENDED);
+      throw asReceived(e, answer);
     }
-    context.responseHeader.set(headerUnaryContentLength, answer.byteLength.toString(10));
-    return { status, header: context.responseHeader, trailer: context.responseTrailer, body: answer };
+    // The header and trailer the server interceptors answered with (the answer's, unless one replaced them).
+    return response(method, copyMessage(spec.method.output, res.message), res);
   };
 }

@@ -1,6 +1,5 @@
 import { create, type DescMethodUnary } from "@bufbuild/protobuf";
 import {
-  appendHeaders,
   Code,
   ConnectError,
   type ConnectRouter,
@@ -9,41 +8,36 @@ import {
   type Interceptor,
   type Transport,
   type UnaryRequest,
-  type UnaryResponse,
 } from "@connectrpc/connect";
 import { createMethodUrl, getAbortSignalReason } from "@connectrpc/connect/protocol";
-import {
-  codeFromHttpStatus,
-  errorFromJsonBytes,
-  requestHeaderWithCompression,
-  trailerDemux,
-  trailerMux,
-} from "@connectrpc/connect/protocol-connect";
-import { CALL_ENDED, createInProcessHandler, type InProcessHandler, serializationCache } from "./in-process-handler.js";
+import { requestHeaderWithCompression } from "@connectrpc/connect/protocol-connect";
+import { CALL_ENDED, createInProcessHandler, type InProcessHandler } from "./in-process-handler.js";
 
 /**
- * The transport of in-process internal calls (in-process.ts): Connect's client and server halves
- * of a unary call joined directly, without the HTTP model between them.
+ * The transport of in-process internal calls (in-process.ts): the caller's client interceptors,
+ * then the callee's handler called as a function behind its server interceptors
+ * (in-process-handler.ts), with nothing of the wire between them.
  *
  * `createRouterTransport` joins them through Connect's universal HTTP client and handler: request
  * and response bodies become async iterables, each request is routed by URL and content type
- * through the negotiation of three protocols, headers are copied several times, and every call
- * ends by aborting AbortControllers without a reason, for each of which Node builds an AbortError
- * DOMException with a stack trace. About half of an in-process call's CPU went there
- * (hack/bench/experiments/rpc-call.ts). What stays, as the Connect protocol client and handler do it:
- * - the client interceptors, then the server interceptors (in-process-handler.ts), in the same
- *   order on Connect's own request and response types, with the same request headers
- *   (`content-type`, `connect-protocol-version`, `connect-timeout-ms`, `user-agent`);
- * - the request and the response cross as protobuf binary: the handler and the caller each get
- *   their own decoded copy, as over the wire;
- * - the deadline: the caller's signal aborts with DeadlineExceeded when it passes and the caller
- *   stops waiting although the handler may run on; the handler gets its own deadline from
- *   `connect-timeout-ms` and a signal linked to the caller's;
+ * through the negotiation of three protocols, headers are copied several times, every call ends
+ * by aborting AbortControllers without a reason (for each of which Node builds an AbortError with
+ * a stack trace), and each message is encoded to protobuf binary and decoded again on both sides.
+ * What stays, as the Connect protocol client and handler do it:
+ * - the client interceptors (trace context, retries, service credential, lost callee), then the
+ *   server interceptors (metrics, trace context, credential check, caller policy, error mapping),
+ *   in the same order on Connect's own request and response types, with the same request
+ *   headers (`content-type`, `connect-protocol-version`, `connect-timeout-ms`, `user-agent`,
+ *   `authorization`);
+ * - each side its own copy of the request and the answer (declared fields only, as protobuf
+ *   binary would carry them; message-copy.ts), so neither can change what the other holds;
+ * - the deadline: the call's signal aborts with DeadlineExceeded when it passes and the caller
+ *   stops waiting although the handler may run on; the handler's signal is that signal and its
+ *   `timeoutMs()` counts down to the same deadline;
  * - failures reach the caller as the protocol's JSON error body and HTTP status would (code,
  *   message, details, metadata), and the handler's context values are its own.
- * Differences nobody can observe but by identity: the call's signal ends with one shared
- * AbortError, and one AbortController per side instead of two links the deadline and the caller's
- * signal. Streaming methods (none today) take `createRouterTransport`.
+ * The parity suite (services/lib/runtime/test/in-process-parity.test.ts) runs the same calls
+ * both ways. Streaming methods (none today) take `createRouterTransport`.
  */
 
 const BASE_URL = "https://in-memory";
@@ -122,38 +116,17 @@ export function createInProcessTransport(
   });
   const handler: InProcessHandler | undefined = createInProcessHandler(routes, options.server.interceptors);
   if (!handler) return router;
-  const serializationOf = serializationCache();
-
-  /** The innermost client step, as the Connect client reads a unary answer. */
-  async function send(req: UnaryRequest): Promise<UnaryResponse> {
-    const serialization = serializationOf(req.method);
-    const answer = await raceSignal(req.signal, handler!(req, serialization.getI(true).serialize(req.message)));
-    if (answer.status !== 200) {
-      // The status's code, then the JSON body, with the header and trailer (sent as "trailer-" headers) as metadata.
-      const muxed = trailerMux(answer.header, answer.trailer);
-      const [header, trailer] = trailerDemux(muxed);
-      throw errorFromJsonBytes(
-        answer.body,
-        appendHeaders(header, trailer),
-        new ConnectError(`HTTP ${answer.status}`, codeFromHttpStatus(answer.status), muxed),
-      );
-    }
-    return {
-      stream: false,
-      service: req.service,
-      method: req.method,
-      header: answer.header,
-      message: serialization.getO(true).parse(answer.body),
-      trailer: answer.trailer,
-    } as UnaryResponse;
-  }
+  const outermostFirst = [...options.client.interceptors].reverse();
 
   return {
     unary: (async (method, signal, timeoutMs, header, message, contextValues) => {
       const deadline =
         timeoutMs === undefined ? options.client.defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
-      let next = send as Parameters<Interceptor>[0];
-      for (const interceptor of [...options.client.interceptors].reverse()) next = interceptor(next);
+      const deadlineAt = deadline === undefined ? undefined : Date.now() + deadline;
+      // The innermost client step: the callee's handler, waited for until the call's signal aborts.
+      let next = ((req: UnaryRequest) =>
+        raceSignal(req.signal, handler({ req, deadlineAt }))) as Parameters<Interceptor>[0];
+      for (const interceptor of outermostFirst) next = interceptor(next);
       const call = callSignal(signal, deadline);
       return await next({
         stream: false,
