@@ -31,8 +31,13 @@ export const ledgerConfigSchema = z.object({
    * generated signing key at rest. Unset: the generated key is stored in clear (development only).
    */
   KEY_ENCRYPTION_KEYS: keyEncryptionKeysSchema.optional(),
-  /** How often the background checkpointer looks for log growth. */
+  /** How often the background checkpointer looks for log growth while the log grows. */
   LEDGER_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(DEFAULT_CHECKPOINT_INTERVAL_MS),
+  /**
+   * How often it looks while the log stands still (at least the interval above): an append through
+   * this process wakes it at once; this bounds the wait for one made through a replica that stopped.
+   */
+  LEDGER_CHECKPOINT_IDLE_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /**
    * Whether GetRecord (and the record and checkpoint reads over HTTP) sign a checkpoint on demand
    * when none covers what was asked for yet, instead of waiting for the next checkpointer tick.

@@ -1,4 +1,5 @@
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
+import { createWakeSignal } from "@attesto/runtime/polling-loop";
 import type { ServiceContext } from "@attesto/runtime/service";
 import type { LedgerConfig } from "./config.js";
 import { createCheckpointSigner, lazyCheckpointSigner } from "./domain/checkpoint-signer.js";
@@ -16,7 +17,18 @@ export function createDependencies(context: ServiceContext<LedgerConfig>): Ledge
   const { KEY_ENCRYPTION_KEYS } = context.config;
   const sealer = KEY_ENCRYPTION_KEYS ? createEnvelopeSealer(KEY_ENCRYPTION_KEYS) : undefined;
   const now = () => new Date();
-  const repositories = createLedgerRepositories(context.db, now, sealer);
+  const stored = createLedgerRepositories(context.db, now, sealer);
+  const appended = createWakeSignal();
+  const repositories = {
+    ...stored,
+    appends: {
+      runSerialized: async <T>(work: Parameters<typeof stored.appends.runSerialized<T>>[0]) => {
+        const result = await stored.appends.runSerialized(work);
+        appended.wake();
+        return result;
+      },
+    },
+  };
   const signer = lazyCheckpointSigner(async () =>
     createCheckpointSigner(
       await loadSigningKey(repositories.keys, context.config.LEDGER_SIGNING_KEY),
@@ -33,6 +45,7 @@ export function createDependencies(context: ServiceContext<LedgerConfig>): Ledge
       now,
     }),
     checkpointOnRead: context.config.LEDGER_CHECKPOINT_ON_READ,
+    appended,
     now,
   };
   return dependencies;

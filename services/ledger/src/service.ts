@@ -1,10 +1,10 @@
 import { ledgerV1 } from "@attesto/proto";
 import { createLogger } from "@attesto/runtime/logging";
+import { startPollingLoop } from "@attesto/runtime/polling-loop";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { type LedgerConfig, ledgerPorts, loadLedgerConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
-import { startCheckpointer } from "./domain/start-checkpointer.js";
 import { LedgerServiceRpc } from "./rpc/ledger-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 
@@ -20,11 +20,22 @@ async function startLedger(context: ServiceContext<LedgerConfig>): Promise<() =>
   }
   const dependencies = dependenciesOf(context);
   await dependencies.signer.publicJwk();
-  return startCheckpointer({
-    checkpointing: dependencies.checkpointing,
+  // A new signed checkpoint whenever the log grew: every interval while it grows, woken by this
+  // process's appends, every idle interval while it stands still.
+  let treeSize = -1;
+  const checkpointer = startPollingLoop({
     intervalMs: config.LEDGER_CHECKPOINT_INTERVAL_MS,
+    idleIntervalMs: config.LEDGER_CHECKPOINT_IDLE_INTERVAL_MS,
+    tick: async () => {
+      const latest = await dependencies.checkpointing.refresh();
+      const grew = latest.treeSize !== treeSize;
+      treeSize = latest.treeSize;
+      return grew;
+    },
     onError: (error) => log.error({ err: error }, "checkpoint failed"),
+    wakeOn: dependencies.appended,
   });
+  return checkpointer.stop;
 }
 
 export const ledger: ServiceModule<LedgerConfig> = {

@@ -1,6 +1,7 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
 import { createLogger } from "@attesto/runtime/logging";
+import { createWakeSignal } from "@attesto/runtime/polling-loop";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createEvmChain } from "./clients/evm-chain.js";
 import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
@@ -91,7 +92,11 @@ export function createDependencies(
     metrics: createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }, now),
     now,
     chain: config.LEDGER_BACKEND === "evm" ? `eip155:${config.EVM_CHAIN_ID}` : config.NOTARY_CHAIN,
-    batch: { intervalMs: config.NOTARY_BATCH_INTERVAL_MS, maxSize: config.NOTARY_BATCH_MAX_SIZE },
+    batch: {
+      intervalMs: config.NOTARY_BATCH_INTERVAL_MS,
+      maxSize: config.NOTARY_BATCH_MAX_SIZE,
+      enqueued: createWakeSignal(),
+    },
     anchorRetry: {
       maxAttempts: config.NOTARY_RETRY_MAX_ATTEMPTS,
       baseDelayMs: config.NOTARY_RETRY_BASE_DELAY_MS,
@@ -155,6 +160,7 @@ export async function startSchedulerRuntime(
     notaryConcurrency: config.NOTARY_WORKER_CONCURRENCY,
     webhookConcurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     reconcileIntervalMs: config.JOB_RECONCILE_INTERVAL_MS,
+    idleIntervalMs: config.JOB_IDLE_POLLING_INTERVAL_MS,
     strandedAfterMs: Math.max(
       config.JOB_RECONCILE_INTERVAL_MS,
       2 * 1000 * Math.max(config.NOTARY_JOB_TIMEOUT_SECONDS, Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30),

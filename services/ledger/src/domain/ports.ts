@@ -1,3 +1,4 @@
+import type { WakeSignal } from "@attesto/runtime/polling-loop";
 import type { LedgerEntry, LogHead } from "./ledger-entry.js";
 import type { Checkpoint, DidRecord, LedgerKey, NotarizationRecord } from "./records.js";
 
@@ -72,6 +73,8 @@ export interface LedgerDependencies {
   signer: CheckpointSigner;
   /** Sign a checkpoint on demand when a read needs one that does not exist yet (LEDGER_CHECKPOINT_ON_READ). */
   checkpointOnRead: boolean;
+  /** Woken after every append transaction of this process (the background checkpointer listens). */
+  appended: WakeSignal;
   now: () => Date;
 }
 

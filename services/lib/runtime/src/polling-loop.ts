@@ -17,6 +17,26 @@ export interface PollingLoop {
   stop(): Promise<void>;
 }
 
+/** Created work, announced by the code that creates it to the loop that picks it up. */
+export interface WakeSignal {
+  wake(): void;
+  /** Calls `listener` on every wake until the returned function is called. */
+  subscribe(listener: () => void): () => void;
+}
+
+export function createWakeSignal(): WakeSignal {
+  const listeners = new Set<() => void>();
+  return {
+    wake: () => {
+      for (const listener of listeners) listener();
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
 export interface PollingLoopOptions {
   intervalMs: number;
   /** Between ticks while idle (default `intervalMs`: no backoff); at least `intervalMs`. */
@@ -24,6 +44,8 @@ export interface PollingLoopOptions {
   /** One pass; resolves true when work is left (the loop stays busy). */
   tick: () => Promise<boolean>;
   onError: (error: unknown) => void;
+  /** Wakes the loop as `wake()` does, until it stops. */
+  wakeOn?: WakeSignal;
 }
 
 export function startPollingLoop(options: PollingLoopOptions): PollingLoop {
@@ -58,21 +80,25 @@ export function startPollingLoop(options: PollingLoopOptions): PollingLoop {
       });
   };
 
+  const wake = () => {
+    if (stopped) return;
+    if (running) {
+      wokenWhileRunning = true;
+      return;
+    }
+    if (dueAt !== undefined && dueAt - Date.now() > intervalMs) {
+      clearTimeout(timer);
+      schedule(intervalMs);
+    }
+  };
+  const unsubscribe = options.wakeOn?.subscribe(wake);
+
   schedule(intervalMs);
   return {
-    wake() {
-      if (stopped) return;
-      if (running) {
-        wokenWhileRunning = true;
-        return;
-      }
-      if (dueAt !== undefined && dueAt - Date.now() > intervalMs) {
-        clearTimeout(timer);
-        schedule(intervalMs);
-      }
-    },
+    wake,
     async stop() {
       stopped = true;
+      unsubscribe?.();
       clearTimeout(timer);
       await running;
     },

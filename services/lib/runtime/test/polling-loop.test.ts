@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { startPollingLoop } from "../src/polling-loop.js";
+import { createWakeSignal, startPollingLoop } from "../src/polling-loop.js";
 
 /** Fake timers: every interval below is the loop's own, advanced by the test, never waited for. */
 describe("startPollingLoop", () => {
@@ -130,5 +130,29 @@ describe("startPollingLoop", () => {
     await vi.advanceTimersByTimeAsync(3_000);
     expect(ticks).toEqual([1_000, 2_000, 3_000]);
     await loop.stop();
+  });
+
+  it("a wake signal wakes the loop until it stops", async () => {
+    const start = Date.now();
+    const signal = createWakeSignal();
+    const ticks: number[] = [];
+    const loop = startPollingLoop({
+      intervalMs: 1_000,
+      idleIntervalMs: 10_000,
+      tick: async () => {
+        ticks.push(Date.now() - start);
+        return false;
+      },
+      onError: () => {},
+      wakeOn: signal,
+    });
+    await vi.advanceTimersByTimeAsync(1_500);
+    signal.wake();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(ticks).toEqual([1_000, 2_500]);
+    await loop.stop();
+    signal.wake();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ticks).toEqual([1_000, 2_500]);
   });
 });

@@ -29,18 +29,23 @@ export function planBatch(leaves: PendingLeaf[], maxSize: number): BatchPlan | u
   };
 }
 
-/** Cuts every due batch (several replicas may run this at once: rows are locked, skipped by others). */
-export async function cutDueBatches(deps: NotaryDependencies): Promise<number> {
+/**
+ * Cuts every due batch (several replicas may run this at once: rows are locked, skipped by others).
+ * `pendingLeft`: notarizations were left unbatched because none was due yet (or others held them).
+ */
+export async function cutDueBatches(deps: NotaryDependencies): Promise<{ cut: number; pendingLeft: boolean }> {
   const { maxSize, intervalMs } = deps.batch;
   let cut = 0;
   for (;;) {
     let size = 0;
+    let pendingLeft = false;
     const made = await deps.notarizations.cutBatch(maxSize, intervalMs, (leaves) => {
       const plan = planBatch(leaves, maxSize);
       size = plan?.leaves.length ?? 0;
+      pendingLeft = !plan && leaves.length > 0;
       return plan;
     });
-    if (!made) return cut;
+    if (!made) return { cut, pendingLeft };
     deps.metrics.batchCut(size);
     cut += 1;
   }

@@ -58,7 +58,10 @@ export async function enqueueNotarization(deps: NotaryDependencies, input: Enque
     saltedDigest: saltDigest(salt, digest),
   });
   // A concurrent first call may have won the insert: then its record is the answer.
-  if (stored.objectId === objectId) deps.metrics.enqueued();
+  if (stored.objectId === objectId) {
+    deps.metrics.enqueued();
+    deps.batch.enqueued.wake();
+  }
   return sameRequestOrConflict(stored, tenant, digest);
 }
 

@@ -1,3 +1,4 @@
+import type { WakeSignal } from "@attesto/runtime/polling-loop";
 import type { RetryPolicy } from "./backoff.js";
 import type { LedgerAnchor } from "./model.js";
 import type { NotarizationStore, WebhookDeliveryStore, WebhookEventStore } from "./stores.js";
@@ -65,7 +66,8 @@ export interface NotaryDependencies {
   metrics: SchedulerMetricsPort;
   now: () => Date;
   chain: string;
-  batch: { intervalMs: number; maxSize: number };
+  /** `enqueued`: this process recorded a notarization (wakes the batch cutter). */
+  batch: { intervalMs: number; maxSize: number; enqueued: WakeSignal };
   anchorRetry: RetryPolicy;
   webhookRetry: RetryPolicy;
   /** Version of the scheduler, in the User-Agent of webhook requests. */
