@@ -1,4 +1,3 @@
-import type { WakeSignal } from "@attesto/runtime/polling-loop";
 import type { LedgerEntry, LogHead } from "./ledger-entry.js";
 import type { Checkpoint, DidRecord, LedgerKey, NotarizationRecord } from "./records.js";
 
@@ -74,7 +73,7 @@ export interface LedgerDependencies {
   /** Sign a checkpoint on demand when a read needs one that does not exist yet (LEDGER_CHECKPOINT_ON_READ). */
   checkpointOnRead: boolean;
   /** Woken after every append transaction of this process (the background checkpointer listens). */
-  appended: WakeSignal;
+  appended: WorkSignal;
   now: () => Date;
 }
 
@@ -109,4 +108,10 @@ export interface CheckpointClaims {
   root_hash: string;
   /** ISO 8601, the checkpoint's `created_at`. */
   created_at: string;
+}
+
+/** Work created by this process, announced to the background loop that picks it up (structurally a `WakeSignal` of the runtime's polling loop). */
+export interface WorkSignal {
+  wake(): void;
+  subscribe(listener: () => void): () => void;
 }

@@ -1,4 +1,3 @@
-import type { WakeSignal } from "@attesto/runtime/polling-loop";
 import type { RetryPolicy } from "./backoff.js";
 import type { LedgerAnchor } from "./model.js";
 import type { NotarizationStore, WebhookDeliveryStore, WebhookEventStore } from "./stores.js";
@@ -67,7 +66,7 @@ export interface NotaryDependencies {
   now: () => Date;
   chain: string;
   /** `enqueued`: this process recorded a notarization (wakes the batch cutter). */
-  batch: { intervalMs: number; maxSize: number; enqueued: WakeSignal };
+  batch: { intervalMs: number; maxSize: number; enqueued: WorkSignal };
   anchorRetry: RetryPolicy;
   webhookRetry: RetryPolicy;
   /** Version of the scheduler, in the User-Agent of webhook requests. */
@@ -79,4 +78,10 @@ export interface NotaryDependencies {
 /** The scheduler's log, as the domain uses it. */
 export interface DeliveryLog {
   warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Work created by this process, announced to the background loop that picks it up (structurally a `WakeSignal` of the runtime's polling loop). */
+export interface WorkSignal {
+  wake(): void;
+  subscribe(listener: () => void): () => void;
 }
