@@ -14,13 +14,12 @@
  * BENCH_FOOTPRINT_SETTLE_SECONDS (default 30) and BENCH_FOOTPRINT_IDLE_SECONDS (default 30).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadAverage, machineFacts } from "./proc-stats.js";
 import { table } from "./report.js";
-import { repoRoot, startLibraryPeer } from "./topology.js";
+import { benchDataDir, repoRoot, startLibraryPeer } from "./topology.js";
 
 const env = process.env;
 /**
@@ -156,8 +155,8 @@ const commandOf = (pid: number) => {
 /** `full`: the first start after removing dist/start, and a warm start; otherwise cold start and idle only. */
 export async function measureFootprint(full: boolean): Promise<Footprint> {
   process.stdout.write(`\n== npm start footprint (settle ${SETTLE_SECONDS} s, idle window ${IDLE_SECONDS} s)\n`);
-  const firstDataDir = mkdtempSync(join(tmpdir(), "attesto-footprint-"));
-  const dataDir = mkdtempSync(join(tmpdir(), "attesto-footprint-"));
+  const firstDataDir = benchDataDir("attesto-footprint-");
+  const dataDir = benchDataDir("attesto-footprint-");
   try {
     if (full) rmSync(join(repoRoot, "dist", "start"), { recursive: true, force: true });
     const first = await start(firstDataDir);

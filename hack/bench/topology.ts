@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -182,8 +182,20 @@ async function waitHealthy(child: Child, targets: Array<{ service: string; url: 
  * with fresh schemas. With `allInOne`, the same services run in one
  * process through the launcher's startPlatform (bench-all-in-one.ts).
  */
+/**
+ * A scratch folder for an embedded database. mkdtemp makes it 0700; as root, the native PostgreSQL
+ * server runs as another account, which could not reach a data folder inside it, and the platform
+ * would fall back to PGlite, so the bench would not measure the default engine. 0755 lets it through
+ * (the platform makes the data folder itself private).
+ */
+export function benchDataDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
 export async function startBenchPlatform(options: PlatformOptions): Promise<RunningPlatform> {
-  const dataDir = mkdtempSync(join(tmpdir(), "attesto-bench-"));
+  const dataDir = benchDataDir("attesto-bench-");
   const profileDir = options.profile.length > 0 ? join(repoRoot, "bench-profiles") : undefined;
   if (profileDir) {
     rmSync(profileDir, { recursive: true, force: true });
