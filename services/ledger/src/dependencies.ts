@@ -5,7 +5,7 @@ import type { LedgerConfig } from "./config.js";
 import { createCheckpointSigner, lazyCheckpointSigner } from "./domain/checkpoint-signer.js";
 import { createCheckpointing } from "./domain/checkpointing.js";
 import { loadSigningKey } from "./domain/load-signing-key.js";
-import type { LedgerDependencies } from "./domain/ports.js";
+import type { AppendTransactions, LedgerDependencies } from "./domain/ports.js";
 import { createLedgerRepositories } from "./store/create-repositories.js";
 
 /**
@@ -19,16 +19,15 @@ export function createDependencies(context: ServiceContext<LedgerConfig>): Ledge
   const now = () => new Date();
   const stored = createLedgerRepositories(context.db, now, sealer);
   const appended = createWakeSignal();
-  const repositories = {
-    ...stored,
-    appends: {
-      runSerialized: async <T>(work: Parameters<typeof stored.appends.runSerialized<T>>[0]) => {
-        const result = await stored.appends.runSerialized(work);
-        appended.wake();
-        return result;
-      },
+  // Every append transaction of this process wakes the background checkpointer once it commits.
+  const appends: AppendTransactions = {
+    async runSerialized(work) {
+      const result = await stored.appends.runSerialized(work);
+      appended.wake();
+      return result;
     },
   };
+  const repositories = { ...stored, appends };
   const signer = lazyCheckpointSigner(async () =>
     createCheckpointSigner(
       await loadSigningKey(repositories.keys, context.config.LEDGER_SIGNING_KEY),
