@@ -1,5 +1,6 @@
 // `@attesto/runtime/service`: how a service is composed and run (context, launch, readiness, main).
 export {
+  type Clock,
   closeOnSignals,
   createServiceContext,
   launchService,
@@ -7,6 +8,7 @@ export {
   readinessChecksOf,
   type ServiceContext,
   type ServiceDefinition,
+  systemClock,
 } from "./launch.js";
 export { readPackageVersion } from "./package-version.js";
 export {

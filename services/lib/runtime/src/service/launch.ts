@@ -11,6 +11,7 @@ import {
 import type { DescService } from "@bufbuild/protobuf";
 import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import type { Logger } from "pino";
 import { type CacheInvalidations, NO_INVALIDATIONS } from "../cache/loading-cache.js";
 import { type BaseConfig, publicUrlOf } from "../config.js";
 import type { KeyEncryptionKey } from "../crypto/envelope.js";
@@ -30,12 +31,22 @@ import { createServiceMetrics, type ServiceMetrics } from "../telemetry/metrics.
 import type { Tracing } from "../telemetry/tracing.js";
 import { databaseCheck, migrationsCheck, peerCheck, type ReadinessCheck, registerReadinessRoute } from "./readiness.js";
 
+/** The time as a service's domain reads it: one function, so tests move it instead of sleeping. */
+export type Clock = () => Date;
+
+/** The wall clock, the default of every context. */
+export const systemClock: Clock = () => new Date();
+
 /** What the runtime hands a service when it starts: its database, limits, metrics and RPC clients. */
 export interface ServiceContext<C extends BaseConfig = BaseConfig> {
   service: string;
   version: string;
   config: C;
   publicUrl: string;
+  /** The one clock of the service: every expiry, timestamp and sweep reads it (tests pass their own). */
+  clock: Clock;
+  /** The service's logger (pino, redacting secrets): background work logs through it. */
+  logger: Logger;
   db: Kysely<unknown>;
   metrics: ServiceMetrics;
   rateLimits: RateLimitCounter;
@@ -93,7 +104,7 @@ export function createServiceContext<C extends BaseConfig>(
   config: C,
   db: Kysely<unknown>,
   tracing?: Tracing,
-  options: { processMetrics?: boolean; cacheInvalidations?: CacheInvalidations } = {},
+  options: { processMetrics?: boolean; cacheInvalidations?: CacheInvalidations; clock?: Clock; logger?: Logger } = {},
 ): ServiceContext<C> {
   const signer = createServiceCredentialSigner({
     privateKey: config.SERVICE_IDENTITY_KEY,
@@ -104,6 +115,8 @@ export function createServiceContext<C extends BaseConfig>(
     version: definition.version,
     config,
     publicUrl: publicUrlOf(config),
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? createLogger(definition.name, config.LOG_LEVEL),
     db,
     metrics: createServiceMetrics(definition.name, options),
     rateLimits: createPostgresRateLimitCounter(db),
@@ -173,6 +186,7 @@ export async function launchService<C extends BaseConfig>(
     const context = createServiceContext(definition, config, database.db, options.tracing, {
       processMetrics: options.processMetrics ?? true,
       cacheInvalidations: invalidations.invalidations,
+      logger: log,
     });
     registerDatabasePoolMetrics(context.metrics.registry, database.pool, config.DATABASE_POOL_MAX);
     stopBackgroundWork = (await definition.init?.(context)) ?? undefined;
