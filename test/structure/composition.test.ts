@@ -56,16 +56,125 @@ function serviceReached(file: string, specifier: string): { service: string; dee
   return undefined;
 }
 
+/** The return type of a service's `createDependencies`: the aggregate of its ports. */
+const CREATE_DEPENDENCIES =
+  /export function createDependencies\(\s*context: ServiceContext<\w+>,\s*overrides(\?)?: [^)]*?\)\s*:\s*(\w+)/;
+
+function aggregateOf(service: string): string | undefined {
+  const text = readFileSync(join(repoRoot, `services/${service}/src/dependencies.ts`), "utf8");
+  return CREATE_DEPENDENCIES.exec(text)?.[2];
+}
+
+/** Names a port has: what a domain declares as something it calls out to. */
+const PORT_NAME =
+  /\bexport\s+(?:interface|type)\s+(\w+(?:Repository|Repositories|Store|Stores|Client|Port|Gateway|Resolver|Fetcher|Signer|Sender))\b/g;
+
+/** The lines of a source file with comments blanked, so prose naming a rule does not trip it. */
+function codeOf(file: string): string {
+  return readFileSync(join(repoRoot, file), "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, " "))
+    .replace(/(^|[^:"'`])\/\/[^\n]*/g, "$1");
+}
+
 describe("every service has one composition root", () => {
   it.each(SERVICES)(
-    "%s: src/config.ts, src/dependencies.ts with createDependencies(context, …), app.ts, service.ts, main.ts",
+    "%s: src/config.ts, src/dependencies.ts with createDependencies(context, overrides = {}), app.ts, service.ts, main.ts",
     (service) => {
       const src = `services/${service}/src`;
       for (const file of ["config.ts", "dependencies.ts", "app.ts", "service.ts", "main.ts"]) {
         expect(existsSync(join(repoRoot, src, file)), `${src}/${file}`).toBe(true);
       }
       const dependencies = readFileSync(join(repoRoot, src, "dependencies.ts"), "utf8");
-      expect(dependencies).toMatch(/export function createDependencies\(\s*context: ServiceContext</);
+      expect(dependencies).toMatch(CREATE_DEPENDENCIES);
+      // One way to build: `overrides` is optional (`= {}` or `?`) and nothing follows it.
+      expect(dependencies).toMatch(
+        /createDependencies\(\s*context: ServiceContext<\w+>,\s*overrides(\?: [^)=]*?|: [^)=]*?= \{\}),?\s*\)/,
+      );
+    },
+  );
+
+  it.each(SERVICES)("%s: ports are declared in src/domain/ports.ts, the aggregate among them", (service) => {
+    const domain = `services/${service}/src/domain`;
+    expect(existsSync(join(repoRoot, domain, "ports.ts")), `${domain}/ports.ts`).toBe(true);
+    for (const stray of ["dependencies.ts", "repositories.ts"])
+      expect(existsSync(join(repoRoot, domain, stray))).toBe(false);
+    const elsewhere = filesUnder(domain)
+      .filter((file) => file !== `${domain}/ports.ts`)
+      .flatMap((file) => [...codeOf(file).matchAll(PORT_NAME)].map((match) => `${file}: ${match[1]}`));
+    expect(elsewhere).toEqual([]);
+    const aggregate = aggregateOf(service);
+    expect(aggregate, "createDependencies' return type").toBeDefined();
+    expect(codeOf(`${domain}/ports.ts`)).toMatch(new RegExp(`export (interface|type) ${aggregate}\\b`));
+  });
+
+  it.each(SERVICES)("%s: use cases take just what they use (Pick<> of the aggregate, never all of it)", (service) => {
+    const domain = `services/${service}/src/domain`;
+    const aggregate = aggregateOf(service);
+    expect(aggregate).toBeDefined();
+    const whole = filesUnder(domain)
+      .filter((file) => file !== `${domain}/ports.ts`)
+      .flatMap((file) =>
+        codeOf(file)
+          .split("\n")
+          .filter((line) => new RegExp(`\\b${aggregate}\\b`).test(line))
+          .filter((line) => !/^\s*import\s/.test(line) && !/\}\s*from\s/.test(line))
+          .filter((line) =>
+            line.replaceAll(new RegExp(`Pick<\\s*${aggregate}\\b`, "g"), "").match(new RegExp(`\\b${aggregate}\\b`)),
+          )
+          .map((line) => `${file}: ${line.trim()}`),
+      );
+    expect(whole).toEqual([]);
+  });
+
+  it.each(SERVICES)(
+    "%s: the clock and the logger come from the ServiceContext (no new Date(), Date.now(), createLogger)",
+    (service) => {
+      const own = filesUnder(`services/${service}/src`).flatMap((file) =>
+        codeOf(file)
+          .split("\n")
+          .filter((line) => /\bnew Date\(\s*\)|\bDate\.now\(\s*\)|\bcreateLogger\(/.test(line))
+          .map((line) => `${file}: ${line.trim()}`),
+      );
+      expect(own).toEqual([]);
+    },
+  );
+
+  it("the checks see a violation (they can fail)", () => {
+    expect("export interface OfferRepository {").toMatch(new RegExp(PORT_NAME.source));
+    expect(
+      CREATE_DEPENDENCIES.exec(
+        "export function createDependencies(context: ServiceContext<C>, overrides: Partial<D> = {}): D {",
+      )?.[2],
+    ).toBe("D");
+    expect(
+      CREATE_DEPENDENCIES.exec("export function createDependencies(context: ServiceContext<C>, clock?: Clock): D {"),
+    ).toBeNull();
+  });
+});
+
+describe("the operator and the CLI", () => {
+  /** What they may take of the runtime: configuration, logging and internal RPC, and the rules without I/O. */
+  const RUNTIME_SUBPATHS = ["config", "logging", "rpc", "tenant-id", "status-list-size", "backoff"];
+
+  it.each(["operator", "cli"])("%s/src reaches the platform only over internal RPC (no service package)", (pkg) => {
+    const crossings = filesUnder(`${pkg}/src`).flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => serviceReached(file, specifier) !== undefined)
+        .map((specifier) => `${file}: ${specifier}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it.each(["operator", "cli"])(
+    "%s/src takes of the runtime only /config, /logging, /rpc and the rules without I/O",
+    (pkg) => {
+      const other = filesUnder(`${pkg}/src`).flatMap((file) =>
+        importsOf(file)
+          .filter((specifier) => specifier.startsWith("@attesto/runtime"))
+          .filter((specifier) => !RUNTIME_SUBPATHS.includes(specifier.slice("@attesto/runtime/".length)))
+          .map((specifier) => `${file}: ${specifier}`),
+      );
+      expect(other).toEqual([]);
     },
   );
 });
