@@ -1,5 +1,4 @@
 import { ledgerV1 } from "@attesto/proto";
-import { createLogger } from "@attesto/runtime/logging";
 import { startPollingLoop } from "@attesto/runtime/polling-loop";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
@@ -13,8 +12,7 @@ export const dependenciesOf = perService(createDependencies);
 
 /** Start-up: load (or generate and store) the signing key, then run the background checkpointer. */
 async function startLedger(context: ServiceContext<LedgerConfig>): Promise<() => Promise<void>> {
-  const { config } = context;
-  const log = createLogger(context.service, config.LOG_LEVEL);
+  const { config, logger: log } = context;
   if (!config.LEDGER_SIGNING_KEY && !config.KEY_ENCRYPTION_KEYS) {
     log.warn("neither LEDGER_SIGNING_KEY nor KEY_ENCRYPTION_KEYS is set: the checkpoint key is stored unencrypted");
   }

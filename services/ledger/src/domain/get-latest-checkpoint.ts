@@ -7,7 +7,7 @@ import type { Checkpoint } from "./records.js";
  * has none yet signs one now; otherwise 404 until the checkpointer's first tick.
  */
 export async function getLatestCheckpoint(
-  dependencies: LedgerDependencies,
+  dependencies: Pick<LedgerDependencies, "checkpointing" | "signer" | "checkpointOnRead">,
 ): Promise<{ checkpoint: Checkpoint; publicJwk: CheckpointPublicJwk }> {
   const { checkpointing, signer } = dependencies;
   let checkpoint = await checkpointing.latest();

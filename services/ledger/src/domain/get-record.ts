@@ -29,7 +29,10 @@ export function parseObjectId(objectId: string): string {
  * record is returned without proof. The proof comes from the leaves the checkpoint covers, which
  * are checked against its signed root first: a log changed underneath fails loudly.
  */
-export async function getRecord(dependencies: LedgerDependencies, objectId: string): Promise<RecordWithProof> {
+export async function getRecord(
+  dependencies: Pick<LedgerDependencies, "repositories" | "checkpointing" | "checkpointOnRead">,
+  objectId: string,
+): Promise<RecordWithProof> {
   const { repositories, checkpointing } = dependencies;
   const record = await repositories.notarizations.find(parseObjectId(objectId));
   if (!record) throw notFound("Record not found");
