@@ -2,7 +2,7 @@ import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { VerifierConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
-import type { VerifierDependencies } from "./domain/dependencies.js";
+import type { VerifierDependencies } from "./domain/ports.js";
 import { registerCreateAuthorizationRequestRoute } from "./routes/create-authorization-request.route.js";
 import { registerDcApiAssetRoutes } from "./routes/dc-api-assets.route.js";
 import { registerGetRequestObjectRoute } from "./routes/get-request-object.route.js";

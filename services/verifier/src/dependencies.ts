@@ -13,7 +13,7 @@ import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
 import { createVerificationEvents } from "./clients/verification-events.js";
 import { createVerifierKeys } from "./clients/verifier-keys.js";
 import type { VerifierConfig } from "./config.js";
-import type { VerifierDependencies } from "./domain/dependencies.js";
+import type { VerifierDependencies } from "./domain/ports.js";
 import { createDcApiSessionStore } from "./store/dc-api-session.store.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
 import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";

@@ -1,7 +1,7 @@
 import type { ServiceContext } from "@attesto/runtime/service";
 import { Counter } from "prom-client";
 import type { VerifierConfig } from "./config.js";
-import type { VerificationRecorder } from "./domain/dependencies.js";
+import type { VerificationRecorder } from "./domain/ports.js";
 
 const VERIFIED_METRIC = "attesto_presentations_verified_total";
 

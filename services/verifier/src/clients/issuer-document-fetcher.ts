@@ -1,6 +1,7 @@
 import { createBoundedCache } from "@attesto/runtime/cache";
 import type { OutboundGuard } from "@attesto/runtime/http";
-import { type IssuerDocumentFetcher, IssuerFetchError } from "../domain/upstream.js";
+import type { IssuerDocumentFetcher } from "../domain/ports.js";
+import { IssuerFetchError } from "../domain/upstream.js";
 
 /** The outbound HTTP this fetcher needs: the shared outbound request guard's `fetchJson`. */
 export type JsonGetter = Pick<OutboundGuard, "fetchJson">;

@@ -1,7 +1,8 @@
 import type { ledgerV1 } from "@attesto/proto";
 import { cacheDidResolution } from "@attesto/protocol";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
-import { type DidResolution, type LedgerDidResolver, UpstreamUnavailableError } from "../domain/upstream.js";
+import type { LedgerDidResolver } from "../domain/ports.js";
+import { type DidResolution, UpstreamUnavailableError } from "../domain/upstream.js";
 
 /** One ResolveDid call. NOT_FOUND / INVALID_ARGUMENT mean "no such DID"; anything else is the ledger failing. */
 async function resolveOnLedger(ledger: Client<typeof ledgerV1.LedgerService>, did: string): Promise<DidResolution> {

@@ -3,12 +3,8 @@ import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
 import { type CacheInvalidations, createCoherentCache, NO_INVALIDATIONS } from "@attesto/runtime/cache";
 import { TRUST_REGISTRY_TOPICS } from "@attesto/tenant-client";
 import type { Client } from "@connectrpc/connect";
-import {
-  type IssuerStanding,
-  type RegisteredIssuerSnapshot,
-  type RegisteredIssuers,
-  UpstreamUnavailableError,
-} from "../domain/upstream.js";
+import type { RegisteredIssuers } from "../domain/ports.js";
+import { type IssuerStanding, type RegisteredIssuerSnapshot, UpstreamUnavailableError } from "../domain/upstream.js";
 
 const STANDING_OF_WIRE: Partial<Record<tenantV1.IssuerStanding, IssuerStanding>> = {
   [tenantV1.IssuerStanding.ACTIVE]: "active",

@@ -1,7 +1,7 @@
 import { type CachedStatusListToken, createStatusListTokenSource } from "@attesto/protocol";
 import { createLoadingCache } from "@attesto/runtime/cache";
 import type { OutboundGuard } from "@attesto/runtime/http";
-import type { StatusListTokens } from "../domain/upstream.js";
+import type { StatusListTokens } from "../domain/ports.js";
 
 export interface StatusListTokensOptions {
   /** Longest a token is reused (its `ttl` shortens it, its `exp` ends it); 0 fetches every time. */

@@ -1,7 +1,7 @@
 import type { keysV1 } from "@attesto/proto";
 import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
 import type { Client } from "@connectrpc/connect";
-import type { TrustAnchorSource } from "../domain/upstream.js";
+import type { TrustAnchorSource } from "../domain/ports.js";
 
 /** After a failed attempt, the trust registry is asked again no sooner than this. */
 const RETRY_AFTER_FAILURE_MS = 5_000;

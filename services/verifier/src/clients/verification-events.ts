@@ -1,6 +1,6 @@
 import type { notaryV1 } from "@attesto/proto";
 import type { Client } from "@connectrpc/connect";
-import type { VerificationEvents } from "../domain/dependencies.js";
+import type { VerificationEvents } from "../domain/ports.js";
 
 /**
  * The scheduler's NotaryService.PublishVerificationEvent: the tenant's opt-in

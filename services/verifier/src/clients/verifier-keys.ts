@@ -1,7 +1,7 @@
 import { keysV1 } from "@attesto/proto";
 import { invalidFields, unavailable } from "@attesto/runtime/errors";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
-import type { VerifierKeys } from "../domain/dependencies.js";
+import type { VerifierKeys } from "../domain/ports.js";
 
 /**
  * VerifierKeys over KeyCustodyService. A FAILED_PRECONDITION (no imported verifier certificate, or

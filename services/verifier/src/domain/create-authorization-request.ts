@@ -12,8 +12,8 @@ import { invalidFields } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf, requestLinkPagesOf, requestUriOf } from "./authorization-request-link.js";
 import type { DcApiRequest } from "./dc-api/create-dc-api-request.js";
 import { checkDcApiFields, openDcApiSession, UNSIGNED_CLIENT_ID } from "./dc-api/create-dc-api-session.js";
-import type { VerifierDependencies } from "./dependencies.js";
 import { verifierCertificateOf } from "./policy/active-policy.js";
+import type { SessionSigner, VerifierDependencies } from "./ports.js";
 import {
   type ClientMetadataInput,
   DEFAULT_SESSION_TTL_SECONDS,
@@ -61,18 +61,6 @@ export interface CreatedAuthorizationRequest {
   /** Public page: the QR code, a same-device button, the session's live status. */
   page_url: string;
   expires_at: string;
-}
-
-/** Who signs a session's request objects and the client_id that names it. */
-export interface SessionSigner {
-  clientId: string;
-  /** Caller key: the DID URL of a DID verifier. */
-  kid?: string;
-  /** Caller key: the Ed25519 seed, sealed with the session. */
-  seed?: Uint8Array;
-  /** Tenant verifier certificate: the custody key and its chain. */
-  keyId?: string;
-  x5c?: string[];
 }
 
 const callerKeyFieldErrors = (input: AuthorizationRequestInput) => [

@@ -1,4 +1,4 @@
-import type { VerifierDependencies } from "./dependencies.js";
+import type { VerifierDependencies } from "./ports.js";
 
 /** How often the background sweep drops the sealed keys of sessions that expired unanswered. */
 export const KEY_SWEEP_INTERVAL_MS = 60_000;

@@ -1,4 +1,4 @@
-import type { VerificationSessionRepository } from "./verification-session-repository.js";
+import type { VerificationSessionRepository } from "./ports.js";
 
 /** How often the verifier looks for verifications its (or another replica's) death interrupted. */
 export const INTERRUPTED_SWEEP_INTERVAL_MS = 5_000;

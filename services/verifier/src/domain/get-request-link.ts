@@ -1,6 +1,6 @@
 import { notFound } from "@attesto/runtime/errors";
 import { authorizationRequestLinkOf } from "./authorization-request-link.js";
-import type { VerifierDependencies } from "./dependencies.js";
+import type { VerifierDependencies } from "./ports.js";
 import { isDcApiMode, type SessionStatus, statusAt } from "./verification-session.js";
 
 export interface RequestLink {

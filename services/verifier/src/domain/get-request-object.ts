@@ -6,7 +6,7 @@ import {
   SELF_ISSUED_AUDIENCE,
 } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime/errors";
-import type { VerifierDependencies } from "./dependencies.js";
+import type { VerifierDependencies } from "./ports.js";
 import { requestIssuerOf, signSessionRequestObject } from "./sign-request-object.js";
 import {
   isDcApiMode,

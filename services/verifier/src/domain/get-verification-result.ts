@@ -1,5 +1,5 @@
 import { badRequest, notFound } from "@attesto/runtime/errors";
-import type { VerifierDependencies } from "./dependencies.js";
+import type { VerifierDependencies } from "./ports.js";
 import { hashResponseCode, responseCodeMatches } from "./response-code.js";
 import {
   type CheckResult,

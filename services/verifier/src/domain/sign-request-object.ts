@@ -5,7 +5,7 @@ import {
   signRequestObject,
   signRequestObjectWithX5c,
 } from "@attesto/protocol";
-import type { VerifierDependencies } from "./dependencies.js";
+import type { VerifierDependencies } from "./ports.js";
 import type { VerificationSession } from "./verification-session.js";
 
 /**

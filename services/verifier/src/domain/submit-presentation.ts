@@ -7,11 +7,11 @@ import {
 import { InvalidRequest } from "@attesto/runtime/errors";
 import { formatOf } from "./checks/check.js";
 import { verificationChecksFor } from "./checks/index.js";
-import type { VerifierDependencies } from "./dependencies.js";
 import { responseUriOf } from "./get-request-object.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import type { VerifierPolicy } from "./policy/verifier-policy.js";
+import type { VerifierDependencies } from "./ports.js";
 import { createResponseCode, hashResponseCode } from "./response-code.js";
 import {
   keyBindingAudienceOf,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { createAuthorizationRequest, ed25519SeedProblem } from "../domain/create-authorization-request.js";
 import { DC_API_PROTOCOL_SIGNED, DC_API_PROTOCOL_UNSIGNED } from "../domain/dc-api/create-dc-api-request.js";
 import { MAX_EXPECTED_ORIGINS, parseWebOrigin } from "../domain/dc-api/expected-origins.js";
-import type { VerifierDependencies } from "../domain/dependencies.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 import { MAX_SESSION_TTL_SECONDS, MIN_SESSION_TTL_SECONDS, RESPONSE_MODES } from "../domain/verification-session.js";
 import { CLIENT_ID_PREFIXES } from "../domain/x509/client-id-prefix.js";
 import { zDcqlQuery } from "./dcql-query.schema.js";

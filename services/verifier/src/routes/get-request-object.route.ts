@@ -1,8 +1,8 @@
 import { REQUEST_OBJECT_CONTENT_TYPE } from "@attesto/protocol";
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { VerifierDependencies } from "../domain/dependencies.js";
 import { getRequestObject } from "../domain/get-request-object.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 
 const zParams = z.object({ requestUriId: z.string().min(1).max(128, "must be at most 128 characters") });
 

@@ -1,7 +1,7 @@
 import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { VerifierDependencies } from "../domain/dependencies.js";
 import { getVerificationResult } from "../domain/get-verification-result.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 
 const zParams = z.object({ sessionId: z.string().min(1).max(100, "must be at most 100 characters") });
 

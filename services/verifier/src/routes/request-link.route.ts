@@ -1,8 +1,8 @@
 import type { App } from "@attesto/runtime/http";
 import { renderLinkPage, renderQrSvg, sendLinkPage, sendLinkStatus, sendQrSvg } from "@attesto/runtime/link-page";
 import { z } from "zod";
-import type { VerifierDependencies } from "../domain/dependencies.js";
 import { getRequestLink } from "../domain/get-request-link.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 import type { SessionStatus } from "../domain/verification-session.js";
 
 const zParams = z.object({ requestUriId: z.string().min(1).max(128, "must be at most 128 characters") });

@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { submitDcApiResponse } from "../domain/dc-api/submit-dc-api-response.js";
-import type { VerifierDependencies } from "../domain/dependencies.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 
 const zParams = z.object({ sessionId: z.guid({ error: "must be a UUID" }) });
 

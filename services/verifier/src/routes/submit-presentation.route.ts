@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { VerifierDependencies } from "../domain/dependencies.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 import { submitPresentation } from "../domain/submit-presentation.js";
 
 /**

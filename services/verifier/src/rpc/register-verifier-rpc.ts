@@ -1,6 +1,6 @@
 import { verifierPolicyV1 } from "@attesto/proto";
 import type { ConnectRouter } from "@connectrpc/connect";
-import type { VerifierDependencies } from "../domain/dependencies.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 import { VerifierPolicyServiceRpc } from "./verifier-policy-service.rpc.js";
 
 /** The internal API: VerifierPolicyService (operator). */

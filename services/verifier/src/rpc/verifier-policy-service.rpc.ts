@@ -3,9 +3,9 @@ import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { VerifierCertificateSource, VerifierDependencies } from "../domain/dependencies.js";
 import { applyVerifierPolicy, zPolicyName, zPolicyTenant } from "../domain/policy/apply-verifier-policy.js";
-import type { VerifierPolicy } from "../domain/policy/verifier-policy.js";
+import type { VerifierCertificateSource, VerifierPolicy } from "../domain/policy/verifier-policy.js";
+import type { VerifierDependencies } from "../domain/ports.js";
 import type { VerificationMode } from "../domain/verification-session.js";
 
 type Service = typeof verifierPolicyV1.VerifierPolicyService;

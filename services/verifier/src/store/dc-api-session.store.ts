@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { DcApiSession, DcApiSessionRepository } from "../domain/dc-api/dc-api-session.js";
+import type { DcApiSession } from "../domain/dc-api/dc-api-session.js";
+import type { DcApiSessionRepository } from "../domain/ports.js";
 
 /** Row of `dc_api_sessions` (migration 0006; jsonb read back parsed). */
 export interface DcApiSessionsTable {

@@ -1,4 +1,4 @@
-import type { VerifierCertificateSource } from "../domain/dependencies.js";
+import type { VerifierCertificateSource } from "../domain/policy/verifier-policy.js";
 import type {
   CheckResult,
   ClientMetadataInput,

@@ -2,8 +2,8 @@ import type { ResponseEncryptionPublicJwk } from "@attesto/protocol";
 import { type ArgumentKinds, compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
+import type { SessionLifetime, VerificationSessionRepository } from "../domain/ports.js";
 import type { StoredSessionStatus, VerificationMode, VerificationSession } from "../domain/verification-session.js";
-import type { SessionLifetime, VerificationSessionRepository } from "../domain/verification-session-repository.js";
 import type { VerificationSessionsTable, VerifierPoliciesTable, VerifierTables } from "./tables.js";
 import { toPolicy } from "./verifier-policy.store.js";
 

@@ -1,7 +1,7 @@
 import { compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { VerifierPolicy } from "../domain/policy/verifier-policy.js";
-import type { VerifierPolicyRepository } from "../domain/policy/verifier-policy-repository.js";
+import type { VerifierPolicyRepository } from "../domain/ports.js";
 import type { VerifierPoliciesTable, VerifierTables } from "./tables.js";
 
 /** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */

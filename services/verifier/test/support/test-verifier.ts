@@ -14,7 +14,7 @@ import { createIssuerDocumentFetcher } from "../../src/clients/issuer-document-f
 import { createStatusListTokens } from "../../src/clients/status-list-tokens.js";
 import { loadVerifierConfig, type VerifierConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
-import type { VerifierDependencies } from "../../src/domain/dependencies.js";
+import type { VerifierDependencies } from "../../src/domain/ports.js";
 import { verifier } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { API_KEYS, PlatformEdges } from "./edges.js";

@@ -6,7 +6,6 @@ import type {
   VerifiedX5cChain,
 } from "@attesto/protocol";
 import type { ParsedMdocPresentation } from "@attesto/protocol/mdoc";
-import type { VerificationLimits } from "../dependencies.js";
 import type { ActivePolicy } from "../policy/active-policy.js";
 import type {
   IssuerDocumentFetcher,
@@ -14,7 +13,8 @@ import type {
   RegisteredIssuers,
   StatusListTokens,
   TrustAnchorSource,
-} from "../upstream.js";
+  VerificationLimits,
+} from "../ports.js";
 import type { CheckStatus } from "../verification-session.js";
 
 /** The outcome of one check: a status, a stable machine reason and a message safe to show. */

@@ -1,7 +1,6 @@
 import { type RequestObjectClaims, SELF_ISSUED_AUDIENCE } from "@attesto/protocol";
-import type { SessionSigner } from "../create-authorization-request.js";
-import type { VerifierDependencies } from "../dependencies.js";
 import { clientMetadataOf } from "../get-request-object.js";
+import type { SessionSigner, VerifierDependencies } from "../ports.js";
 import { requestIssuerOf, signSessionRequestObject } from "../sign-request-object.js";
 import type { VerificationSession } from "../verification-session.js";
 

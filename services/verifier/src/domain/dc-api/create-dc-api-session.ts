@@ -1,6 +1,5 @@
 import { invalidFields } from "@attesto/runtime/errors";
-import type { SessionSigner } from "../create-authorization-request.js";
-import type { VerifierDependencies } from "../dependencies.js";
+import type { SessionSigner, VerifierDependencies } from "../ports.js";
 import { isDcApiMode, type ResponseMode, type VerificationSession } from "../verification-session.js";
 import { type DcApiRequest, signedDcApiRequestOf, unsignedDcApiRequestOf } from "./create-dc-api-request.js";
 

@@ -12,11 +12,3 @@ export interface DcApiSession {
   /** Set when a response is accepted: the origin it came from (the mdoc DC API handover hashes it). */
   origin: string | undefined;
 }
-
-/** Where DC API sessions live (PostgreSQL; the store implements it). */
-export interface DcApiSessionRepository {
-  insert(session: Omit<DcApiSession, "origin">): Promise<void>;
-  find(sessionId: string): Promise<DcApiSession | undefined>;
-  /** Records the origin of the accepted response. */
-  recordOrigin(sessionId: string, origin: string): Promise<void>;
-}

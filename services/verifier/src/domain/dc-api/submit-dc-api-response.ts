@@ -1,6 +1,6 @@
 import { AuthorizationResponseDecryptionError, decryptAuthorizationResponse } from "@attesto/protocol";
 import { InvalidRequest } from "@attesto/runtime/errors";
-import type { VerifierDependencies } from "../dependencies.js";
+import type { VerifierDependencies } from "../ports.js";
 import { dcApiHandoverOf, keyBindingAudienceOf, type ResponseHandover } from "../response-handover.js";
 import type { CheckFailureReporter } from "../run-verification-checks.js";
 import { type PresentationAccepted, parseVerificationMode, verifyResolvedResponse } from "../submit-presentation.js";

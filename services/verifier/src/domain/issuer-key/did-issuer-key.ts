@@ -1,6 +1,7 @@
 import { isJsonObject, KeyFormatError, publicJwkFromDidKey } from "@attesto/protocol";
 import { failed } from "../checks/check.js";
-import { type LedgerDidResolver, UpstreamUnavailableError } from "../upstream.js";
+import type { LedgerDidResolver } from "../ports.js";
+import { UpstreamUnavailableError } from "../upstream.js";
 import type { KeyLookup } from "./key-lookup.js";
 
 export const didOf = (didUrl: string) => didUrl.split("#")[0] ?? didUrl;

@@ -1,6 +1,7 @@
 import { isJsonObject, publicJwkOf, samePublicKey } from "@attesto/protocol";
 import { type CheckOutcome, failed } from "../checks/check.js";
-import { type IssuerDocumentFetcher, IssuerFetchError, type LedgerDidResolver } from "../upstream.js";
+import type { IssuerDocumentFetcher, LedgerDidResolver } from "../ports.js";
+import { IssuerFetchError } from "../upstream.js";
 import { didAssertionKey, didOf } from "./did-issuer-key.js";
 import type { KeyLookup } from "./key-lookup.js";
 

@@ -1,8 +1,7 @@
 import { type Certificate, parseBase64DerCertificate } from "@attesto/protocol";
-import type { VerifierCertificateSource } from "../dependencies.js";
-import type { TrustAnchorSource } from "../upstream.js";
+import type { TrustAnchorSource } from "../ports.js";
 import type { VerificationMode } from "../verification-session.js";
-import type { VerifierPolicy } from "./verifier-policy.js";
+import type { VerifierCertificateSource, VerifierPolicy } from "./verifier-policy.js";
 
 /** A stored policy with its X.509 roots parsed, as the verification checks use it. */
 export interface ActivePolicy {

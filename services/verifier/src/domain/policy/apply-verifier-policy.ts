@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { badRequest } from "@attesto/runtime/errors";
 import { zTenantIdNamed } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
-import type { VerifierDependencies } from "../dependencies.js";
+import type { VerifierDependencies } from "../ports.js";
 import { MAX_SESSION_TTL_SECONDS, MIN_SESSION_TTL_SECONDS, VERIFICATION_MODES } from "../verification-session.js";
 import type { VerifierPolicy } from "./verifier-policy.js";
 

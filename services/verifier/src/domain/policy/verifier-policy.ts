@@ -1,5 +1,7 @@
-import type { VerifierCertificateSource } from "../dependencies.js";
 import type { VerificationMode } from "../verification-session.js";
+
+/** Which of a tenant's verifier certificates (a VerifierPolicy names it; the platform's by default). */
+export type VerifierCertificateSource = "platform" | "imported";
 
 /**
  * What a tenant's verifier accepts (declared by the operator through VerifierPolicyService). Every
