@@ -2,7 +2,7 @@ import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { HolderConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
-import type { HolderDependencies } from "./domain/dependencies.js";
+import type { HolderDependencies } from "./domain/ports.js";
 import { registerDidRoutes } from "./routes/did.routes.js";
 import { requireHolderToken } from "./routes/holder-auth.js";
 import { registerOid4vciRoutes } from "./routes/oid4vci.routes.js";

@@ -1,7 +1,7 @@
 import { keysV1, ledgerV1, notaryV1 } from "@attesto/proto";
 import { parsePemCertificates } from "@attesto/protocol";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
-import { createServiceOutboundGuard, type OutboundGuard } from "@attesto/runtime/http";
+import { createServiceOutboundGuard } from "@attesto/runtime/http";
 import { createArgon2PasswordHasher } from "@attesto/runtime/passwords";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createLedger } from "./clients/ledger.js";
@@ -11,37 +11,29 @@ import { createStatusListTokens } from "./clients/status-list-tokens.js";
 import { createVerifierTrustAnchors } from "./clients/verifier-trust-anchors.js";
 import type { HolderConfig } from "./config.js";
 import { createHolderTokens } from "./domain/accounts/holder-token.js";
-import type { HolderDependencies } from "./domain/dependencies.js";
 import { createWalletClient } from "./domain/oid4vci/wallet-attestation.js";
-import type { Ledger, Notary } from "./domain/ports.js";
+import type { HolderDependencies } from "./domain/ports.js";
 import { createAuthorizationFlowStore } from "./store/authorization-flow.store.js";
 import { createCredentialStore } from "./store/credential.store.js";
 import { createDidStore } from "./store/did.store.js";
 import { createLoginAttemptStore } from "./store/login-attempt.store.js";
 import { createUserStore } from "./store/user.store.js";
 
-export interface HolderDependencyOptions {
-  /** Replaces LedgerService over Connect (tests). */
-  ledger?: Ledger;
-  /** Replaces NotaryService over Connect (tests). */
-  notary?: Notary;
-  /** Replaces the outbound request guard (tests: a guard that reaches their doubles on loopback). */
-  http?: Pick<OutboundGuard, "request" | "checkUrl">;
-  /** Clock (tests move it). */
-  now?: () => Date;
-}
-
-/** The holder's dependencies from its service context: stores, ledger client, outbound HTTP, status lists, tokens. */
+/**
+ * The holder's dependencies from its service context: stores, ledger client, outbound HTTP, status
+ * lists, tokens. `overrides` replaces any of them (tests: the ledger and notary doubles, an `http`
+ * that reaches their doubles on loopback); the clock is the context's.
+ */
 export function createDependencies(
   context: ServiceContext<HolderConfig>,
-  options: HolderDependencyOptions = {},
+  overrides: Partial<HolderDependencies> = {},
 ): HolderDependencies {
   const { config } = context;
-  const now = options.now ?? (() => new Date());
+  const now = overrides.now ?? context.clock;
   const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
-  const http = outboundHttpOf(
-    options.http ?? createServiceOutboundGuard({ name: context.service, version: context.version, config }),
-  );
+  const http =
+    overrides.http ??
+    outboundHttpOf(createServiceOutboundGuard({ name: context.service, version: context.version, config }));
   return {
     users: createUserStore(context.db),
     dids: createDidStore(context.db),
@@ -55,12 +47,12 @@ export function createDependencies(
       now,
     }),
     ledger:
-      options.ledger ??
+      overrides.ledger ??
       createLedger(
         context.rpcClient(ledgerV1.LedgerService, { baseUrl: config.LEDGER_INTERNAL_URL, audience: "ledger" }),
       ),
     notary:
-      options.notary ??
+      overrides.notary ??
       createNotary(
         context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),
       ),
@@ -95,5 +87,6 @@ export function createDependencies(
     authorizationFlowTtlSeconds: config.AUTHORIZATION_FLOW_TTL_SECONDS,
     clockSkewSeconds: config.CLOCK_SKEW_SECONDS,
     now,
+    ...overrides,
   };
 }

@@ -1,5 +1,5 @@
 export { buildApp } from "./app.js";
 export * from "./config.js";
-export { createDependencies, type HolderDependencyOptions } from "./dependencies.js";
+export { createDependencies } from "./dependencies.js";
 export { walletProviderKid } from "./domain/oid4vci/wallet-attestation.js";
 export { holder } from "./service.js";

@@ -1,4 +1,5 @@
 import type { AnchorProof, Ed25519PublicJwk } from "@attesto/protocol";
+import type { JWK } from "jose";
 
 /** A holder account (this service's README). */
 export interface User {
@@ -78,4 +79,10 @@ export interface IssuerNotificationHandle {
   scheme: "DPoP" | "Bearer";
   /** The private DPoP key the token is bound to (scheme DPoP). */
   dpopKey?: Record<string, unknown>;
+}
+
+/** A client attestation (attest_jwt_client_auth) and the private key of its `cnf.jwk`, for one flow. */
+export interface FlowAttestation {
+  attestation: string;
+  instanceKey: JWK;
 }

@@ -1,5 +1,8 @@
-import type { AnchorProof, Certificate } from "@attesto/protocol";
-import type { HolderDid, StoredCredential, User } from "./model.js";
+import type { AnchorProof, Certificate, StatusListTokenSource } from "@attesto/protocol";
+import type { HolderTokens } from "./accounts/holder-token.js";
+import type { LoginAttemptDecision, LoginAttemptKey, LoginAttemptState } from "./accounts/login-throttle.js";
+import type { FlowAttestation, HolderDid, StoredCredential, User } from "./model.js";
+import type { AuthorizationFlow, AuthorizationFlowSecrets, FlowOutcome } from "./oid4vci/authorization-flow.js";
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -111,4 +114,72 @@ export class ThirdPartyUnreachable extends Error {
  */
 export interface VerifierTrustAnchors {
   anchors(): Promise<Certificate[]>;
+}
+
+export interface LoginAttemptRepository {
+  /**
+   * Reads the pair's state and stores `decide`'s next state when it allows the attempt, atomically:
+   * concurrent attempts of one pair are decided one after the other.
+   */
+  claim(
+    key: LoginAttemptKey,
+    decide: (current: LoginAttemptState | undefined) => LoginAttemptDecision,
+  ): Promise<LoginAttemptDecision>;
+  /** Forgets the pair (the right password was given). */
+  clear(key: LoginAttemptKey): Promise<void>;
+  /** Removes pairs quiet since before `before` and no longer blocked. */
+  purge(before: Date): Promise<void>;
+}
+
+export interface AuthorizationFlowRepository {
+  insert(flow: AuthorizationFlow & { stateHash: string; secrets: AuthorizationFlowSecrets }): Promise<void>;
+  /** Flows of the user still pending and unexpired at `now`. */
+  countPending(userUuid: string, now: Date): Promise<number>;
+  /**
+   * Atomically takes the pending, unexpired flow of this state (pending -> redeeming), with its
+   * secrets: only one callback can ever finish a flow. Undefined when there is none.
+   */
+  claim(stateHash: string, now: Date): Promise<(AuthorizationFlow & { secrets: AuthorizationFlowSecrets }) | undefined>;
+  findByStateHash(stateHash: string): Promise<AuthorizationFlow | undefined>;
+  find(userUuid: string, id: string): Promise<AuthorizationFlow | undefined>;
+  /** Records the outcome and erases the secrets. */
+  end(id: string, outcome: FlowOutcome, at: Date): Promise<void>;
+  /** Deletes flows that expired before `before`. */
+  purge(before: Date): Promise<void>;
+}
+
+/** The holder as an OAuth client of authorization servers: its client_id and how it is attested. */
+export interface WalletClient {
+  clientId: string;
+  /** The attestation a new flow presents, or undefined when none is configured (the PAR is then unauthenticated). */
+  attestationForFlow(now: Date): Promise<FlowAttestation | undefined>;
+}
+
+/** Everything the holder's use cases need, passed explicitly (tests pass doubles). */
+export interface HolderDependencies {
+  users: UserRepository;
+  dids: DidRepository;
+  credentials: CredentialRepository;
+  passwords: PasswordHasher;
+  tokens: HolderTokens;
+  /** Failed-login throttling per (account, client network). */
+  loginAttempts: LoginAttemptRepository;
+  ledger: Ledger;
+  /** The scheduler: anchors of notarized credentials (GetAnchorProof). */
+  notary: Notary;
+  http: OutboundHttp;
+  /** Roots verifiers' certificates must chain to (x509 client ids). */
+  verifierTrustAnchors: VerifierTrustAnchors;
+  /** Issuers' Token Status Lists (through `http`, cached by their ttl), for the status of held credentials. */
+  statusLists: StatusListTokenSource;
+  /** Authorization code flows waiting for the browser's return. */
+  authorizationFlows: AuthorizationFlowRepository;
+  /** The holder as an OAuth client (client_id, client attestation) of authorization servers. */
+  wallet: WalletClient;
+  /** The redirect_uri of authorization code flows: `<PUBLIC_URL>/v1/oid4vci/callback`. */
+  callbackUrl: string;
+  authorizationFlowTtlSeconds: number;
+  /** Tolerance on time claims of credentials and request objects. */
+  clockSkewSeconds: number;
+  now: () => Date;
 }

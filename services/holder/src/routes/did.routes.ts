@@ -1,12 +1,12 @@
 import { decodeEd25519Seed, KeyFormatError } from "@attesto/protocol";
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { HolderDependencies } from "../domain/dependencies.js";
 import { createHolderDid } from "../domain/dids/create-did.js";
 import { deleteHolderDid } from "../domain/dids/delete-did.js";
 import { importHolderDid } from "../domain/dids/import-did.js";
 import { listHolderDids } from "../domain/dids/list-dids.js";
 import { LEDGER_DID_METHOD, LEDGER_DID_PREFIX } from "../domain/model.js";
+import type { HolderDependencies } from "../domain/ports.js";
 import { userOf } from "./holder-auth.js";
 
 const DID_MAX_LENGTH = 2048;

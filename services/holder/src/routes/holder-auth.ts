@@ -2,7 +2,7 @@ import { AppError } from "@attesto/runtime/errors";
 import { type App, answersInScope } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import { InvalidHolderTokenError } from "../domain/accounts/holder-token.js";
-import type { HolderDependencies } from "../domain/dependencies.js";
+import type { HolderDependencies } from "../domain/ports.js";
 
 const users = new WeakMap<FastifyRequest, string>();
 

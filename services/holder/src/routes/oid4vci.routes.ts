@@ -1,8 +1,8 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { HolderDependencies } from "../domain/dependencies.js";
 import { describeCredentialOffer } from "../domain/oid4vci/describe-credential-offer.js";
 import { receiveCredential } from "../domain/oid4vci/receive-credential.js";
+import type { HolderDependencies } from "../domain/ports.js";
 import { userOf } from "./holder-auth.js";
 
 export const LINK_MAX_LENGTH = 16_384;

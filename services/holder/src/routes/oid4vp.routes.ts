@@ -1,8 +1,8 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { HolderDependencies } from "../domain/dependencies.js";
 import { describeAuthorizationRequest } from "../domain/oid4vp/describe-authorization-request.js";
 import { presentCredentials } from "../domain/oid4vp/present-credentials.js";
+import type { HolderDependencies } from "../domain/ports.js";
 import { userOf } from "./holder-auth.js";
 
 const LINK_MAX_LENGTH = 16_384;

@@ -2,7 +2,7 @@ import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createLogIn } from "../domain/accounts/log-in.js";
 import { registerUser } from "../domain/accounts/register-user.js";
-import type { HolderDependencies } from "../domain/dependencies.js";
+import type { HolderDependencies } from "../domain/ports.js";
 
 /** The interface rules for login tokens and limits (see the README). */
 export const PASSWORD_MIN_LENGTH = 8;

@@ -8,8 +8,8 @@ import {
   listCredentials,
   type WithStatus,
 } from "../domain/credentials/credentials.js";
-import type { HolderDependencies } from "../domain/dependencies.js";
 import type { CredentialSummary } from "../domain/model.js";
+import type { HolderDependencies } from "../domain/ports.js";
 import { userOf } from "./holder-auth.js";
 
 const zSummary = z.object({

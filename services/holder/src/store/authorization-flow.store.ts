@@ -1,10 +1,7 @@
 import type { EnvelopeSealer } from "@attesto/runtime/crypto";
 import type { Kysely, Selectable } from "kysely";
-import type {
-  AuthorizationFlow,
-  AuthorizationFlowRepository,
-  AuthorizationFlowSecrets,
-} from "../domain/oid4vci/authorization-flow.js";
+import type { AuthorizationFlow, AuthorizationFlowSecrets } from "../domain/oid4vci/authorization-flow.js";
+import type { AuthorizationFlowRepository } from "../domain/ports.js";
 import type { AuthorizationFlowsTable, HolderTables } from "./tables.js";
 
 /** AAD of a flow's sealed secrets: an envelope cannot be moved to another flow. */

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { LoginAttemptRepository } from "../domain/accounts/login-throttle.js";
+import type { LoginAttemptRepository } from "../domain/ports.js";
 import type { HolderTables } from "./tables.js";
 
 /**

@@ -4,9 +4,10 @@ import { createServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { buildApp } from "../../src/app.js";
+import { outboundHttpOf } from "../../src/clients/outbound-http.js";
 import { loadHolderConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
-import type { HolderDependencies } from "../../src/domain/dependencies.js";
+import type { HolderDependencies } from "../../src/domain/ports.js";
 import { holder } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryLedger } from "./in-memory-ledger.js";
@@ -71,7 +72,7 @@ export async function startTestHolder(
       this.now = new Date(this.now.getTime() + seconds * 1000);
     },
   };
-  const context = createServiceContext(holder.definition, config, database.db);
+  const context = createServiceContext(holder.definition, config, database.db, undefined, { clock: () => clock.now });
   const http =
     options.http ??
     (options.guard === "configured"
@@ -80,8 +81,7 @@ export async function startTestHolder(
   const deps = createDependencies(context, {
     ledger: ledger.client(),
     notary: notary.client(),
-    now: () => clock.now,
-    ...(http ? { http } : {}),
+    ...(http ? { http: outboundHttpOf(http) } : {}),
   });
   const app = await buildApp(context, deps);
   let counter = 0;

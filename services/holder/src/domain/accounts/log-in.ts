@@ -1,6 +1,6 @@
 import { tooManyRequests, unauthorized } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
 import type { User } from "../model.js";
+import type { HolderDependencies } from "../ports.js";
 import {
   clientNetworkOf,
   decideLoginAttempt,

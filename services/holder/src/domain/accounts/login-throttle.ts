@@ -42,21 +42,6 @@ export type LoginAttemptDecision =
   | { allowed: true; next: LoginAttemptState }
   | { allowed: false; retryAfterSeconds: number };
 
-export interface LoginAttemptRepository {
-  /**
-   * Reads the pair's state and stores `decide`'s next state when it allows the attempt, atomically:
-   * concurrent attempts of one pair are decided one after the other.
-   */
-  claim(
-    key: LoginAttemptKey,
-    decide: (current: LoginAttemptState | undefined) => LoginAttemptDecision,
-  ): Promise<LoginAttemptDecision>;
-  /** Forgets the pair (the right password was given). */
-  clear(key: LoginAttemptKey): Promise<void>;
-  /** Removes pairs quiet since before `before` and no longer blocked. */
-  purge(before: Date): Promise<void>;
-}
-
 /** Seconds to wait after the `failures`-th failure: none while free, then doubling up to the cap. */
 export function delayAfter(failures: number, policy: LoginThrottlePolicy): number {
   if (failures < policy.freeFailures) return 0;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { HolderDependencies } from "../dependencies.js";
 import type { User } from "../model.js";
+import type { HolderDependencies } from "../ports.js";
 
 /** POST /v1/user/register (rules on password and name are the route's): an account with an argon2id hash. */
 export async function registerUser(

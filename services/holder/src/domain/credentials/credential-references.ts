@@ -1,7 +1,6 @@
 import { credentialDigestOf, notarizedDigestOf, type ReferenceFields, referenceFieldsOf } from "@attesto/protocol";
-import type { HolderDependencies } from "../dependencies.js";
 import type { StoredCredential } from "../model.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 
 /** A stored credential's `reference` as the holder shows it: the contract's fields, then the reference fields. */
 export type ReferenceView = { block_chain: string; object_id: string } & Partial<ReferenceFields>;

@@ -8,9 +8,8 @@ import {
 } from "@attesto/protocol";
 import { decodeIssuerSigned } from "@attesto/protocol/mdoc";
 import { AppError } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
 import type { StoredCredential } from "../model.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import { resolveIssuerKey } from "../sd-jwt/resolve-issuer-key.js";
 
 /**

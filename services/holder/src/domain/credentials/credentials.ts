@@ -1,8 +1,7 @@
 import { notFound } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
 import type { CredentialSummary, StoredCredential } from "../model.js";
 import { notifyIssuer } from "../oid4vci/notify-issuer.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import { withCurrentAnchors } from "./credential-references.js";
 import { type CredentialStatusView, credentialStatusesOf, credentialStatusOf } from "./credential-status.js";
 

@@ -1,7 +1,7 @@
 import { ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
 import { badRequest } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
 import { LEDGER_DID_METHOD } from "../model.js";
+import type { HolderDependencies } from "../ports.js";
 
 export interface CreatedHolderDid {
   did: string;

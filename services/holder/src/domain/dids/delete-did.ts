@@ -1,6 +1,6 @@
 import { didOfDidUrl } from "@attesto/protocol";
 import { notFound } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
+import type { HolderDependencies } from "../ports.js";
 
 export const DID_NOT_IN_WALLET_MESSAGE = "DID not found";
 

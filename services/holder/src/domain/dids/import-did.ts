@@ -1,7 +1,7 @@
 import { ed25519JwkFromSeed, ed25519PublicJwk, verificationMethodsOf } from "@attesto/protocol";
 import { badRequest } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
 import { type HolderDid, LEDGER_DID_METHOD } from "../model.js";
+import type { HolderDependencies } from "../ports.js";
 
 export const DID_NOT_FOUND_MESSAGE = "DID not found on the ledger";
 export const DID_DEACTIVATED_MESSAGE = "DID is deactivated on the ledger";

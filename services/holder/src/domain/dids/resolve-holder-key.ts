@@ -11,9 +11,9 @@ import {
   samePublicKey,
 } from "@attesto/protocol";
 import type { JWK } from "jose";
-import type { HolderDependencies } from "../dependencies.js";
 import { invalidHolderKey } from "../errors.js";
 import { LEDGER_DID_PREFIX } from "../model.js";
+import type { HolderDependencies } from "../ports.js";
 
 /** The key a request signs with: the holder's DID, the DID URL naming the key, and the key itself. */
 export interface HolderKey {

@@ -1,6 +1,6 @@
 import type { AppError } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
-import { type OutboundRequest, type OutboundResponse, ThirdPartyUnreachable } from "../ports.js";
+import type { HolderDependencies, OutboundRequest, OutboundResponse } from "../ports.js";
+import { ThirdPartyUnreachable } from "../ports.js";
 
 /**
  * One request to an issuer, authorization server or verifier. A URL the policy refuses by its

@@ -1,10 +1,9 @@
 import { AppError } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
 import { resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { issuanceFailed } from "../errors.js";
 import { sameIdentifier } from "../http/well-known.js";
 import type { StoredCredential } from "../model.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import type { AuthorizationFlow, AuthorizationFlowSecrets } from "./authorization-flow.js";
 import { postTokenRequest, supportsDpop } from "./request-access-token.js";
 import { stateHashOf } from "./start-authorization.js";
@@ -34,7 +33,7 @@ const KNOWN_ERRORS = new Set([
 const invalidCallback = (message: string) => new AppError(400, "invalid_request", message);
 
 /** Why no pending flow has this state: unknown, expired, or already answered (a replayed callback). */
-async function refusalFor(deps: HolderDependencies, stateHash: string): Promise<AppError> {
+async function refusalFor(deps: Pick<HolderDependencies, "authorizationFlows">, stateHash: string): Promise<AppError> {
   const flow = await deps.authorizationFlows.findByStateHash(stateHash);
   if (!flow) return invalidCallback("the authorization response names no authorization flow of this wallet");
   if (flow.status === "pending") return invalidCallback("the authorization flow has expired: start it again");
@@ -42,7 +41,7 @@ async function refusalFor(deps: HolderDependencies, stateHash: string): Promise<
 }
 
 async function redeem(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "dids" | "credentials" | "ledger" | "http" | "now" | "clockSkewSeconds">,
   flow: AuthorizationFlow & { secrets: AuthorizationFlowSecrets },
   response: AuthorizationResponse,
   log: WarningLog,
@@ -108,7 +107,8 @@ async function redeem(
  * or `failed` (with the error), and its sealed secrets are erased either way.
  */
 export async function completeAuthorization(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "authorizationFlows" | "dids" | "credentials"> &
+    Pick<HolderDependencies, "ledger" | "http" | "now" | "clockSkewSeconds">,
   response: AuthorizationResponse,
   log: WarningLog,
 ): Promise<{ flowId: string; credential: StoredCredential }> {

@@ -1,4 +1,4 @@
-import type { HolderDependencies } from "../dependencies.js";
+import type { HolderDependencies } from "../ports.js";
 import { resolveCredentialOffer } from "./resolve-credential-offer.js";
 import type { DisplayEntry } from "./z-credential-offer.js";
 

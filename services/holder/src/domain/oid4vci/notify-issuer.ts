@@ -1,8 +1,7 @@
 import { createDpopProof } from "@attesto/protocol";
 import type { JWK } from "jose";
-import type { HolderDependencies } from "../dependencies.js";
 import type { IssuerNotificationHandle } from "../model.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import { asksForDpopNonce } from "./request-credential.js";
 
 export type NotificationEvent = "credential_accepted" | "credential_deleted";

@@ -1,9 +1,9 @@
 import { createDpopProof } from "@attesto/protocol";
 import type { JWK } from "jose";
-import type { HolderDependencies } from "../dependencies.js";
 import { issuanceFailed } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { describeFailure, jsonObjectOf, oauthErrorOf, stringOf } from "../http/read-json.js";
+import type { HolderDependencies } from "../ports.js";
 import type { AuthorizationServerMetadata } from "./z-credential-offer.js";
 
 export interface PushedAuthorizationRequest {

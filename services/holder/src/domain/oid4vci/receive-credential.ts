@@ -1,8 +1,7 @@
-import type { HolderDependencies } from "../dependencies.js";
 import { resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidOffer } from "../errors.js";
 import type { StoredCredential } from "../model.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import {
   authorizationServerOf,
   fetchAuthorizationServerMetadata,
@@ -66,7 +65,7 @@ function preAuthorizedGrantOf(offer: ResolvedCredentialOffer, userPin: string | 
  * 12. notify the issuer: credential_accepted (best effort; logged at warn)     -> 201
  */
 export async function receiveCredential(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "dids" | "credentials" | "ledger" | "http" | "now" | "clockSkewSeconds">,
   userUuid: string,
   input: ReceiveCredentialInput,
   log: WarningLog,

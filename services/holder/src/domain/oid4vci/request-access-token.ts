@@ -1,10 +1,10 @@
 import { createDpopProof, generateEd25519Jwk, generateP256Jwk } from "@attesto/protocol";
 import type { JWK } from "jose";
-import type { HolderDependencies } from "../dependencies.js";
 import { invalidGrant, invalidOffer, issuanceFailed } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { describeFailure, jsonObjectOf, oauthErrorOf, stringOf } from "../http/read-json.js";
 import { appendedWellKnownUrlOf, sameIdentifier, wellKnownUrlOf } from "../http/well-known.js";
+import type { HolderDependencies } from "../ports.js";
 import type { PreAuthorizedGrant, ResolvedCredentialOffer } from "./resolve-credential-offer.js";
 import {
   type AuthorizationServerMetadata,

@@ -1,11 +1,10 @@
 import { createDpopProof } from "@attesto/protocol";
 import { unavailable } from "@attesto/runtime/errors";
 import type { JWK } from "jose";
-import type { HolderDependencies } from "../dependencies.js";
 import { invalidProof, issuanceFailed } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { describeFailure, isJsonObject, jsonObjectOf, oauthErrorOf, stringOf } from "../http/read-json.js";
-import type { OutboundResponse } from "../ports.js";
+import type { HolderDependencies, OutboundResponse } from "../ports.js";
 import type { AccessToken } from "./request-access-token.js";
 
 export interface IssuedCredential {

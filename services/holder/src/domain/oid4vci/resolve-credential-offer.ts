@@ -1,8 +1,8 @@
-import type { HolderDependencies } from "../dependencies.js";
 import { invalidOffer } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { describeFailure, isJsonObject, jsonObjectOf } from "../http/read-json.js";
 import { appendedWellKnownUrlOf, sameIdentifier, wellKnownUrlOf } from "../http/well-known.js";
+import type { HolderDependencies } from "../ports.js";
 import { parseCredentialOfferLink } from "./parse-credential-offer-link.js";
 import {
   type CredentialConfigurationMetadata,

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createPkce } from "@attesto/protocol";
 import { AppError } from "@attesto/runtime/errors";
-import type { HolderDependencies } from "../dependencies.js";
 import { resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidOffer } from "../errors.js";
+import type { HolderDependencies } from "../ports.js";
 import { pushAuthorizationRequest } from "./push-authorization-request.js";
 import { chooseConfiguration } from "./receive-credential.js";
 import {
@@ -67,7 +67,8 @@ function authorizationUrlOf(endpoint: string, clientId: string, requestUri: stri
  *  6. the flow is stored (secrets sealed); the answer is the URL the user opens in a browser.
  */
 export async function startAuthorization(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "dids" | "ledger" | "http" | "now" | "authorizationFlows"> &
+    Pick<HolderDependencies, "wallet" | "callbackUrl" | "authorizationFlowTtlSeconds">,
   userUuid: string,
   input: StartAuthorizationInput,
 ): Promise<StartedAuthorization> {

@@ -1,28 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { JWK } from "jose";
-import type { HolderDependencies } from "../dependencies.js";
 import type { HolderKey } from "../dids/resolve-holder-key.js";
 import { invalidOffer } from "../errors.js";
 import type { StoredCredential } from "../model.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import { checkProofAlgorithm, createKeyProof, keyReferenceFor } from "./create-key-proof.js";
 import { notificationHandleOf, notifyIssuer } from "./notify-issuer.js";
 import type { AccessToken } from "./request-access-token.js";
 import { fetchCNonce, parseCredentialResponse, postCredentialRequest, refusedNonce } from "./request-credential.js";
 import { verifyIssuedCredential } from "./verify-issued-credential.js";
 import { verifyIssuedMdoc } from "./verify-issued-mdoc.js";
-import type { CredentialConfigurationMetadata, CredentialIssuerMetadata } from "./z-credential-offer.js";
+import type { CredentialConfigurationMetadata, IssuanceTarget } from "./z-credential-offer.js";
 
 /** The formats the wallet stores and presents. */
 export const SUPPORTED_FORMATS = ["dc+sd-jwt", "mso_mdoc"];
-
-/** What one issuance asks for: the credential issuer, its metadata and the chosen configuration. */
-export interface IssuanceTarget {
-  credentialIssuer: string;
-  metadata: CredentialIssuerMetadata;
-  configurationId: string;
-  configuration: CredentialConfigurationMetadata;
-}
 
 /**
  * The configuration can be issued to this holder key: format dc+sd-jwt, the key's proof algorithm
@@ -40,7 +31,7 @@ export function checkIssuable(configuration: CredentialConfigurationMetadata, ho
 
 /** Nonce, key proof, credential request; a refused (pre-1.0 `invalid_nonce`) nonce is renewed once. */
 async function requestCredential(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "http" | "now">,
   input: { target: IssuanceTarget; holder: HolderKey; token: AccessToken; dpopKey: JWK; notarizeOnLedger: boolean },
 ) {
   const { target } = input;
@@ -75,7 +66,7 @@ async function requestCredential(
  * sent to the issuer (best effort).
  */
 export async function requestAndStoreCredential(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "credentials" | "ledger" | "http" | "now" | "clockSkewSeconds">,
   userUuid: string,
   input: { target: IssuanceTarget; holder: HolderKey; token: AccessToken; dpopKey: JWK; notarizeOnLedger: boolean },
   log: WarningLog,

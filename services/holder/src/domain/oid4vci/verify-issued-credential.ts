@@ -7,10 +7,10 @@ import {
   samePublicKey,
   verifyJwsSignature,
 } from "@attesto/protocol";
-import type { HolderDependencies } from "../dependencies.js";
 import type { HolderKey } from "../dids/resolve-holder-key.js";
 import { invalidCredential } from "../errors.js";
 import { sameIdentifier } from "../http/well-known.js";
+import type { HolderDependencies } from "../ports.js";
 import { subjectClaimsOf } from "../sd-jwt/credential-claims.js";
 import { resolveIssuerKey } from "../sd-jwt/resolve-issuer-key.js";
 

@@ -5,19 +5,8 @@ import {
   generateP256Jwk,
 } from "@attesto/protocol";
 import type { JWK } from "jose";
-
-/** A client attestation (attest_jwt_client_auth) and the private key of its `cnf.jwk`, for one flow. */
-export interface FlowAttestation {
-  attestation: string;
-  instanceKey: JWK;
-}
-
-/** The holder as an OAuth client of authorization servers: its client_id and how it is attested. */
-export interface WalletClient {
-  clientId: string;
-  /** The attestation a new flow presents, or undefined when none is configured (the PAR is then unauthenticated). */
-  attestationForFlow(now: Date): Promise<FlowAttestation | undefined>;
-}
+import type { FlowAttestation } from "../model.js";
+import type { WalletClient } from "../ports.js";
 
 /**
  * The wallet's client identity from configuration: a wallet provider key the holder signs its own

@@ -88,6 +88,14 @@ export const zCredentialIssuerMetadata = z
 
 export type CredentialIssuerMetadata = z.infer<typeof zCredentialIssuerMetadata>;
 
+/** What one issuance asks for: the credential issuer, its metadata and the chosen configuration. */
+export interface IssuanceTarget {
+  credentialIssuer: string;
+  metadata: CredentialIssuerMetadata;
+  configurationId: string;
+  configuration: CredentialConfigurationMetadata;
+}
+
 /** RFC 8414 Authorization Server Metadata, the members a wallet uses. */
 export const zAuthorizationServerMetadata = z
   .object({

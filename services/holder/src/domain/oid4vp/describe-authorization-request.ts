@@ -1,8 +1,7 @@
 import { credentialStatusesOf, type HeldCredentialStatus } from "../credentials/credential-status.js";
-import type { HolderDependencies } from "../dependencies.js";
 import type { JsonObject } from "../http/read-json.js";
 import type { StoredCredential } from "../model.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import { matchCredentials } from "./match-credentials.js";
 import { resolveAuthorizationRequest } from "./resolve-authorization-request.js";
 import { type ExclusionReason, exclusionReasonOf, type StatusOptIn } from "./status-admission.js";
@@ -38,7 +37,8 @@ export const presentable = (credentials: StoredCredential[], now: Date) =>
  * revoked or suspended ones are listed as excluded with the reason.
  */
 export async function describeAuthorizationRequest(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "credentials" | "statusLists" | "ledger" | "http"> &
+    Pick<HolderDependencies, "verifierTrustAnchors" | "now" | "clockSkewSeconds">,
   userUuid: string,
   input: { uri: string; optIn: StatusOptIn },
   log: WarningLog,

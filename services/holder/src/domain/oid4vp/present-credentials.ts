@@ -1,11 +1,10 @@
 import { type ClaimsPathElement, selectClaims } from "@attesto/protocol";
 import { credentialStatusOf } from "../credentials/credential-status.js";
-import type { HolderDependencies } from "../dependencies.js";
 import { type HolderKey, resolveHolderKey } from "../dids/resolve-holder-key.js";
 import { invalidHolderKey, noMatchingCredentials, presentationFailed } from "../errors.js";
 import { isJsonObject, type JsonObject } from "../http/read-json.js";
 import { createMdocPresentation, mdocDisclosure } from "../mdoc/create-mdoc-presentation.js";
-import type { WarningLog } from "../ports.js";
+import type { HolderDependencies, WarningLog } from "../ports.js";
 import { createSdJwtPresentation, selectDisclosures } from "../sd-jwt/create-presentation.js";
 import { presentable } from "./describe-authorization-request.js";
 import { matchCredentials } from "./match-credentials.js";
@@ -78,7 +77,7 @@ function checkCoverage(query: JsonObject, answered: Set<string>): void {
 
 /** The vp_token: per credential query id, the presentations of the selected credentials. */
 async function buildVpToken(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "credentials" | "statusLists" | "ledger" | "http" | "now" | "clockSkewSeconds">,
   userUuid: string,
   request: ResolvedAuthorizationRequest,
   holder: HolderKey,
@@ -168,7 +167,8 @@ async function buildVpToken(
  * 5. submit by direct_post or direct_post.jwt; the verifier's redirect_uri  -> 400 presentation_failed
  */
 export async function presentCredentials(
-  deps: HolderDependencies,
+  deps: Pick<HolderDependencies, "dids" | "credentials" | "statusLists" | "ledger"> &
+    Pick<HolderDependencies, "http" | "verifierTrustAnchors" | "now" | "clockSkewSeconds">,
   userUuid: string,
   input: PresentCredentialsInput,
   log: WarningLog,

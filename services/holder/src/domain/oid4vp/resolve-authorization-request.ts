@@ -12,10 +12,10 @@ import {
 } from "@attesto/protocol";
 import { DcqlQuery } from "dcql";
 import { z } from "zod";
-import type { HolderDependencies } from "../dependencies.js";
 import { invalidAuthorizationRequest } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { describeFailure, type JsonObject } from "../http/read-json.js";
+import type { HolderDependencies } from "../ports.js";
 import { resolveDidKey } from "../sd-jwt/resolve-did-key.js";
 import { type AuthorizationRequestLink, parseAuthorizationRequestLink } from "./parse-authorization-request-link.js";
 

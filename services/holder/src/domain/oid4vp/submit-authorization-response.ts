@@ -1,8 +1,8 @@
 import { CompactEncrypt, importJWK, type JWK } from "jose";
-import type { HolderDependencies } from "../dependencies.js";
 import { presentationFailed } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { describeFailure, isJsonObject, jsonObjectOf, stringOf } from "../http/read-json.js";
+import type { HolderDependencies } from "../ports.js";
 import type { ResolvedAuthorizationRequest } from "./resolve-authorization-request.js";
 
 /** Content encryption the wallet can use for direct_post.jwt (HAIP: both must be supported). */

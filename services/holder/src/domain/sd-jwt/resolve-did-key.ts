@@ -4,7 +4,7 @@ import {
   type DidVerificationMethod,
   resolveDidUrlKey,
 } from "@attesto/protocol";
-import type { HolderDependencies } from "../dependencies.js";
+import type { HolderDependencies } from "../ports.js";
 
 /** did:ledger documents through the ledger; a deactivated DID has no usable key. */
 export const ledgerDidResolver =

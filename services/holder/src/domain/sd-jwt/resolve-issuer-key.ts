@@ -5,11 +5,11 @@ import {
   samePublicKey,
   subjectAltNamesOf,
 } from "@attesto/protocol";
-import type { HolderDependencies } from "../dependencies.js";
 import { invalidCredential } from "../errors.js";
 import { fetchFromThirdParty } from "../http/fetch-from-third-party.js";
 import { isJsonObject, jsonObjectOf, stringOf } from "../http/read-json.js";
 import { sameIdentifier, wellKnownUrlOf } from "../http/well-known.js";
+import type { HolderDependencies } from "../ports.js";
 import { resolveDidKey } from "./resolve-did-key.js";
 import { verifyX5cIntegrity, X5cIntegrityError } from "./verify-x5c-integrity.js";
 
