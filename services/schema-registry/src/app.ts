@@ -2,7 +2,7 @@ import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import type { SchemaRegistryConfig } from "./config.js";
 import { createDependencies } from "./dependencies.js";
-import type { SchemaRegistryDependencies } from "./domain/dependencies.js";
+import type { SchemaRegistryDependencies } from "./domain/ports.js";
 import { registerGetSchemaRoute } from "./routes/get-schema.route.js";
 import { registerListSchemasRoute } from "./routes/list-schemas.route.js";
 import { registerRedirectLegacySchemaRoute } from "./routes/redirect-legacy-schema.route.js";

@@ -1,6 +1,6 @@
 import { notFound } from "@attesto/runtime/errors";
 import type { CredentialType } from "./credential-type.js";
-import type { CredentialTypeRepository } from "./credential-type-repository.js";
+import type { CredentialTypeRepository } from "./ports.js";
 import type { TypeVersion } from "./vct-url.js";
 
 /** The stored credential type, or a 404 that says whether the type or only the version is unknown. */

@@ -1,8 +1,9 @@
 import { badRequest, conflict } from "@attesto/runtime/errors";
 import { computeContentHash } from "./compute-content-hash.js";
 import type { CredentialType } from "./credential-type.js";
-import type { CredentialTypeRepository, UpsertOutcome } from "./credential-type-repository.js";
+import type { UpsertOutcome } from "./credential-type-query.js";
 import { checkCredentialTypeDefinition } from "./parse-credential-type-seed.js";
+import type { CredentialTypeRepository } from "./ports.js";
 
 export interface PutOutcome {
   outcome: UpsertOutcome;

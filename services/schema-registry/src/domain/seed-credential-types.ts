@@ -1,6 +1,7 @@
 import { computeContentHash } from "./compute-content-hash.js";
-import type { CredentialTypeRepository, UpsertOutcome } from "./credential-type-repository.js";
+import type { UpsertOutcome } from "./credential-type-query.js";
 import { parseCredentialTypeSeed, type SeedFile } from "./parse-credential-type-seed.js";
+import type { CredentialTypeRepository } from "./ports.js";
 import { SeedError } from "./seed-error.js";
 
 export type SeedSummary = Record<UpsertOutcome, number>;

@@ -2,8 +2,8 @@ import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createTypeMetadataDocument } from "../domain/create-type-metadata-document.js";
 import { credentialTypeStatuses } from "../domain/credential-type.js";
-import type { SchemaRegistryDependencies } from "../domain/dependencies.js";
 import { findCredentialType } from "../domain/find-credential-type.js";
+import type { SchemaRegistryDependencies } from "../domain/ports.js";
 
 const zTypeVersionParams = z.object({
   type: z.string().min(1).max(100, "must be at most 100 characters"),

@@ -1,8 +1,8 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { credentialFormats, credentialTypeStatuses } from "../domain/credential-type.js";
-import { credentialTypeSortKeys } from "../domain/credential-type-repository.js";
-import type { SchemaRegistryDependencies } from "../domain/dependencies.js";
+import { credentialTypeSortKeys } from "../domain/credential-type-query.js";
+import type { SchemaRegistryDependencies } from "../domain/ports.js";
 import { zQueryEnum, zQueryInteger, zQueryText } from "./query-parameters.js";
 
 export const DEFAULT_LIST_LIMIT = 20;

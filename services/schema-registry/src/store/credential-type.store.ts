@@ -5,7 +5,8 @@ import {
   type CredentialTypeDefinition,
   formatOf,
 } from "../domain/credential-type.js";
-import type { CredentialTypeRepository, UpsertOutcome } from "../domain/credential-type-repository.js";
+import type { UpsertOutcome } from "../domain/credential-type-query.js";
+import type { CredentialTypeRepository } from "../domain/ports.js";
 import { containsPattern } from "./contains-pattern.js";
 import type { SchemaRegistryTables } from "./tables.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CredentialTypeDefinition } from "../../src/domain/credential-type.js";
-import type { CredentialTypeRepository, UpsertOutcome } from "../../src/domain/credential-type-repository.js";
+import type { UpsertOutcome } from "../../src/domain/credential-type-query.js";
+import type { CredentialTypeRepository } from "../../src/domain/ports.js";
 import { seedCredentialTypes } from "../../src/domain/seed-credential-types.js";
 
 /** An in-memory repository recording upserts; only what seeding uses is implemented. */

@@ -1,33 +1,5 @@
-import type {
-  CredentialFormat,
-  CredentialType,
-  CredentialTypeDefinition,
-  CredentialTypeStatus,
-  CredentialTypeSummary,
-} from "./credential-type.js";
-
-export const credentialTypeSortKeys = ["updated_at", "created_at"] as const;
-export type CredentialTypeSortKey = (typeof credentialTypeSortKeys)[number];
-
-/** A page of the catalogue. Text filters match anywhere in the value, ignoring case. */
-export interface CredentialTypeQuery {
-  status?: CredentialTypeStatus;
-  format?: CredentialFormat;
-  typeContains?: string;
-  nameContains?: string;
-  /** Newest first by this timestamp; ties by type, then version. */
-  sortBy: CredentialTypeSortKey;
-  offset: number;
-  limit: number;
-}
-
-export interface CredentialTypePage {
-  items: CredentialTypeSummary[];
-  /** Number of matches, ignoring offset and limit. */
-  total: number;
-}
-
-export type UpsertOutcome = "created" | "updated" | "unchanged";
+import type { CredentialType, CredentialTypeDefinition, CredentialTypeStatus } from "./credential-type.js";
+import type { CredentialTypePage, CredentialTypeQuery, UpsertOutcome } from "./credential-type-query.js";
 
 /** Where credential types are kept (implemented in store/). */
 export interface CredentialTypeRepository {
@@ -47,4 +19,11 @@ export interface CredentialTypeRepository {
   list(query: CredentialTypeQuery): Promise<CredentialTypePage>;
   /** Every credential type with all fields, by type then version. */
   listAll(filter: { status?: CredentialTypeStatus }): Promise<CredentialType[]>;
+}
+
+/** What routes, RPC handlers and start-up work with, built once per service context. */
+export interface SchemaRegistryDependencies {
+  repository: CredentialTypeRepository;
+  /** Public URL of this registry, without a trailing slash: the base of every vct. */
+  registryUrl: string;
 }
