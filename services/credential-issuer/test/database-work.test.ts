@@ -11,7 +11,7 @@ import { createOffer, didIssuer, ed25519Key, fetchNonce, keyProof, p256Key, post
  * the hack/bench README's figures come from; a step that needs one more statement should say why
  * there. The issuer runs with the process's cache invalidation listener, as a launched service does:
  * on PostgreSQL the issuer configuration, the tenant and the API key's answer come from coherent
- * caches (each read costs a barrier, one `SELECT 1` round trip on the listening connection shared by
+ * caches (each read costs a barrier, one round trip (a bare Sync) on the listening connection shared by
  * concurrent reads, not a pool statement); on PGlite (no notifications) they read through.
  */
 describe("database statements per issuance step", () => {

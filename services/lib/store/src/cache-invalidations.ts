@@ -7,6 +7,8 @@ import pg from "pg";
 export const CACHE_CHANNEL = "attesto_cache";
 /** Waits before listening again after the connection was lost. */
 const RECONNECT_DELAYS_MS = [100, 500, 1_000, 5_000];
+/** How long the probe waits for the answer to a bare Sync before barriers fall back to `SELECT 1`. */
+const SYNC_PROBE_TIMEOUT_MS = 2_000;
 
 export type InvalidationState = "connecting" | "coherent" | "unsupported" | "closed";
 
@@ -29,12 +31,41 @@ export interface CacheInvalidationOptions {
 }
 
 /**
+ * The barrier's round trip: a bare Sync message, answered by ReadyForQuery alone. PostgreSQL sends
+ * the notifications it has been signalled about before that ReadyForQuery, as before any other
+ * (postgres.c: a client read processes a pending notify interrupt, and so does the idle
+ * ReadyForQuery step), so it is as much a barrier as `SELECT 1`, without a statement: no parse,
+ * plan, transaction or row on the server, no result on the client. A `pg` Submittable (the
+ * extension point pg-cursor uses); `text` names it for whoever lists a client's round trips.
+ */
+class SyncRoundTrip implements pg.Submittable {
+  readonly text = "Sync (cache barrier)";
+  readonly done: Promise<void>;
+  private settle: (error?: Error) => void = () => undefined;
+  constructor() {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.settle = (error) => (error ? reject(error) : resolve());
+    });
+  }
+  submit(connection: pg.Connection): void {
+    connection.sync();
+  }
+  handleReadyForQuery(): void {
+    this.settle();
+  }
+  handleError(error: Error): void {
+    this.settle(error);
+  }
+}
+
+/**
  * Listens for cache invalidations on a dedicated connection (one per process and database:
  * `cacheInvalidationsFor` shares it). The guarantees, each tested in test/cache-invalidations.test.ts:
  *
  * - Changes are notified by the writing transaction (a table's trigger, `createCacheTopicTrigger`),
  *   so only committed changes are notified, and every one is, whoever wrote it.
- * - `barrier()` is one round trip on the listening connection. PostgreSQL signals every listening
+ * - `barrier()` is one round trip on the listening connection (a bare Sync, `SyncRoundTrip`; `SELECT 1`
+ *   where the probe finds a server that does not answer one). PostgreSQL signals every listening
  *   backend before the notifying COMMIT returns, and a backend sends the notifications it was
  *   signalled about before the ReadyForQuery that ends the round trip (postgres.c, before
  *   ReadyForQuery). So once the barrier resolves, every change committed before it was sent has
@@ -57,6 +88,8 @@ export function startCacheInvalidations(options: CacheInvalidationOptions): Data
   let queued: Promise<boolean> | undefined;
   let attempt = 0;
   let retry: NodeJS.Timeout | undefined;
+  /** The barrier's round trip: a bare Sync, unless the probe found the server does not answer one. */
+  let barrierBy: "sync" | "select" = "sync";
 
   const setState = (next: InvalidationState, error?: unknown) => {
     if (state === next) return;
@@ -72,7 +105,8 @@ export function startCacheInvalidations(options: CacheInvalidationOptions): Data
 
   const roundTrip = async (on: pg.Client): Promise<boolean> => {
     try {
-      await on.query("SELECT 1");
+      if (barrierBy === "sync") await on.query(new SyncRoundTrip()).done;
+      else await on.query("SELECT 1");
       return client === on && state === "coherent";
     } catch {
       return false;
@@ -118,7 +152,24 @@ export function startCacheInvalidations(options: CacheInvalidationOptions): Data
     }
     await on.query("SELECT 1");
     on.off("notification", onProbe);
+    if (seen && barrierBy === "sync") await answersSync(on);
     return seen;
+  };
+  /**
+   * A server that delivers notifications may still not answer a bare Sync (a proxy): the barrier
+   * then stays `SELECT 1`. The connection is dropped (its Sync is unanswered) and opened again.
+   */
+  const answersSync = async (on: pg.Client) => {
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      on.query(new SyncRoundTrip()).done.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), SYNC_PROBE_TIMEOUT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (answered) return;
+    barrierBy = "select";
+    throw new Error("the database does not answer a bare Sync: cache barriers use SELECT 1");
   };
 
   const connect = async () => {
