@@ -38,10 +38,11 @@ type Counts = Record<string, string>;
 /**
  * An issuance, "statements/commits" per step and service. `attesto-cache-invalidations` is the
  * coherent caches' barrier (`@attesto/store` cache-invalidations.ts): one round trip on the
- * listening connection before a cached read is trusted, so a change committed on any replica (a
- * revoked API key, a deactivated tenant) is seen at once. What each statement is for:
- * - offer: barriers for the API key, the tenant and the issuer configuration (cached reads); issuer:
- *   the offer insert (the tenant's key stored with its first offer only).
+ * listening connection (a bare Sync, no statement) before a cached read is trusted, so a change
+ * committed on any replica before the request began (a revoked API key, a deactivated tenant) is
+ * seen at once; one per request, shared by its cached reads (`cacheScopeOf`). What each is for:
+ * - offer: one barrier for the API key, the tenant and the issuer configuration (cached reads: the
+ *   request's scope); issuer: the offer insert (the tenant's key stored with its first offer only).
  * - offer document: barrier (the tenant still active); issuer: the offer read.
  * - token: barrier (the tenant still active); issuer: single use of the pre-authorized code (one
  *   conditional UPDATE … RETURNING); auth server: the minted-token claim (replay guard: of all
@@ -52,13 +53,13 @@ type Counts = Record<string, string>;
  *   `status-entry-pool.ts`).
  */
 const ISSUANCE: Record<string, Counts> = {
-  offer: { "attesto-cache-invalidations": "3/0", "credential-issuer": "1/1" },
+  offer: { "attesto-cache-invalidations": "1/0", "credential-issuer": "1/1" },
   offerDocument: { "attesto-cache-invalidations": "1/0", "credential-issuer": "1/0" },
   token: { "attesto-cache-invalidations": "1/0", "auth-server": "1/1", "credential-issuer": "1/1" },
   nonce: {},
   credential: { "attesto-cache-invalidations": "1/0", "credential-issuer": "2/1" },
 };
-const ISSUANCE_TOTAL = "12/4";
+const ISSUANCE_TOTAL = "10/4";
 
 /**
  * A verification, "statements/commits" per step and service (barriers as above, for the API key

@@ -47,6 +47,6 @@ export function createTrustRegistryTenants(
     }
   };
   return {
-    find: (tenant) => cache.get(tenant, () => load(tenant)),
+    find: (tenant, scope) => cache.get(tenant, () => load(tenant), scope),
   };
 }

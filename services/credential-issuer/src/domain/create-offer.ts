@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { isDid, jwkThumbprint, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
+import type { CacheScope } from "@attesto/protocol/cache";
 import { AppError, type FieldError, invalidFields } from "@attesto/runtime/errors";
 import type { IssuerDependencies } from "./dependencies.js";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
@@ -31,6 +32,11 @@ export interface CreateOfferInput {
   /** Omitted: the tenant's configured default offer TTL, else OFFER_TTL_SECONDS.default. */
   expiresInSeconds?: number;
   requireTransactionCode: boolean;
+  /**
+   * The request's cache scope (`cacheScopeOf`): the configuration and tenant reads trust the barrier
+   * its API key check took (nothing here writes a cached table before reading one).
+   */
+  cacheScope?: CacheScope;
 }
 
 export interface CreatedOffer {
@@ -100,9 +106,10 @@ async function findConfiguration(
   tenant: string,
   configurationId: string,
   configured: IssuerConfiguration | undefined,
+  scope: CacheScope | undefined,
 ): Promise<{ configuration?: CredentialConfiguration; errors: FieldError[] }> {
   // A credential type added a moment ago (`attesto types add`) is usable: the directory is never behind.
-  const configuration = (await deps.tenants.find(tenant))?.configurations.find(
+  const configuration = (await deps.tenants.find(tenant, scope))?.configurations.find(
     (candidate) => candidate.id === configurationId,
   );
   if (!configuration) {
@@ -231,9 +238,9 @@ export function offerLinksOf(
  */
 export async function createOffer(deps: IssuerDependencies, input: CreateOfferInput): Promise<CreatedOffer> {
   // Every failing field at once: the request's own rules, the configuration, the claims.
-  const configured = await deps.issuerConfigurations.find(input.tenant);
+  const configured = await deps.issuerConfigurations.find(input.tenant, input.cacheScope);
   const signingMode = selectSigningMode(input, configured);
-  const found = await findConfiguration(deps, input.tenant, input.configurationId, configured);
+  const found = await findConfiguration(deps, input.tenant, input.configurationId, configured, input.cacheScope);
   const errors = [
     ...found.errors,
     ...(found.configuration ? await claimErrors(deps, found.configuration, input.claims, signingMode.request) : []),

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { CacheScope } from "@attesto/protocol/cache";
 import type { CredentialDisplay } from "./ports.js";
 
 /** Signing path of offers that name no DID key (see IssuerService in issuer_configuration.proto). */
@@ -41,7 +42,8 @@ export type DeclaredIssuerConfiguration = Omit<IssuerConfiguration, "digest" | "
 
 /** Where issuer configurations are kept (store/issuer-configuration.store.ts); one per tenant. */
 export interface IssuerConfigurationRepository {
-  find(tenant: string): Promise<IssuerConfiguration | undefined>;
+  /** Never behind the table (`scope`: as of the request's start, `TenantDirectory.find`). */
+  find(tenant: string, scope?: CacheScope): Promise<IssuerConfiguration | undefined>;
   /** Inserts or replaces the tenant's configuration unless the stored one has the same digest; whether it wrote. */
   put(configuration: IssuerConfiguration): Promise<boolean>;
   /** Whether there was one to delete. */

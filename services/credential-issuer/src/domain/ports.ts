@@ -1,4 +1,5 @@
 import type { AnchorProof, JwtSigner } from "@attesto/protocol";
+import type { CacheScope } from "@attesto/protocol/cache";
 
 /** A credential configuration the trust registry provisioned for a tenant. */
 export interface CredentialConfiguration {
@@ -21,9 +22,10 @@ export interface IssuerTenant {
 export interface TenantDirectory {
   /**
    * Undefined when no such tenant exists or it is deactivated. Never behind the trust registry: a
-   * change committed before the call (a deactivation, a credential type added) is seen.
+   * change committed before the call (a deactivation, a credential type added) is seen; with the
+   * request's `scope` (`cacheScopeOf`), one committed before the request began.
    */
-  find(tenant: string): Promise<IssuerTenant | undefined>;
+  find(tenant: string, scope?: CacheScope): Promise<IssuerTenant | undefined>;
 }
 
 export type JsonObject = { [key: string]: unknown };

@@ -1,3 +1,4 @@
+import { cacheScopeOf } from "@attesto/runtime/cache";
 import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createOffer, OFFER_TTL_SECONDS } from "../domain/create-offer.js";
@@ -69,6 +70,8 @@ export function registerCreateOfferRoute(app: App, deps: IssuerDependencies): vo
         holderDid: body.holder_did,
         expiresInSeconds: body.expires_in,
         requireTransactionCode: body.require_transaction_code,
+        // One cache barrier for the request: its API key check's (requireApiKey).
+        cacheScope: cacheScopeOf(request),
       });
       reply.code(201).header("cache-control", "no-store");
       return {

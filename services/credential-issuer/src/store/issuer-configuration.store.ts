@@ -61,11 +61,15 @@ export function createIssuerConfigurationStore(
     max: CACHED_CONFIGURATIONS,
   });
   return {
-    find: (tenant) =>
-      cache.get(tenant, async () => {
-        const row = await find.takeFirst({ tenant });
-        return row ? toConfiguration(row) : undefined;
-      }),
+    find: (tenant, scope) =>
+      cache.get(
+        tenant,
+        async () => {
+          const row = await find.takeFirst({ tenant });
+          return row ? toConfiguration(row) : undefined;
+        },
+        scope,
+      ),
 
     async put(configuration) {
       const values = {

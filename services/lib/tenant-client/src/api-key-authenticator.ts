@@ -66,9 +66,9 @@ export function createApiKeyAuthenticator(
     };
   };
   return {
-    async authenticate(apiKey) {
+    async authenticate(apiKey, scope) {
       const digest = createHash("sha256").update(apiKey, "utf8").digest("hex");
-      const answer = await answers.get(digest, () => ask(apiKey));
+      const answer = await answers.get(digest, () => ask(apiKey), scope);
       if (!answer.approved) throw unauthorized("Account is not approved");
       return answer.tenant;
     },

@@ -30,8 +30,59 @@ export interface CoherentCacheOptions {
 }
 
 export interface CoherentCache<V> {
-  /** The value for `key` as the database has it now: cached, or `load()`'s. */
-  get(key: string, load: () => Promise<V>): Promise<V>;
+  /**
+   * The value for `key` as the database has it now: cached, or `load()`'s. With `scope` (the
+   * incoming request's, `cacheScopeOf`), "now" is when the request began: the barrier is the one
+   * the request's first cached read took.
+   */
+  get(key: string, load: () => Promise<V>, scope?: CacheScope): Promise<V>;
+}
+
+/**
+ * One incoming request's barriers: its first cached read takes one, every later cached read of the
+ * request (in any coherent cache on the same invalidations) awaits that same one instead of its own
+ * round trip. The barrier was sent after the request began, so the guarantee kept is "a change
+ * committed before the request began is seen" (a key revoked, a tenant deactivated through any
+ * replica, before the request was sent): the per-read barrier promised the same for each read's
+ * start, which no caller can tell apart within one request. Not for a request that writes a cached
+ * table and reads it back: its own change may be notified after the barrier it would trust.
+ */
+export interface CacheScope {
+  barrier(invalidations: CacheInvalidations): Promise<boolean>;
+}
+
+/** A fresh scope (one per incoming request; `cacheScopeOf` keeps it with the request object). */
+export function createCacheScope(): CacheScope {
+  let first: { invalidations: CacheInvalidations; barrier: Promise<boolean> } | undefined;
+  let others: Map<CacheInvalidations, Promise<boolean>> | undefined;
+  return {
+    barrier(invalidations) {
+      if (!first) {
+        first = { invalidations, barrier: invalidations.barrier() };
+        return first.barrier;
+      }
+      if (first.invalidations === invalidations) return first.barrier;
+      others ??= new Map();
+      let barrier = others.get(invalidations);
+      if (!barrier) {
+        barrier = invalidations.barrier();
+        others.set(invalidations, barrier);
+      }
+      return barrier;
+    },
+  };
+}
+
+const scopes = new WeakMap<object, CacheScope>();
+
+/** The cache scope of an incoming request (an HTTP request object, an RPC's context): made on first use. */
+export function cacheScopeOf(request: object): CacheScope {
+  let scope = scopes.get(request);
+  if (!scope) {
+    scope = createCacheScope();
+    scopes.set(request, scope);
+  }
+  return scope;
 }
 
 /**
@@ -46,8 +97,9 @@ export function createCoherentCache<V>(options: CoherentCacheOptions): CoherentC
   const entries = createLoadingCache<V>({ max: options.max, ttlMs: Number.MAX_SAFE_INTEGER });
   for (const topic of options.topics) options.invalidations.subscribe(topic, () => entries.clear());
   return {
-    async get(key, load) {
-      if (!(await options.invalidations.barrier())) return load();
+    async get(key, load, scope) {
+      const barrier = scope ? scope.barrier(options.invalidations) : options.invalidations.barrier();
+      if (!(await barrier)) return load();
       return entries.get(key, load);
     },
   };

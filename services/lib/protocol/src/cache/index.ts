@@ -1,8 +1,11 @@
 export { type BoundedCache, type BoundedCacheOptions, createBoundedCache } from "./bounded-cache.js";
 export {
   type CacheInvalidations,
+  type CacheScope,
   type CoherentCache,
   type CoherentCacheOptions,
+  cacheScopeOf,
+  createCacheScope,
   createCoherentCache,
   NO_INVALIDATIONS,
 } from "./coherent-cache.js";

@@ -3,6 +3,7 @@
  * `ApiKeyAuthenticator` a service is given (`@attesto/tenant-client` asks the trust registry).
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import { type CacheScope, cacheScopeOf } from "../cache/loading-cache.js";
 import { AppError, forbidden, unauthorized } from "../errors/app-error.js";
 import { answering } from "./openapi.js";
 
@@ -25,7 +26,8 @@ declare module "fastify" {
 export type TenantRole = "issuer" | "verifier";
 
 export interface ApiKeyAuthenticator {
-  authenticate(apiKey: string): Promise<AuthenticatedTenant>;
+  /** `scope`: the request's cache scope (`cacheScopeOf`), so its cached reads share one barrier. */
+  authenticate(apiKey: string, scope?: CacheScope): Promise<AuthenticatedTenant>;
 }
 
 /**
@@ -40,7 +42,7 @@ export function requireApiKey(authenticator: ApiKeyAuthenticator, role?: TenantR
       const apiKey = Array.isArray(header) ? undefined : header?.trim();
       if (Array.isArray(header)) throw unauthorized("Invalid API Key");
       if (!apiKey) throw unauthorized("API Key is required");
-      const tenant = await authenticator.authenticate(apiKey);
+      const tenant = await authenticator.authenticate(apiKey, cacheScopeOf(request));
       if (role === "issuer" && !tenant.isIssuer) throw forbidden("Forbidden");
       if (role === "verifier" && !tenant.isVerifier) throw forbidden("Forbidden");
       request.apiTenant = tenant;
