@@ -1,35 +1,38 @@
 import { tenantV1 } from "@attesto/proto";
-import { createLogger } from "@attesto/runtime/logging";
-import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
+import {
+  type Clock,
+  perService,
+  readPackageVersion,
+  type ServiceContext,
+  type ServiceModule,
+} from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig, trustRegistryPorts } from "./config.js";
-import { createDependencies, createDomain, type TrustRegistryDeps } from "./dependencies.js";
-import type { Clock } from "./domain/ports.js";
+import { createDependencies } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./domain/ports.js";
 import { registerKeyCustodyRpc } from "./rpc/key-custody-service.rpc.js";
 import { TenantServiceRpc } from "./rpc/tenant-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 import { sealedColumns } from "./store/sealed-columns.js";
 
 export interface TrustRegistryModuleOptions {
-  /** The time key custody and the use cases read (certificate validity, expiry); the system clock by default. */
+  /**
+   * The time key custody and the use cases read (certificate validity, expiry) instead of the
+   * context's clock: the launcher's contexts carry the system clock, tests of the whole platform move this one.
+   */
   clock?: Clock;
 }
 
 /**
- * The trust registry as a service module. `dependenciesOf` shares one set of edges per running
- * service between the public app, the internal RPC and start-up work; tests running it in-process
- * may inject a clock.
+ * The trust registry as a service module. `dependenciesOf` builds the use cases' dependencies once
+ * per running service, shared by the public app, the internal RPC and start-up work.
  */
 export function createTrustRegistryModule(options: TrustRegistryModuleOptions = {}): {
   module: ServiceModule<TrustRegistryConfig>;
-  dependenciesOf: (context: ServiceContext<TrustRegistryConfig>) => TrustRegistryDeps;
+  dependenciesOf: (context: ServiceContext<TrustRegistryConfig>) => TrustRegistryDependencies;
 } {
   const dependenciesOf = perService((context: ServiceContext<TrustRegistryConfig>) =>
-    createDependencies(context, options.clock),
-  );
-  // The use cases, built once per running service and shared by the public app and the internal RPC.
-  const domainOf = perService((context: ServiceContext<TrustRegistryConfig>) =>
-    createDomain(context, dependenciesOf(context)),
+    createDependencies(context, options.clock ? { clock: options.clock } : {}),
   );
   const module: ServiceModule<TrustRegistryConfig> = {
     definition: {
@@ -42,22 +45,23 @@ export function createTrustRegistryModule(options: TrustRegistryModuleOptions = 
         "schema-registry": config.SCHEMA_REGISTRY_INTERNAL_URL,
         ledger: config.LEDGER_INTERNAL_URL,
       }),
-      buildApp: (context) => buildApp(context, dependenciesOf(context), domainOf(context)),
+      buildApp: (context) => buildApp(context, dependenciesOf(context)),
       // Custody keys under an older KEK, or still in the former column layout, are resealed at start-up.
       async init(context) {
         try {
           await dependenciesOf(context).custody.rewrapKeys();
         } catch (error) {
           // A key that does not open fails where it is used; the others still serve.
-          createLogger(context.service, context.config.LOG_LEVEL).warn(
+          context.logger.warn(
             { err: error instanceof Error ? error.message : String(error) },
             "custody keys could not all be rewrapped under the current key-encryption key",
           );
         }
       },
       rpc(router, context) {
-        router.service(tenantV1.TenantService, new TenantServiceRpc(domainOf(context)));
-        registerKeyCustodyRpc(router, dependenciesOf(context).custody);
+        const deps = dependenciesOf(context);
+        router.service(tenantV1.TenantService, new TenantServiceRpc(deps));
+        registerKeyCustodyRpc(router, deps.custody);
       },
     },
     loadConfig: loadTrustRegistryConfig,
@@ -68,7 +72,7 @@ export function createTrustRegistryModule(options: TrustRegistryModuleOptions = 
 
 const standard = createTrustRegistryModule();
 
-/** One set of edges per running service, shared by the public app, the internal RPC and start-up work. */
+/** One set of dependencies per running service, shared by the public app, the internal RPC and start-up work. */
 export const dependenciesOf = standard.dependenciesOf;
 
 export const trustRegistry: ServiceModule<TrustRegistryConfig> = standard.module;

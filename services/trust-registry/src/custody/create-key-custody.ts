@@ -36,7 +36,8 @@ export interface KeyCustodyOptions {
    * `iss` = `<url>/<tenant>`, which its signing certificate names in subjectAltName.
    */
   credentialIssuerUrl: string;
-  now?: () => Date;
+  /** The time certificates and key records are stamped with (the service's clock). */
+  now: () => Date;
   keyCacheSize?: number;
 }
 
@@ -47,7 +48,7 @@ export interface KeyCustodyOptions {
  */
 export function createKeyCustody(options: KeyCustodyOptions): KeyCustody {
   const db = options.db as CustodyDb;
-  const now = options.now ?? (() => new Date());
+  const { now } = options;
   const sealer = createEnvelopeSealer([...options.keyEncryptionKeys]);
   const vault = createKeyVault({ db, sealer, now, cacheSize: options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE });
   const issuingCa = options.issuingCa

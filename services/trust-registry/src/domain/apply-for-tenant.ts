@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import { conflict, forbidden } from "@attesto/runtime/errors";
 import { generateApiKey, hashApiKey } from "./api-key.js";
 import { credentialConfigurationId } from "./credential-configuration-id.js";
-import type { TrustRegistryDomain } from "./dependencies.js";
-import type { RegisteredCredentialType } from "./ports.js";
+import type { RegisteredCredentialType, TrustRegistryDependencies } from "./ports.js";
+import { DuplicateTenantError } from "./ports.js";
 import type { CredentialConfiguration, TenantStatus } from "./tenant.js";
-import { DuplicateTenantError } from "./tenant-repository.js";
 
 /** A validated `POST /v1/apply` body (tenant already lowercased). */
 export interface TenantApplication {
@@ -31,7 +30,7 @@ export const REGISTRATION_CLOSED_MESSAGE =
   "Self-service registration is closed: tenants are created by the platform operator";
 
 /** `closed` admission refuses self-registration outright (403), whatever the application says. */
-export function assertSelfRegistrationOpen(domain: Pick<TrustRegistryDomain, "tenantAdmission">): void {
+export function assertSelfRegistrationOpen(domain: Pick<TrustRegistryDependencies, "tenantAdmission">): void {
   if (domain.tenantAdmission === "closed") throw forbidden(REGISTRATION_CLOSED_MESSAGE);
 }
 
@@ -62,7 +61,10 @@ export function toConflict(error: unknown, values: { email?: string | null | und
  *    PENDING under `approval` (its key answers `Account is not approved` until approved).
  */
 export async function applyForTenant(
-  domain: TrustRegistryDomain,
+  domain: Pick<
+    TrustRegistryDependencies,
+    "tenants" | "tenantAdmission" | "credentialTypes" | "passwords" | "apiKeyFormat"
+  >,
   application: TenantApplication,
 ): Promise<TenantRegistration> {
   const { tenants } = domain;

@@ -1,5 +1,5 @@
 import { notFound } from "@attesto/runtime/errors";
-import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./ports.js";
 import type { TenantAccount } from "./tenant.js";
 
 export interface TenantApproval {
@@ -14,7 +14,7 @@ export interface TenantApproval {
  * unknown or deactivated tenant.
  */
 export async function approveTenant(
-  domain: Pick<TrustRegistryDomain, "tenants">,
+  domain: Pick<TrustRegistryDependencies, "tenants">,
   tenant: string,
 ): Promise<TenantApproval> {
   const result = await domain.tenants.approve(tenant);

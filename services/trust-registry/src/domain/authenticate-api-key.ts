@@ -1,6 +1,6 @@
 import { type ApiKeyFormat, apiKeyHashesMatch, hashApiKey, isWellFormedApiKey } from "./api-key.js";
+import type { TenantRepository } from "./ports.js";
 import type { TenantAccount } from "./tenant.js";
-import type { TenantRepository } from "./tenant-repository.js";
 
 /** Why a key is or is not accepted; callers answer with the messages in this service's README. */
 export type ApiKeyAuthentication =

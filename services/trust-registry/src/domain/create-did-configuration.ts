@@ -1,13 +1,16 @@
 import { notFound } from "@attesto/runtime/errors";
 import { createDomainLinkageCredential } from "./create-domain-linkage-credential.js";
-import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./ports.js";
 
 /**
  * `GET /.well-known/did-configuration.json/:tenant`: one Domain Linkage Credential per active DID of
  * the tenant, each signed in custody by that DID's key, for the tenant's origin. Unknown tenant => 404;
  * a tenant without DIDs gets an empty list.
  */
-export async function createDidConfiguration(domain: TrustRegistryDomain, tenantParam: string): Promise<string[]> {
+export async function createDidConfiguration(
+  domain: Pick<TrustRegistryDependencies, "tenants" | "dids" | "custody" | "clock" | "domainLinkageOrigin">,
+  tenantParam: string,
+): Promise<string[]> {
   const account = await domain.tenants.findByTenant(tenantParam.toLowerCase());
   if (!account) throw notFound("Tenant not found");
   const origin = domain.domainLinkageOrigin(account.tenant);

@@ -1,6 +1,6 @@
 import { ed25519PublicJwk, generateEd25519Jwk } from "@attesto/protocol";
-import type { TrustRegistryDomain } from "./dependencies.js";
 import type { LoginPrincipal } from "./login-token.js";
+import type { TrustRegistryDependencies } from "./ports.js";
 
 export interface CreatedDid {
   did: string;
@@ -17,7 +17,10 @@ export interface CreatedDid {
  * 3. hand the key to custody and record the DID for the tenant. When step 3 fails, the DID just
  * anchored is deactivated on the ledger (best effort) so no usable half remains.
  */
-export async function createTenantDid(domain: TrustRegistryDomain, principal: LoginPrincipal): Promise<CreatedDid> {
+export async function createTenantDid(
+  domain: Pick<TrustRegistryDependencies, "ledger" | "custody" | "dids">,
+  principal: LoginPrincipal,
+): Promise<CreatedDid> {
   const privateJwk = generateEd25519Jwk();
   const anchored = await domain.ledger.createDid(ed25519PublicJwk(privateJwk));
   try {

@@ -1,5 +1,5 @@
 import { notFound } from "@attesto/runtime/errors";
-import type { TenantDeactivation, TenantRepository } from "./tenant-repository.js";
+import type { TenantDeactivation, TenantRepository } from "./ports.js";
 
 /**
  * Operator DeleteTenant: deactivates the tenant (domain/tenant-lifecycle.ts says what that stops), recorded

@@ -1,10 +1,10 @@
-import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./ports.js";
 import { allows, stateOf } from "./tenant-lifecycle.js";
 
 export type IssuerStanding = { standing: "unknown" } | { standing: "active" | "deactivated"; tenant: string };
 
 /** The tenant an `iss` of the form `<credential issuer URL>/<tenant>` names, if it is one. */
-function tenantOfIssuerUrl(domain: Pick<TrustRegistryDomain, "issuerUrlOf">, iss: string): string | undefined {
+function tenantOfIssuerUrl(domain: Pick<TrustRegistryDependencies, "issuerUrlOf">, iss: string): string | undefined {
   const prefix = domain.issuerUrlOf("");
   if (!iss.startsWith(prefix)) return undefined;
   const rest = iss.slice(prefix.length);
@@ -19,7 +19,7 @@ const didOf = (value: string) => value.split("#")[0] ?? value;
  * Read from the database on every call: a deactivation is seen at once by every verifier replica.
  */
 export async function getIssuerStanding(
-  domain: Pick<TrustRegistryDomain, "issuerUrlOf" | "tenants" | "dids">,
+  domain: Pick<TrustRegistryDependencies, "issuerUrlOf" | "tenants" | "dids">,
   issuer: { iss: string; did?: string | undefined },
 ): Promise<IssuerStanding> {
   let tenant = tenantOfIssuerUrl(domain, issuer.iss);

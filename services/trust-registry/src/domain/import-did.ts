@@ -1,9 +1,9 @@
 import { ed25519JwkFromSeed } from "@attesto/protocol";
 import { badRequest, conflict } from "@attesto/runtime/errors";
-import type { TrustRegistryDomain } from "./dependencies.js";
 import { ed25519VerificationMethods } from "./did-document.js";
-import { DidAlreadyHeldError } from "./did-repository.js";
 import type { LoginPrincipal } from "./login-token.js";
+import type { TrustRegistryDependencies } from "./ports.js";
+import { DidAlreadyHeldError } from "./ports.js";
 import type { TenantDid } from "./tenant-did.js";
 
 export const DID_NOT_FOUND_MESSAGE = "DID not found on the ledger";
@@ -21,7 +21,7 @@ export const DID_HELD_ELSEWHERE_MESSAGE = "DID is already registered to another 
  * 5. hand the key to custody and record the DID.
  */
 export async function importTenantDid(
-  domain: TrustRegistryDomain,
+  domain: Pick<TrustRegistryDependencies, "ledger" | "custody" | "dids">,
   principal: LoginPrincipal,
   request: { did: string; seed: Uint8Array },
 ): Promise<TenantDid> {
@@ -57,7 +57,7 @@ export async function importTenantDid(
 }
 
 async function heldAlready(
-  domain: TrustRegistryDomain,
+  domain: Pick<TrustRegistryDependencies, "dids">,
   principal: LoginPrincipal,
   did: string,
 ): Promise<TenantDid | undefined> {

@@ -1,4 +1,4 @@
-import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./ports.js";
 
 /** An issuer the platform vouches for: an active tenant with the issuer role. */
 export interface RegisteredIssuer {
@@ -14,7 +14,7 @@ export interface RegisteredIssuer {
  * of chains active issuer tenants imported). Read-only.
  */
 export async function listRegisteredIssuers(
-  domain: Pick<TrustRegistryDomain, "dids" | "custody" | "issuerUrlOf">,
+  domain: Pick<TrustRegistryDependencies, "dids" | "custody" | "issuerUrlOf">,
 ): Promise<{ issuers: RegisteredIssuer[]; x509Roots: string[] }> {
   const issuers = (await domain.dids.listActiveIssuers()).map(({ tenant, dids }) => ({
     tenant,

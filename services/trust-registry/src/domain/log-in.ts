@@ -1,5 +1,5 @@
 import { unauthorized } from "@attesto/runtime/errors";
-import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./ports.js";
 
 export const INVALID_CREDENTIALS_MESSAGE = "Invalid UUID or password";
 
@@ -13,7 +13,7 @@ export interface LoginResult {
  * issues a login token. An unknown UUID costs the same argon2 verification as a wrong password,
  * so response times do not tell which accounts exist.
  */
-export function createLogIn(domain: Pick<TrustRegistryDomain, "tenants" | "passwords" | "loginTokens">) {
+export function createLogIn(domain: Pick<TrustRegistryDependencies, "tenants" | "passwords" | "loginTokens">) {
   let decoyHash: Promise<string> | undefined;
   const decoy = () => {
     decoyHash ??= domain.passwords.hash("decoy-password-never-matches-A1");

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
-import type { Clock } from "./ports.js";
 
 /** The organization an access token was issued to. */
 export interface LoginPrincipal {
@@ -14,7 +13,7 @@ export interface LoginTokenOptions {
   /** `iss` of every token: the trust registry's public URL. */
   issuer: string;
   ttlSeconds: number;
-  clock: Clock;
+  clock: () => Date;
 }
 
 /** Why a presented token was refused; the message is safe to show. */

@@ -1,5 +1,5 @@
 import { createHash, X509Certificate } from "node:crypto";
-import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./ports.js";
 
 /** A trust anchor as a JWK (RFC 7517 §4.7 `x5c`, §4.9 `x5t#S256`): its public key and the certificate itself. */
 export interface TrustAnchorJwk {
@@ -45,7 +45,7 @@ const pemOf = (base64Der: string) =>
  * configures to verify those credentials. Tenants' own imported roots are theirs to publish.
  */
 export async function publishTrustAnchors(
-  domain: Pick<TrustRegistryDomain, "custody">,
+  domain: Pick<TrustRegistryDependencies, "custody">,
 ): Promise<PublishedTrustAnchors> {
   const anchors = await domain.custody.trustAnchors();
   return { jwks: { keys: anchors.map(toJwk) }, pem: anchors.map(pemOf).join("") };

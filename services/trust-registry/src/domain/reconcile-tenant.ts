@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { generateApiKey, hashApiKey } from "./api-key.js";
 import { provisionCredentialConfigurations, toConflict } from "./apply-for-tenant.js";
-import type { TrustRegistryDomain } from "./dependencies.js";
+import type { TrustRegistryDependencies } from "./ports.js";
+import { DuplicateTenantError } from "./ports.js";
 import type { TenantAccount } from "./tenant.js";
-import { DuplicateTenantError } from "./tenant-repository.js";
 
 /** The operator's declaration of a tenant (Tenant custom resource). */
 export interface DeclaredTenant {
@@ -28,7 +28,7 @@ export interface ReconciledTenant {
  * credential types registered since are added to its configurations. Idempotent.
  */
 export async function reconcileTenant(
-  domain: TrustRegistryDomain,
+  domain: Pick<TrustRegistryDependencies, "tenants" | "credentialTypes" | "apiKeyFormat">,
   declared: DeclaredTenant,
   /** Who asked (recorded when this reactivates the tenant). */
   actor?: string,
@@ -67,7 +67,7 @@ export async function reconcileTenant(
 }
 
 async function update(
-  domain: TrustRegistryDomain,
+  domain: Pick<TrustRegistryDependencies, "tenants">,
   declared: DeclaredTenant,
   configurations: ReturnType<typeof provisionCredentialConfigurations>,
 ): Promise<TenantAccount> {

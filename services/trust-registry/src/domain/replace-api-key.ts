@@ -1,6 +1,6 @@
 import { notFound } from "@attesto/runtime/errors";
 import { type ApiKeyFormat, generateApiKey, hashApiKey } from "./api-key.js";
-import type { TenantRepository } from "./tenant-repository.js";
+import type { TenantRepository } from "./ports.js";
 
 /**
  * Operator action for a leaked or lost key (this service's README): revokes every key of the tenant and

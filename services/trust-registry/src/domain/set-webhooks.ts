@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { badRequest, notFound } from "@attesto/runtime/errors";
-import type { SecretSealer } from "./ports.js";
-import type { TenantWebhook, WebhookRepository } from "./webhook-repository.js";
+import type { SecretSealer, TenantWebhook, WebhookRepository } from "./ports.js";
 
 /** Event types the scheduler emits (services/scheduler/README.md). */
 export const WEBHOOK_EVENT_TYPES = [

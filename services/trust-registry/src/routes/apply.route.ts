@@ -1,7 +1,7 @@
 import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime/http";
 import { z } from "zod";
 import { applyForTenant, assertSelfRegistrationOpen } from "../domain/apply-for-tenant.js";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 import { tenantStatuses } from "../domain/tenant.js";
 import {
   zOrganizationEmail,
@@ -29,7 +29,7 @@ const zApplyResponse = z.object({ uuid: z.string(), status: z.enum(tenantStatuse
  * POST /v1/apply: registers an organization and returns its API key once; TENANT_ADMISSION decides
  * whether it is approved at once, pending an operator's approval, or refused (403).
  */
-export function registerApplyRoute(app: App, domain: TrustRegistryDomain, counter: RateLimitCounter): void {
+export function registerApplyRoute(app: App, domain: TrustRegistryDependencies, counter: RateLimitCounter): void {
   app.post(
     "/v1/apply",
     {

@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createTenantDid } from "../domain/create-did.js";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 import { DID_METHOD } from "../domain/tenant-did.js";
 import { principalOf } from "./login-token-auth.js";
 
@@ -36,7 +36,7 @@ const zCreatedDid = z.object({
 });
 
 /** POST /v1/did (login token): a new did:ledger DID whose key the platform keeps in custody. */
-export function registerCreateDidRoute(scope: App, domain: TrustRegistryDomain): void {
+export function registerCreateDidRoute(scope: App, domain: TrustRegistryDependencies): void {
   scope.post(
     "/v1/did",
     { schema: { body: zCreateDidBody, response: { 201: zCreatedDid } } },

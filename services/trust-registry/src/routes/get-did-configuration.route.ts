@@ -3,7 +3,7 @@ import { TENANT_ID_MAX_LENGTH } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
 import { createDidConfiguration } from "../domain/create-did-configuration.js";
 import { DID_CONFIGURATION_CONTEXT } from "../domain/create-domain-linkage-credential.js";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 
 /** The tenant as it is written (not lowercased), at most the tenant identifier's length (longer paths: the router's 414). */
 const zParams = z.object({ tenant: z.string().min(1).max(TENANT_ID_MAX_LENGTH) });
@@ -15,7 +15,7 @@ const zDidConfiguration = z.object({
 });
 
 /** GET /.well-known/did-configuration.json/:tenant (public). */
-export function registerGetDidConfigurationRoute(app: App, domain: TrustRegistryDomain): void {
+export function registerGetDidConfigurationRoute(app: App, domain: TrustRegistryDependencies): void {
   app.get(
     "/.well-known/did-configuration.json/:tenant",
     { schema: { params: zParams, response: { 200: zDidConfiguration } } },

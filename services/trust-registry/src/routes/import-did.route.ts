@@ -1,8 +1,8 @@
 import { decodeEd25519Seed, KeyFormatError } from "@attesto/protocol";
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { importTenantDid } from "../domain/import-did.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 import { DID_METHOD, LEDGER_DID_PREFIX } from "../domain/tenant-did.js";
 import { principalOf } from "./login-token-auth.js";
 
@@ -36,7 +36,7 @@ const zImportDidBody = z.object({ did: zLedgerDid, private_key: zEd25519Seed });
 const zImportedDid = z.object({ did: z.string(), method: z.literal(DID_METHOD), status: z.literal("active") });
 
 /** POST /v1/did/import (login token): takes custody of the key of an existing did:ledger DID. */
-export function registerImportDidRoute(scope: App, domain: TrustRegistryDomain): void {
+export function registerImportDidRoute(scope: App, domain: TrustRegistryDependencies): void {
   scope.post(
     "/v1/did/import",
     { schema: { body: zImportDidBody, response: { 201: zImportedDid } } },

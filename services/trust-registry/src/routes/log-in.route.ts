@@ -1,8 +1,8 @@
 import { type App, type RateLimitCounter, rateLimit } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { createLogIn } from "../domain/log-in.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 import { zAccountUuid, zOrganizationPassword } from "../domain/z-tenant-fields.js";
 
 /**
@@ -30,7 +30,7 @@ const zLogInResponse = z.object({
 });
 
 /** POST /v1/auth/login: organization login with the account UUID and password. */
-export function registerLogInRoute(app: App, domain: TrustRegistryDomain, counter: RateLimitCounter): void {
+export function registerLogInRoute(app: App, domain: TrustRegistryDependencies, counter: RateLimitCounter): void {
   const logIn = createLogIn(domain);
   app.post(
     "/v1/auth/login",

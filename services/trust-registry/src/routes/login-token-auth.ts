@@ -1,8 +1,8 @@
 import { AppError, forbidden } from "@attesto/runtime/errors";
 import { type App, answersInScope } from "@attesto/runtime/http";
 import type { FastifyRequest } from "fastify";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { InvalidLoginTokenError, type LoginPrincipal } from "../domain/login-token.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 
 const principals = new WeakMap<FastifyRequest, LoginPrincipal>();
 
@@ -18,7 +18,7 @@ const invalidToken = (message: string, cause?: unknown) =>
  * about the body rules): verifies the organization login token and checks that its account still
  * exists for the token's tenant and is approved. The tenant of every DID operation comes from here.
  */
-export function requireLoginToken(scope: App, domain: TrustRegistryDomain): void {
+export function requireLoginToken(scope: App, domain: TrustRegistryDependencies): void {
   answersInScope(scope, [401, 403]);
   scope.addHook("onRequest", async (request) => {
     const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(request.headers.authorization ?? "");

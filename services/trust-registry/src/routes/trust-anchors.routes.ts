@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 import { publishTrustAnchors } from "../domain/publish-trust-anchors.js";
 
 /** Trust anchors change only when the platform CA is replaced: verifiers may keep them an hour. */
@@ -24,7 +24,7 @@ const pemSchema = {
   },
 };
 
-export function registerTrustAnchorRoutes(app: App, domain: TrustRegistryDomain): void {
+export function registerTrustAnchorRoutes(app: App, domain: TrustRegistryDependencies): void {
   app.get("/v1/x509/trust-anchors", { schema: jwksSchema }, async (_request, reply) => {
     const { jwks } = await publishTrustAnchors(domain);
     // Sent as text (jwks is typed by its own module): the schema above documents its shape.

@@ -8,9 +8,9 @@ import type { z } from "zod";
 import { approveTenant } from "../domain/approve-tenant.js";
 import { authenticateApiKey } from "../domain/authenticate-api-key.js";
 import { deleteTenant, revokeApiKeys } from "../domain/delete-tenant.js";
-import type { TrustRegistryDomain } from "../domain/dependencies.js";
 import { getIssuerStanding } from "../domain/get-issuer-standing.js";
 import { listRegisteredIssuers } from "../domain/list-registered-issuers.js";
+import type { TrustRegistryDependencies } from "../domain/ports.js";
 import { provisionCredentialTypes } from "../domain/provision-credential-types.js";
 import { reconcileTenant } from "../domain/reconcile-tenant.js";
 import { replaceApiKey } from "../domain/replace-api-key.js";
@@ -53,7 +53,7 @@ function field<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
 
 /** attesto.tenant.v1.TenantService: API key authentication for the issuer and verifier; operator actions; webhooks for the scheduler. */
 export class TenantServiceRpc implements ServiceImpl<typeof tenantV1.TenantService> {
-  constructor(private readonly domain: TrustRegistryDomain) {}
+  constructor(private readonly domain: TrustRegistryDependencies) {}
 
   async authenticateApiKey(
     request: tenantV1.AuthenticateApiKeyRequest,

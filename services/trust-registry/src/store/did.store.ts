@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import { DidAlreadyHeldError, type DidRepository } from "../domain/did-repository.js";
+import { DidAlreadyHeldError, type DidRepository } from "../domain/ports.js";
 import { DID_METHOD, type TenantDid } from "../domain/tenant-did.js";
 import type { TenantDidsTable, TrustRegistryTables } from "./tables.js";
 import { uniqueViolationOf } from "./unique-violation.js";

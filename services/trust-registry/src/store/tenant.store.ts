@@ -1,8 +1,8 @@
 import { compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
+import { DuplicateTenantError, type TenantRepository } from "../domain/ports.js";
 import type { CredentialConfiguration, TenantAccount } from "../domain/tenant.js";
 import type { TenantLifecycleEvent } from "../domain/tenant-lifecycle.js";
-import { DuplicateTenantError, type TenantRepository } from "../domain/tenant-repository.js";
 
 /** Who a lifecycle transition is recorded as when the caller is not named (direct use in tests). */
 const DEFAULT_ACTOR = "unknown";

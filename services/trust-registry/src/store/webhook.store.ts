@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { WebhookRepository } from "../domain/webhook-repository.js";
+import type { WebhookRepository } from "../domain/ports.js";
 import type { TrustRegistryTables } from "./tables.js";
 
 /** Tenants' webhook configurations on PostgreSQL (`db` is bound to the service's schema). */

@@ -32,6 +32,7 @@ export function custodyOn(
 ): KeyCustody {
   return createKeyCustody({
     db: database.db,
+    now: () => new Date(),
     signingCertValidityDays: VALIDITY_DAYS,
     credentialIssuerUrl: CREDENTIAL_ISSUER_URL,
     ...options,

@@ -15,11 +15,12 @@ import { type Client, type ConnectRouter, createClient, createRouterTransport } 
 import type { Kysely } from "kysely";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
+import { createLedgerDidRegistry } from "../../src/clients/ledger-did-registry.js";
+import { createSchemaRegistryCatalog } from "../../src/clients/schema-registry-catalog.js";
 import { loadTrustRegistryConfig, type TrustRegistryConfig } from "../../src/config.js";
 import type { KeyCustody } from "../../src/custody/index.js";
-import { createCustody, createDomain, type TrustRegistryDeps } from "../../src/dependencies.js";
-import type { TrustRegistryDomain } from "../../src/domain/dependencies.js";
-import type { Clock } from "../../src/domain/ports.js";
+import { createDependencies } from "../../src/dependencies.js";
+import type { Clock, TrustRegistryDependencies } from "../../src/domain/ports.js";
 import { TenantServiceRpc } from "../../src/rpc/tenant-service.rpc.js";
 import { trustRegistry } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -47,8 +48,8 @@ export interface TestRegistry {
   db: Kysely<TrustRegistryTables>;
   context: ServiceContext<TrustRegistryConfig>;
   config: TrustRegistryConfig;
-  deps: TrustRegistryDeps;
-  domain: TrustRegistryDomain;
+  /** The dependencies the app and the RPC work with (one set, as per running service). */
+  domain: TrustRegistryDependencies;
   custody: KeyCustody;
   ledger: InMemoryLedger;
   schemaRegistry: InMemorySchemaRegistry;
@@ -104,24 +105,28 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
   const database = await createTestDatabase<unknown>({ prefix: "trust_registry", migrations });
   const serviceDatabase = openServiceDatabase(database);
   const config = testConfig(database.url, options.env);
-  const context = createServiceContext(trustRegistry.definition, config, serviceDatabase.db);
+  const context = createServiceContext(
+    trustRegistry.definition,
+    config,
+    serviceDatabase.db,
+    undefined,
+    options.clock ? { clock: options.clock } : {},
+  );
   const ledger = new InMemoryLedger();
   const schemaRegistry = new InMemorySchemaRegistry();
-  const custody = createCustody(context);
-  const deps: TrustRegistryDeps = {
-    schemaTypes:
+  const domain = createDependencies(context, {
+    credentialTypes: createSchemaRegistryCatalog(
       options.schemaRegistry === "down"
         ? context.rpcClient(schemaV1.SchemaService, { baseUrl: CLOSED_PORT_URL, audience: "schema-registry" })
         : inMemoryClient(schemaV1.SchemaService, schemaRegistry.routes, context.signer, "schema-registry"),
-    ledger:
+    ),
+    ledger: createLedgerDidRegistry(
       options.ledger === "down"
         ? context.rpcClient(ledgerV1.LedgerService, { baseUrl: CLOSED_PORT_URL, audience: "ledger" })
         : inMemoryClient(ledgerV1.LedgerService, ledger.routes, context.signer, "ledger"),
-    custody,
-    ...(options.clock ? { clock: options.clock } : {}),
-  };
-  const app = await buildApp(context, deps);
-  const domain = createDomain(context, deps);
+    ),
+  });
+  const app = await buildApp(context, domain);
   const tenantServiceAs = (caller: ServiceIdentity) =>
     inMemoryClient(
       tenantV1.TenantService,
@@ -136,9 +141,8 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
     db: serviceDatabase.db as Kysely<TrustRegistryTables>,
     context,
     config,
-    deps,
     domain,
-    custody,
+    custody: domain.custody,
     ledger,
     schemaRegistry,
     tenantService,
