@@ -1,6 +1,5 @@
 import { ledgerV1, tenantV1 } from "@attesto/proto";
 import { createServiceOutboundGuard } from "@attesto/runtime/http";
-import { createLogger } from "@attesto/runtime/logging";
 import { createWakeSignal } from "@attesto/runtime/polling-loop";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createEvmChain } from "./clients/evm-chain.js";
@@ -8,14 +7,7 @@ import { createLedgerAnchoring } from "./clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "./clients/tenant-webhooks.js";
 import type { SchedulerConfig } from "./config.js";
 import { createEvmAnchoring } from "./domain/evm/evm-anchoring.js";
-import type { EvmChain } from "./domain/evm/ports.js";
-import type {
-  DeliveryLog,
-  LedgerAnchoring,
-  NotaryDependencies,
-  WebhookDirectory,
-  WebhookSender,
-} from "./domain/ports.js";
+import type { EvmChain, LedgerAnchoring, SchedulerDependencies, SchedulerOverrides } from "./domain/ports.js";
 import { PgBossJobQueue } from "./jobs/job-queue.js";
 import { startWorkers } from "./jobs/start-workers.js";
 import { createSchedulerMetrics } from "./scheduler-metrics.js";
@@ -25,29 +17,18 @@ import { createWebhookDeliveryStore } from "./store/webhook-delivery.store.js";
 import { createWebhookEventStore } from "./store/webhook-event.store.js";
 import { createHttpWebhookSender } from "./webhooks/http-webhook-sender.js";
 
-/** The edges of the scheduler; tests replace some of them. */
-export interface SchedulerEdges {
-  ledger?: LedgerAnchoring;
-  /** LEDGER_BACKEND=evm: the chain (tests wrap the real one to inject faults). */
-  evmChain?: EvmChain;
-  webhooks?: WebhookDirectory;
-  sender?: WebhookSender;
-  now?: () => Date;
-  log?: DeliveryLog;
-}
-
-export interface SchedulerRuntime {
-  deps: NotaryDependencies;
-  queue: PgBossJobQueue;
-}
-
-/** The scheduler's edges and job queue, fresh on every call (`service.ts` shares one per running service). */
+/**
+ * The scheduler's stores, clients and job queue from the service context, fresh on every call
+ * (`service.ts` shares one set per running service). Time is `context.clock` (unless
+ * `overrides.now`), the delivery log and the queue's errors go to `context.logger`; tests pass
+ * doubles of single edges in `overrides` (`createAnchoring` builds the ledger edge on a chain of their own).
+ */
 export function createDependencies(
   context: ServiceContext<SchedulerConfig>,
-  edges: SchedulerEdges = {},
-  onError: (error: Error) => void = () => {},
-): SchedulerRuntime {
+  overrides: SchedulerOverrides = {},
+): SchedulerDependencies {
   const { config } = context;
+  const now = overrides.now ?? context.clock;
   const webhookJobSeconds = Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30;
   const queue = new PgBossJobQueue({
     url: config.DATABASE_URL,
@@ -61,18 +42,17 @@ export function createDependencies(
       "dispatch-webhook-event": Math.ceil(config.RPC_TIMEOUT_MS / 1000) + 30,
       "deliver-webhook": webhookJobSeconds,
     },
-    onError,
+    onError: (error) => context.logger.error({ err: error }, "job queue error"),
   });
-  const now = edges.now ?? (() => new Date());
-  const notarizations = createNotarizationStore(context.db, queue.send, now);
-  const deliveries = createWebhookDeliveryStore(context.db, queue.send, now);
-  const deps: NotaryDependencies = {
+  const notarizations = overrides.notarizations ?? createNotarizationStore(context.db, queue.send, now);
+  const deliveries = overrides.deliveries ?? createWebhookDeliveryStore(context.db, queue.send, now);
+  return {
     notarizations,
-    events: createWebhookEventStore(context.db, queue.send, queue.insert, now),
+    events: overrides.events ?? createWebhookEventStore(context.db, queue.send, queue.insert, now),
     deliveries,
-    ledger: edges.ledger ?? createAnchoring(context, edges.evmChain, now),
+    ledger: overrides.ledger ?? createAnchoring(context, undefined, now),
     webhooks:
-      edges.webhooks ??
+      overrides.webhooks ??
       createTenantWebhooks(
         context.rpcClient(tenantV1.TenantService, {
           baseUrl: config.TRUST_REGISTRY_INTERNAL_URL,
@@ -81,7 +61,7 @@ export function createDependencies(
         { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },
       ),
     sender:
-      edges.sender ??
+      overrides.sender ??
       createHttpWebhookSender(
         createServiceOutboundGuard(
           { name: context.service, version: context.version, config },
@@ -89,35 +69,38 @@ export function createDependencies(
         ),
         { timeoutMs: config.WEBHOOK_TIMEOUT_MS },
       ),
-    metrics: createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }, now),
+    metrics: overrides.metrics ?? createSchedulerMetrics(context.metrics.registry, { notarizations, deliveries }, now),
     now,
-    chain: config.LEDGER_BACKEND === "evm" ? `eip155:${config.EVM_CHAIN_ID}` : config.NOTARY_CHAIN,
-    batch: {
+    chain: overrides.chain ?? (config.LEDGER_BACKEND === "evm" ? `eip155:${config.EVM_CHAIN_ID}` : config.NOTARY_CHAIN),
+    batch: overrides.batch ?? {
       intervalMs: config.NOTARY_BATCH_INTERVAL_MS,
       maxSize: config.NOTARY_BATCH_MAX_SIZE,
       enqueued: createWakeSignal(),
     },
-    anchorRetry: {
+    anchorRetry: overrides.anchorRetry ?? {
       maxAttempts: config.NOTARY_RETRY_MAX_ATTEMPTS,
       baseDelayMs: config.NOTARY_RETRY_BASE_DELAY_MS,
       maxDelayMs: config.NOTARY_RETRY_MAX_DELAY_MS,
     },
-    webhookRetry: {
+    webhookRetry: overrides.webhookRetry ?? {
       maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
       baseDelayMs: config.WEBHOOK_RETRY_BASE_DELAY_MS,
       maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
     },
-    version: context.version,
-    log: edges.log ?? createLogger(context.service, config.LOG_LEVEL),
+    version: overrides.version ?? context.version,
+    log: overrides.log ?? context.logger,
+    jobs: queue,
   };
-  return { deps, queue };
 }
 
-/** `LEDGER_BACKEND`: the embedded ledger over LedgerService, or an EVM chain through viem. */
-function createAnchoring(
+/**
+ * `LEDGER_BACKEND`: the embedded ledger over LedgerService, or an EVM chain through viem (`evmChain`:
+ * the configured one unless given; tests wrap the real one to inject faults).
+ */
+export function createAnchoring(
   context: ServiceContext<SchedulerConfig>,
-  evmChain: EvmChain | undefined,
-  now: () => Date,
+  evmChain?: EvmChain,
+  now: () => Date = context.clock,
 ): LedgerAnchoring {
   const { config } = context;
   if (config.LEDGER_BACKEND === "embedded") {
@@ -151,12 +134,12 @@ export const createEvmChainFromConfig = (config: SchedulerConfig): EvmChain =>
 
 /** Starts the queue and the workers; the returned function stops them. */
 export async function startSchedulerRuntime(
-  runtime: SchedulerRuntime,
+  deps: SchedulerDependencies,
   config: SchedulerConfig,
   onError: (error: unknown, activity: string) => void,
 ): Promise<() => Promise<void>> {
-  await runtime.queue.start();
-  return startWorkers(runtime.deps, runtime.queue, {
+  await deps.jobs.start();
+  return startWorkers(deps, {
     notaryConcurrency: config.NOTARY_WORKER_CONCURRENCY,
     webhookConcurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     reconcileIntervalMs: config.JOB_RECONCILE_INTERVAL_MS,

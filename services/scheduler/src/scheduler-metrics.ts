@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { SchedulerMetricsPort } from "./domain/ports.js";
-import type { NotarizationStore, WebhookDeliveryStore } from "./domain/stores.js";
+import type { NotarizationStore, SchedulerMetricsPort, WebhookDeliveryStore } from "./domain/ports.js";
 
 /**
  * Domain metrics on the service registry (served at /metrics on the internal port): queue depth
@@ -10,7 +9,7 @@ import type { NotarizationStore, WebhookDeliveryStore } from "./domain/stores.js
 export function createSchedulerMetrics(
   registry: Registry,
   stores: { notarizations: NotarizationStore; deliveries: WebhookDeliveryStore },
-  now: () => Date = () => new Date(),
+  now: () => Date,
 ): SchedulerMetricsPort {
   const enqueued = new Counter({
     name: "notary_notarizations_enqueued_total",

@@ -1,23 +1,18 @@
 import { notaryV1 } from "@attesto/proto";
-import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceContext, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { loadSchedulerConfig, type SchedulerConfig, schedulerPorts } from "./config.js";
-import { createDependencies, type SchedulerRuntime, startSchedulerRuntime } from "./dependencies.js";
+import { createDependencies, startSchedulerRuntime } from "./dependencies.js";
 import { NotaryServiceRpc } from "./rpc/notary-service.rpc.js";
 import { migrations } from "./store/migrations/index.js";
 
-/** One set of edges (the job runtime) per running service, shared by the workers (init) and the internal RPC. */
-export const dependenciesOf = perService((context: ServiceContext<SchedulerConfig>): SchedulerRuntime => {
-  const log = createLogger(context.service, context.config.LOG_LEVEL);
-  return createDependencies(context, {}, (error) => log.error({ err: error }, "job queue error"));
-});
+/** One set of dependencies (with the job queue) per running service, shared by the workers (init) and the internal RPC. */
+export const dependenciesOf = perService(createDependencies);
 
 /** Start-up: the job queue (its schema is installed or migrated), workers, batch cutter and reconciler. */
 async function startScheduler(context: ServiceContext<SchedulerConfig>): Promise<() => Promise<void>> {
-  const log = createLogger(context.service, context.config.LOG_LEVEL);
   return startSchedulerRuntime(dependenciesOf(context), context.config, (error, activity) =>
-    log.error({ err: error, activity }, "background work failed"),
+    context.logger.error({ err: error, activity }, "background work failed"),
   );
 }
 
@@ -34,7 +29,7 @@ export const scheduler: ServiceModule<SchedulerConfig> = {
     buildApp,
     init: startScheduler,
     rpc(router, context) {
-      router.service(notaryV1.NotaryService, new NotaryServiceRpc(dependenciesOf(context).deps));
+      router.service(notaryV1.NotaryService, new NotaryServiceRpc(dependenciesOf(context)));
     },
   },
   loadConfig: loadSchedulerConfig,

@@ -15,7 +15,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvmChain } from "../src/clients/evm-chain.js";
-import type { EvmChain } from "../src/domain/evm/ports.js";
+import type { EvmChain } from "../src/domain/ports.js";
 import { ANVIL_CHAIN_ID, type Anvil, startAnvil } from "./support/anvil.js";
 import { type RpcSwitch, startRpcSwitch } from "./support/rpc-switch.js";
 import {
@@ -166,7 +166,7 @@ describe("EVM anchoring (anvil)", () => {
     expect(references.map((r) => r.chain)).toEqual(Array(3).fill(`eip155:${ANVIL_CHAIN_ID}`));
 
     const [hash] = (await pending(address)) as [string];
-    expect(await scheduler.runtime.deps.notarizations.oldestUnanchoredAt()).toBeInstanceOf(Date);
+    expect(await scheduler.deps.notarizations.oldestUnanchoredAt()).toBeInstanceOf(Date);
     await anvil.mine(1);
     const block = await anvil.blockNumber();
     // One confirmation of two: not anchored whatever the scheduler has seen.
@@ -186,7 +186,7 @@ describe("EVM anchoring (anvil)", () => {
         confirmations: CONFIRMATIONS,
       });
     }
-    expect(await scheduler.runtime.deps.notarizations.oldestUnanchoredAt()).toBeUndefined();
+    expect(await scheduler.deps.notarizations.oldestUnanchoredAt()).toBeUndefined();
     const first = await notarizationOf(scheduler, references[0]!.objectId);
     const transaction = await anvil.rpc<{ input: string; to: string }>("eth_getTransactionByHash", [hash]);
     expect(decodeAnchorCalldata(transaction.input)).toEqual({ root: first.batch?.root, batchId: first.batch?.batchId });
@@ -285,7 +285,7 @@ describe("EVM anchoring (anvil)", () => {
 
     const letter = await dead(scheduler, objectId);
     expect(letter.lastError).toBe("EVM RPC endpoint could not be reached");
-    expect((await scheduler.runtime.deps.notarizations.countByState()).dead).toBe(1);
+    expect((await scheduler.deps.notarizations.countByState()).dead).toBe(1);
     await expectDeadInMetrics(scheduler);
     expect(await scheduler.db.selectFrom("evm_transactions").selectAll().execute()).toEqual([]);
 
@@ -412,7 +412,7 @@ describe("EVM anchoring (anvil)", () => {
     const { objectId } = await enqueue(scheduler);
     const letter = await dead(scheduler, objectId);
     expect(letter.lastError).toBe("the signer cannot pay for the anchoring transaction (insufficient funds)");
-    expect((await scheduler.runtime.deps.notarizations.countByState()).dead).toBe(1);
+    expect((await scheduler.deps.notarizations.countByState()).dead).toBe(1);
     await expectDeadInMetrics(scheduler);
 
     await anvil.setBalance(address, 10n ** 18n);

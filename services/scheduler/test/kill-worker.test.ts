@@ -142,15 +142,15 @@ describe("a scheduler killed mid-job", () => {
     // The issuer's side: enqueue through NotaryService on the same database.
     const config = loadSchedulerConfig({ ...env, LOG_LEVEL: "silent" });
     const context = createServiceContext(scheduler.definition, config, database.db as Kysely<unknown>);
-    const runtime = createDependencies(context);
+    const deps = createDependencies(context);
     const notary = inMemoryClient(
       notaryV1.NotaryService,
-      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(deps)),
       { caller: "credential-issuer", callee: "scheduler" },
     );
     const admin = inMemoryClient(
       notaryV1.NotaryService,
-      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(deps)),
       { caller: "operator", callee: "scheduler" },
     );
     const reference = await notary.enqueueNotarization({

@@ -2,7 +2,7 @@ import type { TestDatabase } from "@attesto/store";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { planBatch } from "../src/domain/cut-batches.js";
 import type { LedgerAnchor } from "../src/domain/model.js";
-import type { BatchPlan, NotarizationStore, PendingLeaf } from "../src/domain/stores.js";
+import type { BatchPlan, NotarizationStore, PendingLeaf } from "../src/domain/ports.js";
 import { createNotarizationStore } from "../src/store/notarization.store.js";
 import type { SchedulerTables } from "../src/store/tables.js";
 import {

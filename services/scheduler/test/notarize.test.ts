@@ -217,7 +217,7 @@ describe("NotaryService: enqueue, batching and anchoring", () => {
     const before = scheduler.ledger.notarizeCalls;
     // A duplicate of the finished job: it is not the batch's current job, so it does nothing.
     const { anchorBatch } = await import("../src/domain/anchor-batch.js");
-    await anchorBatch(scheduler.runtime.deps, batchId, "00000000-0000-4000-8000-000000000000");
+    await anchorBatch(scheduler.deps, batchId, "00000000-0000-4000-8000-000000000000");
     expect(scheduler.ledger.notarizeCalls).toBe(before);
     // The same ledger call made again (a worker that died after the ledger wrote) answers the same record.
     const again = await scheduler.ledger.client.notarize({

@@ -1,6 +1,6 @@
 import { recordStatements, type TestDatabase } from "@attesto/store";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { WebhookDeliveryStore, WebhookEventStore } from "../src/domain/stores.js";
+import type { WebhookDeliveryStore, WebhookEventStore } from "../src/domain/ports.js";
 import type { SchedulerTables } from "../src/store/tables.js";
 import { createWebhookDeliveryStore } from "../src/store/webhook-delivery.store.js";
 import { createWebhookEventStore } from "../src/store/webhook-event.store.js";

@@ -195,7 +195,7 @@ describe("webhooks", () => {
     });
     const asVerifier = inMemoryClient(
       notaryV1.NotaryService,
-      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(scheduler.runtime.deps)),
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(scheduler.deps)),
       { caller: "verifier", callee: "scheduler" },
     );
     const result = { status: "completed", failed_check: null, check_results: [] };
@@ -257,7 +257,7 @@ describe("webhooks", () => {
     expect(await scheduler.notary.publishCredentialEvent(request)).toMatchObject({ created: false });
     const asVerifier = inMemoryClient(
       notaryV1.NotaryService,
-      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(scheduler.runtime.deps)),
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(scheduler.deps)),
       { caller: "verifier", callee: "scheduler" },
     );
     expect(String(await asVerifier.publishCredentialEvent(request).catch((e: unknown) => e))).toContain(

@@ -10,7 +10,7 @@ import {
   TimeoutError,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { type EvmChain, FeeTooLowError } from "../domain/evm/ports.js";
+import { type EvmChain, FeeTooLowError } from "../domain/ports.js";
 
 export interface EvmChainOptions {
   rpcUrl: string;

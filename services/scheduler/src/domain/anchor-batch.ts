@@ -2,7 +2,7 @@ import { backoffDelayMs } from "@attesto/runtime/backoff";
 import { mayRetry } from "./backoff.js";
 import { describeError } from "./describe-error.js";
 import type { LedgerAnchor } from "./model.js";
-import type { NotaryDependencies } from "./ports.js";
+import type { SchedulerDependencies } from "./ports.js";
 import { notarizationFailedEvent, notarizedEvent } from "./webhook-events.js";
 
 /**
@@ -19,7 +19,11 @@ export const batchIdempotencyKey = (batchId: string) => `attesto-scheduler:batch
  * schedules the next attempt with backoff, or dead-letters the batch with one
  * `credential.notarization_failed` event per credential.
  */
-export async function anchorBatch(deps: NotaryDependencies, batchId: string, jobId: string): Promise<void> {
+export async function anchorBatch(
+  deps: Pick<SchedulerDependencies, "notarizations" | "ledger" | "metrics" | "now" | "anchorRetry">,
+  batchId: string,
+  jobId: string,
+): Promise<void> {
   const claim = await deps.notarizations.claimBatchAttempt(batchId, jobId);
   if (!claim) return;
   const { record: batch, attempt } = claim;
@@ -54,7 +58,7 @@ export async function anchorBatch(deps: NotaryDependencies, batchId: string, job
 }
 
 async function deadLetter(
-  deps: NotaryDependencies,
+  deps: Pick<SchedulerDependencies, "notarizations" | "metrics" | "now">,
   batchId: string,
   attempt: number,
   error: string,

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { fromHex, hashLeaf, inclusionProof, merkleRoot, toHex } from "@attesto/protocol";
-import type { NotaryDependencies } from "./ports.js";
-import type { BatchPlan, PendingLeaf } from "./stores.js";
+import type { BatchPlan, PendingLeaf, SchedulerDependencies } from "./ports.js";
 
 /**
  * The batch of `leaves` (in order), or none when it is not due: fewer than the maximum size and
@@ -33,7 +32,9 @@ export function planBatch(leaves: PendingLeaf[], maxSize: number): BatchPlan | u
  * Cuts every due batch (several replicas may run this at once: rows are locked, skipped by others).
  * `pendingLeft`: notarizations were left unbatched because none was due yet (or others held them).
  */
-export async function cutDueBatches(deps: NotaryDependencies): Promise<{ cut: number; pendingLeft: boolean }> {
+export async function cutDueBatches(
+  deps: Pick<SchedulerDependencies, "notarizations" | "metrics" | "batch">,
+): Promise<{ cut: number; pendingLeft: boolean }> {
   const { maxSize, intervalMs } = deps.batch;
   let cut = 0;
   for (;;) {

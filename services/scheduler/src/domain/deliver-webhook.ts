@@ -2,9 +2,8 @@ import { backoffDelayMs } from "@attesto/runtime/backoff";
 import { mayRetry } from "./backoff.js";
 import { describeError } from "./describe-error.js";
 import { OPT_IN_EVENT_TYPES } from "./model.js";
-import type { NotaryDependencies } from "./ports.js";
+import type { DeliveryOutcome, SchedulerDependencies } from "./ports.js";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "./sign-webhook.js";
-import type { DeliveryOutcome } from "./stores.js";
 
 /** Thrown by a sender that refused the target before connecting (not allowed): retrying cannot help. */
 export class TargetRefusedError extends Error {
@@ -15,7 +14,10 @@ export class TargetRefusedError extends Error {
  * Sends a dispatched event to the endpoints the tenant has for its type, once per endpoint: the
  * endpoints are read at dispatch time; later changes affect later events only.
  */
-export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: string): Promise<void> {
+export async function dispatchWebhookEvent(
+  deps: Pick<SchedulerDependencies, "events" | "webhooks">,
+  eventId: string,
+): Promise<void> {
   const event = await deps.events.findEvent(eventId);
   if (!event || event.dispatched) return;
   // Unreachable trust registry: the job fails and the queue retries it with backoff.
@@ -28,12 +30,18 @@ export async function dispatchWebhookEvent(deps: NotaryDependencies, eventId: st
   await deps.events.recordEventDispatched(eventId, [...new Set(urls)]);
 }
 
+/** What delivering a webhook uses. */
+type DeliveryDependencies = Pick<
+  SchedulerDependencies,
+  "deliveries" | "webhooks" | "sender" | "metrics" | "now" | "webhookRetry" | "version" | "log"
+>;
+
 /**
  * One delivery attempt (the `deliver-webhook` job): sign with the tenant's current secret, POST,
  * and record the outcome in the delivery log. 2xx is delivered; anything else is retried with
  * backoff up to the limit, then dead-lettered. A refused target is dead at once.
  */
-export async function deliverWebhook(deps: NotaryDependencies, deliveryId: string, jobId: string): Promise<void> {
+export async function deliverWebhook(deps: DeliveryDependencies, deliveryId: string, jobId: string): Promise<void> {
   const claim = await deps.deliveries.claimDeliveryAttempt(deliveryId, jobId);
   if (!claim) return;
   const { record, attempt } = claim;
@@ -69,7 +77,7 @@ function hostOf(url: string): string {
 
 /** One warn line per failed attempt: target host, HTTP status (if any), attempt, and what happens next. */
 function logFailedDelivery(
-  deps: NotaryDependencies,
+  deps: Pick<SchedulerDependencies, "log">,
   record: { delivery: { deliveryId: string; tenant: string; url: string }; event: { eventId: string; type: string } },
   attempt: number,
   outcome: DeliveryOutcome,
@@ -91,7 +99,7 @@ function logFailedDelivery(
 }
 
 async function attemptDelivery(
-  deps: NotaryDependencies,
+  deps: Pick<SchedulerDependencies, "webhooks" | "now" | "sender" | "version">,
   tenant: string,
   url: string,
   event: { eventId: string; type: string; body: string },

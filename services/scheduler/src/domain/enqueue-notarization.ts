@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { badRequest, conflict } from "@attesto/runtime/errors";
 import { requireTenant } from "./inputs.js";
 import type { Notarization } from "./model.js";
-import type { NotaryDependencies } from "./ports.js";
+import type { SchedulerDependencies } from "./ports.js";
 import { newSalt, SHA256_HEX, saltDigest } from "./salted-digest.js";
 
 export interface EnqueueInput {
@@ -39,7 +39,10 @@ function parseEnqueueInput(input: EnqueueInput): {
  * does not exist yet), so the reference the issuer returns synchronously never changes.
  * Idempotent per credential id; the batch cutter picks the record up.
  */
-export async function enqueueNotarization(deps: NotaryDependencies, input: EnqueueInput): Promise<Notarization> {
+export async function enqueueNotarization(
+  deps: Pick<SchedulerDependencies, "notarizations" | "ledger" | "metrics" | "chain" | "batch">,
+  input: EnqueueInput,
+): Promise<Notarization> {
   const { tenant, credentialId, digest, offerId } = parseEnqueueInput(input);
   const existing = await deps.notarizations.findNotarizationByCredential(credentialId);
   if (existing) return sameRequestOrConflict(existing, tenant, digest);

@@ -1,7 +1,7 @@
 import { badRequest } from "@attesto/runtime/errors";
 import { parseJsonObject, requireTenant } from "./inputs.js";
 import type { EventType } from "./model.js";
-import type { NotaryDependencies } from "./ports.js";
+import type { SchedulerDependencies } from "./ports.js";
 import { newWebhookEvent } from "./webhook-events.js";
 
 /** Event types the credential issuer publishes (README "Events"). */
@@ -31,7 +31,7 @@ export interface CredentialEventInput {
  * (README "Events"): one event per (tenant, event key), dispatched like every event. Whether it was new.
  */
 export async function publishCredentialEvent(
-  deps: Pick<NotaryDependencies, "events" | "now">,
+  deps: Pick<SchedulerDependencies, "events" | "now">,
   input: CredentialEventInput,
 ): Promise<boolean> {
   const tenant = requireTenant(input.tenant);

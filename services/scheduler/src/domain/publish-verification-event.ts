@@ -1,6 +1,6 @@
 import { badRequest } from "@attesto/runtime/errors";
 import { parseJsonObject, requireTenant } from "./inputs.js";
-import type { NotaryDependencies } from "./ports.js";
+import type { SchedulerDependencies } from "./ports.js";
 import { newWebhookEvent } from "./webhook-events.js";
 
 const MAX_SESSION_ID_LENGTH = 255;
@@ -20,7 +20,7 @@ export interface VerificationEventInput {
  * but only to endpoints that list its type. Whether it was new.
  */
 export async function publishVerificationEvent(
-  deps: Pick<NotaryDependencies, "events" | "now">,
+  deps: Pick<SchedulerDependencies, "events" | "now">,
   input: VerificationEventInput,
 ): Promise<boolean> {
   const tenant = requireTenant(input.tenant);

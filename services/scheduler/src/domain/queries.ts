@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { badRequest, notFound } from "@attesto/runtime/errors";
 import type { DeliveryState, Notarization, NotarizationState, WebhookDelivery } from "./model.js";
-import type { NotaryDependencies } from "./ports.js";
+import type { SchedulerDependencies } from "./ports.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -17,7 +17,7 @@ export function parseLimit(limit: number): number {
   return limit;
 }
 
-export async function getNotarization(deps: Pick<NotaryDependencies, "notarizations">, objectId: string) {
+export async function getNotarization(deps: Pick<SchedulerDependencies, "notarizations">, objectId: string) {
   const notarization = await deps.notarizations.findNotarization(parseUuid(objectId, "object_id"));
   if (!notarization) throw notFound("Notarization not found");
   return notarization;
@@ -30,7 +30,7 @@ const DIGEST = /^[0-9a-f]{64}$/;
  * compared in constant time. An unknown object id and a wrong digest answer the same NOT_FOUND.
  */
 export async function getAnchorProof(
-  deps: Pick<NotaryDependencies, "notarizations">,
+  deps: Pick<SchedulerDependencies, "notarizations">,
   objectId: string,
   digest: string,
 ): Promise<Notarization> {
@@ -46,7 +46,7 @@ export async function getAnchorProof(
 
 /** The holder's (or issuer's) lookup of a credential's reference by its credential id. */
 export async function getReference(
-  deps: Pick<NotaryDependencies, "notarizations">,
+  deps: Pick<SchedulerDependencies, "notarizations">,
   credentialId: string,
   tenant: string,
 ): Promise<Notarization> {
@@ -59,7 +59,7 @@ export async function getReference(
 }
 
 export function listNotarizations(
-  deps: Pick<NotaryDependencies, "notarizations">,
+  deps: Pick<SchedulerDependencies, "notarizations">,
   filter: { tenant: string; state: NotarizationState | undefined; limit: number },
 ) {
   return deps.notarizations.listNotarizations({
@@ -70,7 +70,7 @@ export function listNotarizations(
 }
 
 export function listWebhookDeliveries(
-  deps: Pick<NotaryDependencies, "deliveries">,
+  deps: Pick<SchedulerDependencies, "deliveries">,
   filter: { tenant: string; eventId: string; state: DeliveryState | undefined; limit: number },
 ): Promise<WebhookDelivery[]> {
   return deps.deliveries.listDeliveries({

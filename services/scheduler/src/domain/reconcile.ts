@@ -1,5 +1,4 @@
-import type { JobLiveness } from "./ports.js";
-import type { StrandedWorkStore } from "./stores.js";
+import type { JobLiveness, StrandedWorkStore } from "./ports.js";
 
 const QUEUE_OF = { batch: "anchor-batch", event: "dispatch-webhook-event", delivery: "deliver-webhook" } as const;
 

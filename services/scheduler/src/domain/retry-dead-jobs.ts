@@ -1,4 +1,4 @@
-import type { NotaryDependencies } from "./ports.js";
+import type { SchedulerDependencies } from "./ports.js";
 import { parseUuid } from "./queries.js";
 
 export interface RetryDeadJobsInput {
@@ -13,7 +13,7 @@ export interface RetryDeadJobsInput {
  * neither, everything dead (of the tenant, when given).
  */
 export async function retryDeadJobs(
-  deps: Pick<NotaryDependencies, "notarizations" | "deliveries">,
+  deps: Pick<SchedulerDependencies, "notarizations" | "deliveries">,
   input: RetryDeadJobsInput,
 ) {
   const tenant = input.tenant?.trim().toLowerCase() || undefined;

@@ -2,9 +2,9 @@ import { NamingClient } from "@attesto/store";
 import { sql } from "kysely";
 import type { PoolConfig } from "pg";
 import { type ConstructorOptions, fromKysely, PgBoss, type QueueOptions } from "pg-boss";
-import type { JobRequest, QueueName } from "../domain/model.js";
+import type { QueueName } from "../domain/model.js";
 import { queueNames } from "../domain/model.js";
-import type { JobLiveness } from "../domain/ports.js";
+import type { JobDataOf, JobQueue } from "../domain/ports.js";
 import type { JobInsertBuilder, JobSender } from "../store/job-sender.js";
 
 export interface JobQueueOptions {
@@ -22,8 +22,7 @@ export interface JobQueueOptions {
   onError(error: Error): void;
 }
 
-type DataOf<Q extends QueueName> = Extract<JobRequest, { queue: Q }>["data"];
-type Handler<Q extends QueueName> = (data: DataOf<Q>, jobId: string) => Promise<void>;
+type Handler<Q extends QueueName> = (data: JobDataOf<Q>, jobId: string) => Promise<void>;
 
 const LIVE_STATES = new Set(["created", "retry", "active"]);
 /** A queue polls at the active interval this long after its last send, due time or job. */
@@ -43,9 +42,10 @@ const NO_JOB = "00000000-0000-0000-0000-000000000000";
  * without the backoff; only jobs nobody here sent (another replica's, a crashed worker's expired
  * job) wait up to the idle interval.
  */
-export class PgBossJobQueue implements JobLiveness {
+export class PgBossJobQueue implements JobQueue {
   private readonly boss: PgBoss;
   private readonly workerIds = new Map<string, string[]>();
+  /** Per queue, until when (performance.now(), a monotonic timer like the pollers' own) it polls actively. */
   private readonly activeUntil = new Map<string, number>();
   private readonly activePollers = new Map<string, NodeJS.Timeout>();
   private readonly dueWakes = new Set<NodeJS.Timeout>();
@@ -149,12 +149,12 @@ export class PgBossJobQueue implements JobLiveness {
   /** Puts `queue` on the active poll for ACTIVE_WINDOW_MS from now (waking its workers if it was idle). */
   private markActive(queue: string): void {
     if (this.stopped || this.options.idlePollingIntervalMs <= this.options.pollingIntervalMs) return;
-    this.activeUntil.set(queue, Date.now() + ACTIVE_WINDOW_MS);
+    this.activeUntil.set(queue, performance.now() + ACTIVE_WINDOW_MS);
     if (this.activePollers.has(queue)) return;
     // Woken now, a worker's fetch may run before the sender commits: the next tick finds the job.
     this.wake(queue);
     const poller = setInterval(() => {
-      if (Date.now() < (this.activeUntil.get(queue) ?? 0)) return this.wake(queue);
+      if (performance.now() < (this.activeUntil.get(queue) ?? 0)) return this.wake(queue);
       clearInterval(poller);
       this.activePollers.delete(queue);
     }, this.options.pollingIntervalMs);
@@ -177,13 +177,13 @@ export class PgBossJobQueue implements JobLiveness {
     this.workerIds.set(queue, ids);
     for (let i = 0; i < concurrency; i++) {
       ids.push(
-        await this.boss.work<DataOf<Q>>(
+        await this.boss.work<JobDataOf<Q>>(
           queue,
           { batchSize: 1, pollingIntervalSeconds: this.options.idlePollingIntervalMs / 1000 },
           async ([job]) => {
             if (!job) return;
             this.markActive(queue);
-            await handler(job.data as DataOf<Q>, job.id);
+            await handler(job.data as JobDataOf<Q>, job.id);
           },
         ),
       );

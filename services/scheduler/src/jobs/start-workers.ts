@@ -2,9 +2,8 @@ import { startPollingLoop } from "@attesto/runtime/polling-loop";
 import { anchorBatch } from "../domain/anchor-batch.js";
 import { cutDueBatches } from "../domain/cut-batches.js";
 import { deliverWebhook, dispatchWebhookEvent } from "../domain/deliver-webhook.js";
-import type { NotaryDependencies } from "../domain/ports.js";
+import type { SchedulerDependencies } from "../domain/ports.js";
 import { reconcileStrandedWork } from "../domain/reconcile.js";
-import type { PgBossJobQueue } from "./job-queue.js";
 
 export interface WorkerOptions {
   notaryConcurrency: number;
@@ -27,11 +26,8 @@ export interface WorkerOptions {
  * none is pending it polls at the idle interval, which bounds the wait of one enqueued by a replica
  * that stopped before cutting it.
  */
-export async function startWorkers(
-  deps: NotaryDependencies,
-  queue: PgBossJobQueue,
-  options: WorkerOptions,
-): Promise<() => Promise<void>> {
+export async function startWorkers(deps: SchedulerDependencies, options: WorkerOptions): Promise<() => Promise<void>> {
+  const queue = deps.jobs;
   await queue.work("anchor-batch", options.notaryConcurrency, (data, jobId) => anchorBatch(deps, data.batchId, jobId));
   await queue.work("dispatch-webhook-event", options.webhookConcurrency, (data) =>
     dispatchWebhookEvent(deps, data.eventId),

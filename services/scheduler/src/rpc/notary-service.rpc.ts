@@ -11,7 +11,7 @@ import {
   type NotarizationState,
   type WebhookDelivery,
 } from "../domain/model.js";
-import type { NotaryDependencies } from "../domain/ports.js";
+import type { SchedulerDependencies } from "../domain/ports.js";
 import { publishCredentialEvent } from "../domain/publish-credential-event.js";
 import { publishVerificationEvent } from "../domain/publish-verification-event.js";
 import {
@@ -140,7 +140,7 @@ function toDeliveryMessage(d: WebhookDelivery): MessageInitShape<typeof notaryV1
 
 /** attesto.notary.v1.NotaryService: the issuer's enqueue, everyone's status, the operator's dead letters. */
 export class NotaryServiceRpc implements ServiceImpl<typeof notaryV1.NotaryService> {
-  constructor(private readonly deps: NotaryDependencies) {}
+  constructor(private readonly deps: SchedulerDependencies) {}
 
   async enqueueNotarization(
     request: notaryV1.EnqueueNotarizationRequest,

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { EvmTransaction, EvmTransactionStore } from "../domain/evm/ports.js";
+import type { EvmTransaction, EvmTransactionStore } from "../domain/ports.js";
 import type { Clock, SchedulerDb } from "./job-sender.js";
 
 const columns = ["hash", "batch_id", "nonce", "raw", "created_at"] as const;

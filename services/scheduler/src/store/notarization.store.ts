@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, sql, type UpdateObject } from "kysely";
 import type { Batch, LedgerAnchor, Notarization, NotarizationState } from "../domain/model.js";
-import type { NotarizationStore } from "../domain/stores.js";
+import type { NotarizationStore } from "../domain/ports.js";
 import { insertWebhookEvents } from "./insert-webhook-events.js";
 import { ACTIVE_STATES, ago, type Clock, type JobSender, type SchedulerDb } from "./job-sender.js";
 import type { BatchesTable, NotarizationsTable, SchedulerTables } from "./tables.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { WebhookDelivery } from "../domain/model.js";
-import type { WebhookDeliveryStore } from "../domain/stores.js";
+import type { WebhookDeliveryStore } from "../domain/ports.js";
 import { ACTIVE_STATES, ago, type Clock, type JobSender, type SchedulerDb } from "./job-sender.js";
 import type { WebhookDeliveriesTable } from "./tables.js";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import type { WebhookEventStore } from "../domain/stores.js";
+import type { WebhookEventStore } from "../domain/ports.js";
 import { insertEventOnce } from "./insert-webhook-events.js";
 import { ago, type Clock, type JobInsertBuilder, type JobSender, type SchedulerDb } from "./job-sender.js";
 

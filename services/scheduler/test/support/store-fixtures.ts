@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { sql } from "kysely";
 import type { JobRequest, NewWebhookEvent } from "../../src/domain/model.js";
-import type { NewNotarization } from "../../src/domain/stores.js";
+import type { NewNotarization } from "../../src/domain/ports.js";
 import type { JobInsertBuilder, JobSender } from "../../src/store/job-sender.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import type { SchedulerTables } from "../../src/store/tables.js";

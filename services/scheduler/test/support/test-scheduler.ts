@@ -20,12 +20,8 @@ import pino from "pino";
 import { createLedgerAnchoring } from "../../src/clients/ledger-anchoring.js";
 import { createTenantWebhooks } from "../../src/clients/tenant-webhooks.js";
 import { loadSchedulerConfig, type SchedulerConfig } from "../../src/config.js";
-import {
-  createDependencies,
-  type SchedulerEdges,
-  type SchedulerRuntime,
-  startSchedulerRuntime,
-} from "../../src/dependencies.js";
+import { createAnchoring, createDependencies, startSchedulerRuntime } from "../../src/dependencies.js";
+import type { EvmChain, SchedulerDependencies } from "../../src/domain/ports.js";
 import { NotaryServiceRpc } from "../../src/rpc/notary-service.rpc.js";
 import { scheduler } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
@@ -137,13 +133,15 @@ export interface TestScheduler {
   config: SchedulerConfig;
   database: TestDatabase<SchedulerTables>;
   db: Kysely<SchedulerTables>;
-  runtime: SchedulerRuntime;
+  /** The scheduler's dependencies (stores, edges, job queue), as the service module builds them. */
+  deps: SchedulerDependencies;
   ledger: TestLedger;
   tenants: FakeTenantWebhooks;
   /** NotaryService as the credential issuer calls it (EnqueueNotarization). */
   notary: Client<typeof notaryV1.NotaryService>;
   /** NotaryService as the operator calls it (reads, dead letters, delivery log). */
   admin: Client<typeof notaryV1.NotaryService>;
+  /** What failed in the background: the job queue's errors (as logged) and the workers' failures. */
   errors: unknown[];
   /** What the scheduler logged at warn (failed webhook deliveries). */
   warnings: Array<{ fields: Record<string, unknown>; message: string }>;
@@ -178,7 +176,8 @@ export const FAST_ENV: Record<string, string> = {
 
 export async function startTestScheduler(
   env: Record<string, string> = {},
-  edges: Pick<SchedulerEdges, "evmChain"> = {},
+  /** LEDGER_BACKEND=evm: the chain to anchor on (tests wrap the real one to inject faults). */
+  edges: { evmChain?: EvmChain } = {},
 ): Promise<TestScheduler> {
   const database = await createTestDatabase<SchedulerTables>({ prefix: "scheduler", migrations });
   const serviceDatabase: Database<unknown> = openDatabase<unknown>({
@@ -195,27 +194,29 @@ export async function startTestScheduler(
     ...FAST_ENV,
     ...env,
   });
-  const context = createServiceContext(scheduler.definition, config, serviceDatabase.db);
+  const errors: unknown[] = [];
+  // The context's logger keeps what the scheduler logs at error (the job queue's errors).
+  const context = createServiceContext(scheduler.definition, config, serviceDatabase.db, undefined, {
+    logger: pino({ level: "error" }, { write: (line: string) => errors.push(JSON.parse(line)) }),
+  });
   const testLedger = await startTestLedger();
   const tenants = new FakeTenantWebhooks();
-  const errors: unknown[] = [];
   const warnings: TestScheduler["warnings"] = [];
-  const runtime = createDependencies(
-    context,
-    {
-      ...(config.LEDGER_BACKEND === "evm" ? edges : { ledger: createLedgerAnchoring(testLedger.client) }),
-      webhooks: createTenantWebhooks(
-        inMemoryClient(tenantV1.TenantService, tenants.routes, { caller: "scheduler", callee: "trust-registry" }),
-        { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },
-      ),
-      log: { warn: (fields, message) => warnings.push({ fields, message }) },
-    },
-    (error) => errors.push(error),
-  );
+  const deps = createDependencies(context, {
+    ledger:
+      config.LEDGER_BACKEND === "evm"
+        ? createAnchoring(context, edges.evmChain)
+        : createLedgerAnchoring(testLedger.client),
+    webhooks: createTenantWebhooks(
+      inMemoryClient(tenantV1.TenantService, tenants.routes, { caller: "scheduler", callee: "trust-registry" }),
+      { ttlMs: config.WEBHOOK_CONFIG_CACHE_MS },
+    ),
+    log: { warn: (fields, message) => warnings.push({ fields, message }) },
+  });
   const notaryAs = (caller: ServiceIdentity) =>
     inMemoryClient(
       notaryV1.NotaryService,
-      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(runtime.deps)),
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(deps)),
       { caller, callee: "scheduler" },
     );
   const notary = notaryAs("credential-issuer");
@@ -229,7 +230,7 @@ export async function startTestScheduler(
     config,
     database,
     db: database.db,
-    runtime,
+    deps,
     ledger: testLedger,
     tenants,
     notary,
@@ -238,7 +239,7 @@ export async function startTestScheduler(
     warnings,
     metrics: () => context.metrics.registry.metrics(),
     async start() {
-      stop = await startSchedulerRuntime(runtime, config, (error) => errors.push(error));
+      stop = await startSchedulerRuntime(deps, config, (error) => errors.push(error));
     },
     stopWorkers,
     async close() {

@@ -2,7 +2,7 @@ import { encodeAnchorCalldata } from "@attesto/protocol";
 import { unavailable } from "@attesto/runtime/errors";
 import type { EvmAnchor } from "../model.js";
 import type { LedgerAnchoring } from "../ports.js";
-import { type EvmChain, type EvmTransaction, type EvmTransactionStore, FeeTooLowError } from "./ports.js";
+import { type EvmChain, type EvmTransaction, type EvmTransactionStore, FeeTooLowError } from "../ports.js";
 
 export interface EvmAnchoringOptions {
   /** Blocks on top of (and including) the transaction's block before the anchor is recorded. */
