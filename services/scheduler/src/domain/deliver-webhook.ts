@@ -31,17 +31,18 @@ export async function dispatchWebhookEvent(
 }
 
 /** What delivering a webhook uses. */
-type DeliveryDependencies = Pick<
-  SchedulerDependencies,
-  "deliveries" | "webhooks" | "sender" | "metrics" | "now" | "webhookRetry" | "version" | "log"
->;
+type DeliveryEdges = "deliveries" | "webhooks" | "sender" | "metrics" | "now" | "webhookRetry" | "version" | "log";
 
 /**
  * One delivery attempt (the `deliver-webhook` job): sign with the tenant's current secret, POST,
  * and record the outcome in the delivery log. 2xx is delivered; anything else is retried with
  * backoff up to the limit, then dead-lettered. A refused target is dead at once.
  */
-export async function deliverWebhook(deps: DeliveryDependencies, deliveryId: string, jobId: string): Promise<void> {
+export async function deliverWebhook(
+  deps: Pick<SchedulerDependencies, DeliveryEdges>,
+  deliveryId: string,
+  jobId: string,
+): Promise<void> {
   const claim = await deps.deliveries.claimDeliveryAttempt(deliveryId, jobId);
   if (!claim) return;
   const { record, attempt } = claim;

@@ -51,6 +51,9 @@ export function toConflict(error: unknown, values: { email?: string | null | und
   return tenantConflict(values.tenant);
 }
 
+/** What an application uses. */
+type ApplicationEdges = "tenants" | "tenantAdmission" | "credentialTypes" | "passwords" | "apiKeyFormat";
+
 /**
  * `POST /v1/apply`: registers an organization, as TENANT_ADMISSION says.
  * 0. `closed`: refuse (403) before looking at anything;
@@ -61,10 +64,7 @@ export function toConflict(error: unknown, values: { email?: string | null | und
  *    PENDING under `approval` (its key answers `Account is not approved` until approved).
  */
 export async function applyForTenant(
-  domain: Pick<
-    TrustRegistryDependencies,
-    "tenants" | "tenantAdmission" | "credentialTypes" | "passwords" | "apiKeyFormat"
-  >,
+  domain: Pick<TrustRegistryDependencies, ApplicationEdges>,
   application: TenantApplication,
 ): Promise<TenantRegistration> {
   const { tenants } = domain;
