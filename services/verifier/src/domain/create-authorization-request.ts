@@ -118,7 +118,7 @@ function callerKeySigner(input: AuthorizationRequestInput): SessionSigner {
  * fields when it does).
  */
 async function tenantVerifierSigner(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "verifierUrl" | "policies" | "verifierKeys">,
   tenant: string,
   prefix: ClientIdPrefix,
 ): Promise<SessionSigner> {
@@ -134,7 +134,8 @@ async function tenantVerifierSigner(
  * for direct_post.jwt, a fresh ephemeral P-256 decryption key are kept sealed until the session ends.
  */
 export async function createAuthorizationRequest(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "sessions" | "dcApiSessions" | "sealer" | "now"> &
+    Pick<VerifierDependencies, "policies" | "verifierKeys" | "verifierUrl">,
   tenant: string,
   input: AuthorizationRequestInput,
 ): Promise<CreatedAuthorizationRequest | CreatedDcApiRequest> {

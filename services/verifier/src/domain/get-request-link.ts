@@ -15,7 +15,10 @@ export interface RequestLink {
  * random id (192 bits): whoever has that id already has the link. Nothing else of the session
  * (query, claims, checks, tenant, session id) is exposed. Unknown: 404.
  */
-export async function getRequestLink(deps: VerifierDependencies, requestUriId: string): Promise<RequestLink> {
+export async function getRequestLink(
+  deps: Pick<VerifierDependencies, "sessions" | "verifierUrl" | "now">,
+  requestUriId: string,
+): Promise<RequestLink> {
   const session = await deps.sessions.findByRequestUriId(requestUriId);
   // A DC API request has no link: it travels through the calling page.
   if (!session || isDcApiMode(session.responseMode)) throw notFound("Request not found");

@@ -38,7 +38,7 @@ export function clientMetadataOf(session: VerificationSession): Record<string, u
  * times while the session is pending; a `wallet_nonce` posted by the wallet is echoed in it.
  */
 export async function getRequestObject(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "sessions" | "sealer" | "verifierKeys" | "verifierUrl" | "now">,
   requestUriId: string,
   options: { walletNonce?: string } = {},
 ): Promise<string> {

@@ -34,7 +34,7 @@ export interface VerificationResult {
  * and unused; it is consumed by this read. Any mismatch is one 400 that says nothing about why.
  */
 export async function getVerificationResult(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "sessions" | "now">,
   tenant: string,
   sessionId: string,
   responseCode?: string,

@@ -79,6 +79,11 @@ export function redirectWithSessionId(redirectUri: string, sessionId: string, re
   return `${base}${separator}session_id=${encodeURIComponent(sessionId)}${code}${fragment}`;
 }
 
+/** What verifying a matched response uses: the session store, the checks' edges, the recorder and events. */
+export type VerificationDependencies = Pick<VerifierDependencies, "sessions" | "recorder" | "events" | "now"> &
+  Pick<VerifierDependencies, "limits" | "ledger" | "trustAnchors" | "statusLists"> &
+  Pick<VerifierDependencies, "issuerDocuments" | "registeredIssuers">;
+
 export interface ResolvedResponse {
   session: VerificationSession;
   /** The session tenant's verifier policies, read with the session. */
@@ -89,7 +94,7 @@ export interface ResolvedResponse {
 
 /** direct_post.jwt: find the session by the JWE's `kid` (or the posted state), decrypt with its key, match state. */
 async function resolveEncryptedResponse(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "sessions" | "sealer">,
   form: PresentationSubmission,
   now: Date,
 ): Promise<ResolvedResponse> {
@@ -131,7 +136,7 @@ async function resolveEncryptedResponse(
 
 /** direct_post: the session is the one of `state`. */
 async function resolvePlainResponse(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "sessions">,
   form: PresentationSubmission,
   now: Date,
 ): Promise<ResolvedResponse> {
@@ -153,7 +158,7 @@ async function resolvePlainResponse(
  * session pending -> in_progress -> completed | failed, and the wallet gets 200 either way.
  */
 export async function submitPresentation(
-  deps: VerifierDependencies,
+  deps: VerificationDependencies & Pick<VerifierDependencies, "sealer" | "verifierUrl">,
   form: PresentationSubmission,
   report: CheckFailureReporter,
 ): Promise<PresentationAccepted> {
@@ -178,7 +183,7 @@ export async function submitPresentation(
  * checks run with the handover's key-binding audience, and the outcome is recorded.
  */
 export async function verifyResolvedResponse(
-  deps: VerifierDependencies,
+  deps: VerificationDependencies,
   resolved: ResolvedResponse,
   formMode: VerificationMode | undefined,
   handover: ResponseHandover,

@@ -44,7 +44,7 @@ export function checkDcApiFields(
 
 /** Records the DC API side of a new session and builds the entry the page passes to `navigator.credentials.get`. */
 export async function openDcApiSession(
-  deps: VerifierDependencies,
+  deps: Pick<VerifierDependencies, "dcApiSessions" | "verifierKeys">,
   session: VerificationSession,
   signer: SessionSigner | undefined,
   expectedOrigins: string[],

@@ -3,7 +3,12 @@ import { InvalidRequest } from "@attesto/runtime/errors";
 import type { VerifierDependencies } from "../ports.js";
 import { dcApiHandoverOf, keyBindingAudienceOf, type ResponseHandover } from "../response-handover.js";
 import type { CheckFailureReporter } from "../run-verification-checks.js";
-import { type PresentationAccepted, parseVerificationMode, verifyResolvedResponse } from "../submit-presentation.js";
+import {
+  type PresentationAccepted,
+  parseVerificationMode,
+  type VerificationDependencies,
+  verifyResolvedResponse,
+} from "../submit-presentation.js";
 import { sessionKeyContext, statusAt, type VerificationSession } from "../verification-session.js";
 import { parseWebOrigin } from "./expected-origins.js";
 
@@ -44,7 +49,11 @@ function assertAcceptsDcApiResponse(
 }
 
 /** dc_api.jwt: `data.response` is a JWE to the session's ephemeral key, exactly as in direct_post.jwt. */
-async function payloadOf(deps: VerifierDependencies, session: VerificationSession, data: Record<string, unknown>) {
+async function payloadOf(
+  deps: Pick<VerifierDependencies, "sealer">,
+  session: VerificationSession,
+  data: Record<string, unknown>,
+) {
   if (session.responseMode === "dc_api") {
     if (data.response !== undefined)
       throw new InvalidRequest("this session expects vp_token (dc_api), not an encrypted response");
@@ -112,7 +121,7 @@ function assertBoundToSession(vpToken: unknown, handover: ResponseHandover, nonc
  * then the checks run as for direct_post and the RP polls the result.
  */
 export async function submitDcApiResponse(
-  deps: VerifierDependencies,
+  deps: VerificationDependencies & Pick<VerifierDependencies, "dcApiSessions" | "policies" | "sealer">,
   sessionId: string,
   originHeader: string | undefined,
   submission: DcApiSubmission,
