@@ -113,16 +113,13 @@ describe("every service has one composition root", () => {
     expect(aggregate).toBeDefined();
     const whole = filesUnder(domain)
       .filter((file) => file !== `${domain}/ports.ts`)
-      .flatMap((file) =>
-        codeOf(file)
-          .split("\n")
-          .filter((line) => new RegExp(`\\b${aggregate}\\b`).test(line))
-          .filter((line) => !/^\s*import\s/.test(line) && !/\}\s*from\s/.test(line))
-          .filter((line) =>
-            line.replaceAll(new RegExp(`Pick<\\s*${aggregate}\\b`, "g"), "").match(new RegExp(`\\b${aggregate}\\b`)),
-          )
-          .map((line) => `${file}: ${line.trim()}`),
-      );
+      .flatMap((file) => {
+        // Imports and re-exports name the type without using it; a Pick<> may span lines.
+        const code = codeOf(file).replace(/^\s*(?:import|export)\s[^;]*?\sfrom\s+"[^"]+";?/gms, "");
+        return [...code.matchAll(new RegExp(`\\b${aggregate}\\b`, "g"))]
+          .filter((match) => !/Pick<\s*$/.test(code.slice(0, match.index)))
+          .map((match) => `${file}:${code.slice(0, match.index).split("\n").length}`);
+      });
     expect(whole).toEqual([]);
   });
 
