@@ -1,15 +1,15 @@
 import type { App } from "@attesto/runtime/http";
 import { createServiceApp, type ServiceContext } from "@attesto/runtime/service";
 import { clientAttestationFailureCounter, dpopFailureCounter } from "./auth-server-metrics.js";
-import { createGrantRedeemer } from "./clients/grant-service.client.js";
 import type { AuthServerConfig } from "./config.js";
-import { type AuthServerDeps, createDependencies } from "./dependencies.js";
+import { createDependencies } from "./dependencies.js";
 import type { AuthorizationStepDeps } from "./domain/authorization/authorization-step-deps.js";
 import type { ClientAuthenticationDeps } from "./domain/client-authentication.js";
 import {
   authorizationServerUrls,
   createAuthorizationServerMetadata,
 } from "./domain/create-authorization-server-metadata.js";
+import type { AuthServerDependencies } from "./domain/ports.js";
 import type { TokenDpopDeps } from "./domain/token/verify-token-dpop-proof.js";
 import { registerAuthorizeRoute } from "./routes/authorize.route.js";
 import { registerAuthorizeSubmitRoute } from "./routes/authorize-submit.route.js";
@@ -25,12 +25,12 @@ import { registerTokenRoute } from "./routes/token.route.js";
  */
 export async function buildApp(
   context: ServiceContext<AuthServerConfig>,
-  deps: AuthServerDeps = createDependencies(context),
+  deps: AuthServerDependencies = createDependencies(context),
 ): Promise<App> {
   const app = await createServiceApp(context);
   const { config } = context;
   const urls = authorizationServerUrls(context.publicUrl);
-  const grants = createGrantRedeemer(deps.grantService);
+  const { grants } = deps;
   const dpop: TokenDpopDeps = {
     tokenEndpointUrl: urls.tokenEndpoint,
     nonces: deps.dpopNonces,

@@ -297,7 +297,7 @@ describe("POST /v1/authorize/submit", () => {
 
   it("an offer redeemed meanwhile: access_denied at the redirect_uri", async () => {
     const form = await consent();
-    await server.deps.grantService.redeemIssuerState({ issuerState: form.issuerState });
+    await server.grantService.redeemIssuerState({ issuerState: form.issuerState });
     const { query } = redirectParameters(await answer(form, "approve"));
     expect(query).toStrictEqual({
       error: "access_denied",
@@ -321,7 +321,7 @@ describe("POST /v1/authorize/submit: credential issuer unreachable at approval",
     const requestUri = await pushAuthorizationRequest(server, wallet, createPkce(), { issuer_state: issuerState });
     const form = await openConsent(server.app, wallet.clientId, requestUri);
     // The issuer goes away between the consent page and the approval.
-    server.deps.grantService.redeemIssuerState = async () => {
+    server.grantService.redeemIssuerState = async () => {
       throw new ConnectError("connection refused", Code.Unavailable);
     };
     const { query } = redirectParameters(

@@ -283,7 +283,7 @@ describe("POST /v1/par", () => {
     it("for an issuer_state of no live authorization-code offer (unknown, expired, redeemed)", async () => {
       const expired = offerAuthorizationCode(server, {}, { expiresAt: new Date(Date.now() - 1000) });
       const redeemed = offerAuthorizationCode(server);
-      await server.deps.grantService.redeemIssuerState({ issuerState: redeemed.issuerState });
+      await server.grantService.redeemIssuerState({ issuerState: redeemed.issuerState });
       for (const issuerState of [randomUUID(), expired.issuerState, redeemed.issuerState]) {
         const response = await push(parFields(wallet, pkce, { issuer_state: issuerState }));
         expectOAuthError(

@@ -2,7 +2,8 @@ import type { issuanceV1 } from "@attesto/proto";
 import { AppError, InvalidGrant, Unavailable } from "@attesto/runtime/errors";
 import { fromRpcError } from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
-import type { Grant, GrantRedeemer } from "../domain/grant.js";
+import type { Grant } from "../domain/grant.js";
+import type { GrantRedeemer } from "../domain/ports.js";
 
 export type GrantServiceClient = Client<typeof issuanceV1.GrantService>;
 

@@ -1,7 +1,8 @@
 import { createLoadingCache } from "@attesto/runtime/cache";
 import type { FastifyBaseLogger } from "fastify";
-import type { CredentialDisplay, IssuerDisplay, IssuerDisplaySource } from "../domain/authorization/issuer-display.js";
+import type { CredentialDisplay, IssuerDisplay } from "../domain/authorization/issuer-display.js";
 import type { ClaimLabel } from "../domain/authorization/offered-claims.js";
+import type { IssuerDisplaySource } from "../domain/ports.js";
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { BrowserSessionRepository } from "../domain/session/browser-session.js";
+import type { BrowserSessionRepository } from "../domain/ports.js";
 import { endBrowserSession } from "../domain/session/end-browser-session.js";
 import { signedOutPage } from "../pages/message-pages.js";
 import {

@@ -1,6 +1,6 @@
 import { tokenStatusV1 } from "@attesto/proto";
 import type { ConnectRouter } from "@connectrpc/connect";
-import type { AuthorizationCodeRepository } from "../domain/authorization/authorization-code.js";
+import type { AuthorizationCodeRepository } from "../domain/ports.js";
 import { TokenStatusServiceRpc } from "./token-status-service.rpc.js";
 
 /** The auth server's internal Connect services (its internal port). */

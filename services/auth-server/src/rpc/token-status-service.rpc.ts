@@ -1,7 +1,7 @@
 import type { tokenStatusV1 } from "@attesto/proto";
 import { AppError } from "@attesto/runtime/errors";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AuthorizationCodeRepository } from "../domain/authorization/authorization-code.js";
+import type { AuthorizationCodeRepository } from "../domain/ports.js";
 
 /** Longer than any jti this server mints (UUIDs): anything beyond is not one of its tokens. */
 const MAX_JTI_LENGTH = 255;

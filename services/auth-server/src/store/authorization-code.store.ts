@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from "kysely";
-import type { AuthorizationCode, AuthorizationCodeRepository } from "../domain/authorization/authorization-code.js";
+import type { AuthorizationCode } from "../domain/authorization/authorization-code.js";
+import type { AuthorizationCodeRepository } from "../domain/ports.js";
 import { type AuthorizationCodesTable, type AuthServerTables, orUndefined } from "./tables.js";
 
 const REPLAYED_CODE = "authorization_code_replayed";

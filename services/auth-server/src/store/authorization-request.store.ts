@@ -1,8 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
-import type {
-  AuthorizationRequest,
-  AuthorizationRequestRepository,
-} from "../domain/authorization/authorization-request.js";
+import type { AuthorizationRequest } from "../domain/authorization/authorization-request.js";
+import type { AuthorizationRequestRepository } from "../domain/ports.js";
 import { type AuthorizationRequestsTable, type AuthServerTables, orUndefined } from "./tables.js";
 
 /** Finished requests are kept this long (for support and audits), then purged now and then. */

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { BrowserSessionRepository } from "../domain/session/browser-session.js";
+import type { BrowserSessionRepository } from "../domain/ports.js";
 import type { AuthServerTables } from "./tables.js";
 
 /** Browser sessions on PostgreSQL, by the SHA-256 of their cookie. */

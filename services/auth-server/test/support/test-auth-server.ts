@@ -8,9 +8,11 @@ import { createTestDatabase, openDatabase, type TestDatabase } from "@attesto/st
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
+import { createGrantRedeemer, type GrantServiceClient } from "../../src/clients/grant-service.client.js";
 import { type AuthServerConfig, loadAuthServerConfig } from "../../src/config.js";
-import { type AuthServerDeps, createDependencies } from "../../src/dependencies.js";
-import type { IssuerDisplay, IssuerDisplaySource } from "../../src/domain/authorization/issuer-display.js";
+import { createDependencies } from "../../src/dependencies.js";
+import type { IssuerDisplay } from "../../src/domain/authorization/issuer-display.js";
+import type { AuthServerDependencies, IssuerDisplaySource } from "../../src/domain/ports.js";
 import { authServer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { InMemoryGrantService } from "./in-memory-grant-service.js";
@@ -95,7 +97,9 @@ export interface TestAuthServer {
   app: App;
   config: AuthServerConfig;
   context: ServiceContext<AuthServerConfig>;
-  deps: AuthServerDeps;
+  deps: AuthServerDependencies;
+  /** The GrantService client the auth server calls (tests replace its methods to make the issuer fail). */
+  grantService: GrantServiceClient;
   grants: InMemoryGrantService;
   issuerDisplay: StaticIssuerDisplay;
   clock: TestClock;
@@ -147,7 +151,10 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
     options.publicUrl,
     options.trustDemoProvider ?? true,
   );
-  const context = createServiceContext(authServer.definition, config, serviceDatabase.db);
+  const clock = createTestClock();
+  const context = createServiceContext(authServer.definition, config, serviceDatabase.db, undefined, {
+    clock: clock.now,
+  });
   const grants = new InMemoryGrantService();
   const grantService =
     options.grantService === "down"
@@ -161,22 +168,19 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
             transport: { interceptors: clientInterceptors({ signer: context.signer, audience: "credential-issuer" }) },
           }),
         );
-  const clock = createTestClock();
   const issuerDisplay = new StaticIssuerDisplay();
   grants.now = clock.now;
-  const production = createDependencies(context);
-  const deps: AuthServerDeps = {
-    ...production,
-    grantService,
-    issuerDisplay: options.issuerDisplay === "http" ? production.issuerDisplay : issuerDisplay,
-    now: clock.now,
-  };
+  const deps = createDependencies(context, {
+    grants: createGrantRedeemer(grantService),
+    ...(options.issuerDisplay === "http" ? {} : { issuerDisplay }),
+  });
   const app = await buildApp(context, deps);
   return {
     app,
     config,
     context,
     deps,
+    grantService,
     grants,
     issuerDisplay,
     clock,

@@ -29,19 +29,3 @@ export interface AuthorizationCode {
 }
 
 export type NewAuthorizationCode = Omit<AuthorizationCode, "redeemedAt" | "accessTokenJti" | "revokedAt">;
-
-export interface AuthorizationCodeRepository {
-  insert(code: NewAuthorizationCode): Promise<void>;
-  find(codeHash: string): Promise<AuthorizationCode | undefined>;
-  /** Unredeemed and unexpired -> redeemed, once: of concurrent redemptions exactly one gets the code. */
-  redeem(codeHash: string, now: Date): Promise<AuthorizationCode | undefined>;
-  /**
-   * Records the access token a redemption issued. `revoked` is true when the code was replayed
-   * meanwhile: the token is then recorded as revoked too.
-   */
-  recordAccessToken(codeHash: string, token: { jti: string; expiresAt: Date }): Promise<{ revoked: boolean }>;
-  /** A replayed code: marks it revoked and revokes the access token it issued (if any). */
-  revoke(codeHash: string, now: Date): Promise<void>;
-  /** Whether an access token was revoked (a replayed code's token). */
-  isAccessTokenRevoked(jti: string): Promise<boolean>;
-}

@@ -45,20 +45,3 @@ export type NewAuthorizationRequest = Omit<
   /** SHA-256 of the request_uri handle; the handle itself is never stored. */
   requestUriHash: string;
 };
-
-/** Authorization requests on PostgreSQL; every transition is one conditional update (single use under races). */
-export interface AuthorizationRequestRepository {
-  insert(request: NewAuthorizationRequest): Promise<void>;
-  findByRequestUriHash(requestUriHash: string): Promise<AuthorizationRequest | undefined>;
-  findById(id: string): Promise<AuthorizationRequest | undefined>;
-  /** pushed -> presented, only while unexpired; undefined when another request won or it expired. */
-  present(
-    requestUriHash: string,
-    presentation: { browserSessionHash: string; csrfTokenHash: string; consentExpiresAt: Date; now: Date },
-  ): Promise<AuthorizationRequest | undefined>;
-  /** presented -> approved | denied, by the session it was shown to, before the consent expires. */
-  complete(
-    id: string,
-    completion: { browserSessionHash: string; decision: "approved" | "denied"; now: Date },
-  ): Promise<AuthorizationRequest | undefined>;
-}

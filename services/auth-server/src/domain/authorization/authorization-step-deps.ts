@@ -1,8 +1,10 @@
-import type { GrantRedeemer } from "../grant.js";
-import type { BrowserSessionRepository } from "../session/browser-session.js";
-import type { AuthorizationCodeRepository } from "./authorization-code.js";
-import type { AuthorizationRequestRepository } from "./authorization-request.js";
-import type { IssuerDisplaySource } from "./issuer-display.js";
+import type {
+  AuthorizationCodeRepository,
+  AuthorizationRequestRepository,
+  BrowserSessionRepository,
+  GrantRedeemer,
+  IssuerDisplaySource,
+} from "../ports.js";
 
 /** What the browser step (GET /v1/authorize, POST /v1/authorize/submit) needs. */
 export interface AuthorizationStepDeps {

@@ -1,5 +1,6 @@
+import type { BrowserSessionRepository } from "../ports.js";
 import { randomSecret, sha256Hex } from "../secrets.js";
-import { BROWSER_SESSION_LIFETIME_SECONDS, type BrowserSessionRepository } from "../session/browser-session.js";
+import { BROWSER_SESSION_LIFETIME_SECONDS } from "../session/browser-session.js";
 
 export interface BrowserSession {
   /** The cookie value (random); only its SHA-256 is stored. */

@@ -13,9 +13,3 @@ export interface CredentialDisplay {
   /** The display labels of the type's claims (those the metadata names with object keys only). */
   claims: ClaimLabel[];
 }
-
-/** The credential issuer metadata of tenants, as far as the consent page needs it. */
-export interface IssuerDisplaySource {
-  /** Undefined when the metadata cannot be had (the page then shows identifiers). */
-  describe(tenant: string): Promise<IssuerDisplay | undefined>;
-}

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { VerifiedDpopProof } from "@attesto/protocol";
 import { InvalidDpopProof, InvalidRequest } from "@attesto/runtime/errors";
-import type { AuthorizationRequestRepository } from "../authorization/authorization-request.js";
 import {
   authenticateClient,
   type ClientAttestationHeaders,
@@ -9,7 +8,8 @@ import {
   clientAttestationRequired,
   sendsClientAttestation,
 } from "../client-authentication.js";
-import type { Grant, GrantRedeemer } from "../grant.js";
+import type { Grant } from "../grant.js";
+import type { AuthorizationRequestRepository, GrantRedeemer } from "../ports.js";
 import { randomSecret, sha256Hex } from "../secrets.js";
 import { type TokenDpopDeps, verifyTokenDpopProof } from "../token/verify-token-dpop-proof.js";
 import type { ParParameters } from "./par-parameters.js";

@@ -1,5 +1,5 @@
+import type { BrowserSessionRepository } from "../ports.js";
 import { sha256Hex } from "../secrets.js";
-import type { BrowserSessionRepository } from "./browser-session.js";
 
 export type EndSessionResult = { kind: "redirect"; location: string } | { kind: "signed_out" };
 

@@ -1,7 +1,7 @@
 import { PkceError, type VerifiedDpopProof, verifyPkceS256 } from "@attesto/protocol";
 import { InvalidDpopProof, InvalidGrant } from "@attesto/runtime/errors";
 import { decodeJwt } from "jose";
-import type { AuthorizationCode, AuthorizationCodeRepository } from "../authorization/authorization-code.js";
+import type { AuthorizationCode } from "../authorization/authorization-code.js";
 import {
   authenticateClient,
   type ClientAttestationHeaders,
@@ -9,7 +9,7 @@ import {
   clientAttestationRequired,
   sendsClientAttestation,
 } from "../client-authentication.js";
-import type { GrantRedeemer } from "../grant.js";
+import type { AuthorizationCodeRepository, GrantRedeemer } from "../ports.js";
 import { sha256Hex } from "../secrets.js";
 import type { AuthorizationCodeGrantRequest } from "./grant-request.js";
 

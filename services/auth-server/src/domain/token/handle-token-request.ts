@@ -1,6 +1,6 @@
 import type { AccessTokenSigner, VerifiedDpopProof } from "@attesto/protocol";
 import type { ClientAttestationHeaders } from "../client-authentication.js";
-import type { GrantRedeemer } from "../grant.js";
+import type { GrantRedeemer } from "../ports.js";
 import { type AuthorizationCodeGrantDeps, exchangeAuthorizationCode } from "./exchange-authorization-code.js";
 import type { GrantRequest } from "./grant-request.js";
 import { issueAccessToken } from "./issue-access-token.js";

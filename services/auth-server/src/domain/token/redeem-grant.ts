@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { InvalidGrant } from "@attesto/runtime/errors";
 import type { ReplayGuard } from "@attesto/store";
-import type { Grant, GrantRedeemer } from "../grant.js";
+import type { Grant } from "../grant.js";
+import type { GrantRedeemer } from "../ports.js";
 import type { PreAuthorizedCodeGrantRequest } from "./grant-request.js";
 
 const MINTED_NAMESPACE = "pre-authorized-code-token";
