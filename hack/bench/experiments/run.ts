@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 const EXPERIMENTS: Record<string, string> = {
   ceiling: "in-process crypto ceiling of each flow (no HTTP, no database)",
   "embedded-statement-cost": "CPU per execution of the hot statements on PGlite in process",
+  "http-request": "server CPU per HTTP request through createApp, variants (git revisions, this tree) A/B",
   "jws-ops": "CPU per JWS sign, verify and key import: jose (WebCrypto) against keys/jws.ts (node:crypto)",
   "kysely-statements": "kysely's CPU per statement (build, schema transform, compile, execute)",
   "rpc-call": "CPU per internal call, in-process against h2c",
