@@ -16,6 +16,7 @@ import type { App } from "./app.js";
 import { registerDocsPage } from "./docs-page.js";
 import { installErrorHandling, sendError } from "./error-handler.js";
 import { OPENAPI_PATH, registerOpenApi } from "./openapi.js";
+import { lazyRequestLoggerFactory } from "./request-logger.js";
 import { installSecurityHeaders } from "./security-headers.js";
 import { DeferredIncomingRequestLog, logIncomingRequests } from "./traced-request-log.js";
 import { validatorCompiler } from "./validation.js";
@@ -79,6 +80,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     // The id comes from X-Request-Id only when it is a plain token (requestIdOf); Fastify would take it verbatim.
     requestIdHeader: false,
     logController: new DeferredIncomingRequestLog({ requestIdLogLabel: "request_id" }),
+    // No pino child per request unless the request writes a line (request-logger.ts).
+    childLoggerFactory: lazyRequestLoggerFactory,
     genReqId: requestIdOf,
     return503OnClosing: true,
     // Bad URLs and over-long path parameters go through the one error handler too.
