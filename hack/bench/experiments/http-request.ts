@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
-import { ownCpuSeconds } from "../proc-stats.js";
+import { monotonicMicros, summarizeProfile } from "../profile.js";
 
 /**
  * Server CPU per HTTP request through createApp (services/lib/runtime/src/http): the shared
@@ -24,6 +24,8 @@ import { ownCpuSeconds } from "../proc-stats.js";
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../../..");
+/** Where this run extracts revisions (removed at its end). */
+const scratch = join(here, "..", ".http-request", String(process.pid));
 
 const args = process.argv.slice(2);
 function option(name: string, fallback: string): string {
@@ -81,8 +83,26 @@ async function serve(runtimeDir: string, logLevel: string): Promise<void> {
     },
     async () => ({ access_token: "a".repeat(200), token_type: "DPoP", expires_in: 300 }),
   );
+  // A clean exit on SIGTERM, so that `--cpu-prof` writes its profile.
+  process.once("SIGTERM", () => void app.close().then(() => process.exit(0)));
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   process.stdout.write(`${new URL(address).port}\n`);
+}
+
+/**
+ * CPU seconds of every thread of a process so far, from /proc/<pid>/task/<tid>/schedstat (time on
+ * a CPU in ns; /proc/<pid>/stat's ticks are 10 ms, too coarse for short alternating rounds).
+ */
+function cpuSeconds(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended meanwhile (its time is lost to this round and the next alike)
+    }
+  }
+  return ns / 1e9;
 }
 
 interface Variant {
@@ -92,9 +112,9 @@ interface Variant {
   perRequestUs: number[];
 }
 
-/** A git revision's runtime package, extracted under hack/bench/.http-request/<rev>/ (removed at the end). */
+/** A git revision's runtime package, extracted under hack/bench/.http-request/<pid>/<rev>/ (removed at the end). */
 function extract(revision: string): string {
-  const target = join(here, "..", ".http-request", revision.replace(/[^\w.-]/g, "_"));
+  const target = join(scratch, revision.replace(/[^\w.-]/g, "_"));
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
   const archive = execFileSync("git", ["-C", repo, "archive", revision, "services/lib/runtime"], {
@@ -104,10 +124,16 @@ function extract(revision: string): string {
   return join(target, "services/lib/runtime");
 }
 
-async function start(name: string, runtimeDir: string, logLevel: string, concurrency: number): Promise<Variant> {
+async function start(
+  name: string,
+  runtimeDir: string,
+  logLevel: string,
+  concurrency: number,
+  nodeOptions: string[] = [],
+): Promise<Variant> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(import.meta.url), "--serve", runtimeDir, "--log-level", logLevel],
+    [...nodeOptions, "--import", "tsx", fileURLToPath(import.meta.url), "--serve", runtimeDir, "--log-level", logLevel],
     { stdio: ["ignore", "pipe", "inherit"], cwd: repo },
   );
   const port = await new Promise<string>((resolvePort, reject) => {
@@ -160,36 +186,85 @@ async function load(pool: Pool, count: number, concurrency: number): Promise<voi
   );
 }
 
-const median = (values: number[]) => {
+/** The q-quantile of `values` (linear between neighbours): 0.5 the median, 0.25 and 0.75 the quartiles. */
+function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  return sorted[low]! + (sorted[Math.ceil(at)]! - sorted[low]!) * (at - low);
+}
+const median = (values: number[]) => quantile(values, 0.5);
+
+/** `--profile <dir>`: one variant under `--cpu-prof`, the summary of its samples during `count` requests after the warm-up. */
+async function profile(name: string, dir: string, logLevel: string, concurrency: number, count: number) {
+  const runtimeDir = name === "." ? join(repo, "services/lib/runtime") : extract(name);
+  const variant = await start(name, runtimeDir, logLevel, concurrency, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  try {
+    await load(variant.pool, 20_000, concurrency);
+    const window = { startUs: monotonicMicros(), endUs: 0 };
+    await load(variant.pool, count, concurrency);
+    window.endUs = monotonicMicros();
+    await variant.pool.close();
+    const exited = new Promise((done) => variant.child.once("exit", done));
+    variant.child.kill("SIGTERM");
+    await exited;
+    const file = readdirSync(dir)
+      .filter((entry) => entry.endsWith(".cpuprofile"))
+      .map((entry) => join(dir, entry))
+      .map((path) => summarizeProfile(path, name, repo, window, 40))
+      .sort((a, b) => b.windowMs - b.idleMs - (a.windowMs - a.idleMs))[0]!;
+    const busyMs = file.windowMs - file.idleMs;
+    process.stdout.write(
+      `${file.file}: ${busyMs} ms busy over ${count} requests (${((busyMs * 1000) / count).toFixed(1)} µs each on the main thread)\n`,
+    );
+    for (const [title, rows] of [
+      ["self time", file.topSelf],
+      ["self time charged to the nearest caller outside node", file.topByCaller],
+    ] as const) {
+      process.stdout.write(`\n${title}:\n`);
+      for (const row of rows)
+        process.stdout.write(`  ${String(row.percent).padStart(5)} %  ${row.name}  ${row.location}\n`);
+    }
+    process.stdout.write("\nby area:\n");
+    for (const row of file.byArea) process.stdout.write(`  ${String(row.percent).padStart(5)} %  ${row.area}\n`);
+  } finally {
+    variant.child.kill();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 async function drive(): Promise<void> {
-  const requests = Number(option("requests", "6000"));
-  const rounds = Number(option("rounds", "8"));
+  const requests = Number(option("requests", "1500"));
+  const rounds = Number(option("rounds", "40"));
   const concurrency = Number(option("concurrency", "8"));
   const logLevel = option("log-level", "warn");
-  const names = args.length > 0 ? args : ["main", "."];
+  const verbose = args.includes("--verbose") && args.splice(args.indexOf("--verbose"), 1).length > 0;
+  const profileDir = option("profile", "");
+  const names = args.length > 0 ? args : profileDir ? ["."] : ["main", "."];
   const variants: Variant[] = [];
+  if (profileDir) {
+    await profile(names[0]!, resolve(profileDir), logLevel, concurrency, requests * rounds);
+    return;
+  }
   try {
     for (const name of names) {
       const dir = name === "." ? join(repo, "services/lib/runtime") : extract(name);
       variants.push(await start(name, dir, logLevel, concurrency));
     }
-    for (const variant of variants) await load(variant.pool, requests * 4, concurrency); // warm-up: V8 settles
+    for (const variant of variants) await load(variant.pool, 20_000, concurrency); // warm-up: V8 settles
     for (let round = 0; round < rounds; round++) {
       // Alternate the order too, so neither variant always runs first in a round.
       const order = round % 2 === 0 ? variants : [...variants].reverse();
       for (const variant of order) {
-        const before = ownCpuSeconds(variant.child.pid!);
+        const before = cpuSeconds(variant.child.pid!);
         await load(variant.pool, requests, concurrency);
-        const used = ownCpuSeconds(variant.child.pid!) - before;
+        const used = cpuSeconds(variant.child.pid!) - before;
         variant.perRequestUs.push((used * 1e6) / requests);
       }
-      const line = variants.map((v) => `${v.name} ${v.perRequestUs.at(-1)!.toFixed(1)}`).join("  ");
-      process.stdout.write(`round ${round + 1}: µs CPU per request  ${line}\n`);
+      if (verbose) {
+        const line = variants.map((v) => `${v.name} ${v.perRequestUs.at(-1)!.toFixed(1)}`).join("  ");
+        process.stdout.write(`round ${round + 1}: µs CPU per request  ${line}\n`);
+      }
     }
     const first = median(variants[0]!.perRequestUs);
     process.stdout.write(
@@ -198,14 +273,15 @@ async function drive(): Promise<void> {
     for (const variant of variants) {
       const value = median(variant.perRequestUs);
       const change = variant === variants[0] ? "" : ` (${(((value - first) / first) * 100).toFixed(1)} %)`;
-      process.stdout.write(`  ${variant.name.padEnd(12)} ${value.toFixed(1)} µs${change}\n`);
+      const quartiles = `quartiles ${quantile(variant.perRequestUs, 0.25).toFixed(1)}–${quantile(variant.perRequestUs, 0.75).toFixed(1)}`;
+      process.stdout.write(`  ${variant.name.padEnd(16)} ${value.toFixed(1)} µs${change}  (${quartiles})\n`);
     }
   } finally {
     for (const variant of variants) {
       await variant.pool.close().catch(() => {});
       variant.child.kill();
     }
-    rmSync(join(here, "..", ".http-request"), { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
