@@ -3,7 +3,7 @@ import { createServiceApp, type ServiceContext } from "@attesto/runtime/service"
 import type { CredentialIssuerConfig } from "./config.js";
 import { createIssuerMetrics } from "./credential-issuer-metrics.js";
 import { createDependencies } from "./dependencies.js";
-import type { IssuerDependencies } from "./domain/dependencies.js";
+import type { IssuerDependencies } from "./domain/ports.js";
 import { registerCreateNonceRoute } from "./routes/create-nonce.route.js";
 import { registerCreateOfferRoute } from "./routes/create-offer.route.js";
 import { registerCredentialRoute } from "./routes/credential.route.js";

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CredentialRecord, IssuanceReservationInput } from "../src/domain/repositories.js";
+import type { CredentialRecord } from "../src/domain/credential-record.js";
+import type { IssuanceReservationInput } from "../src/domain/ports.js";
 import type { IssuerTables } from "../src/store/tables.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 

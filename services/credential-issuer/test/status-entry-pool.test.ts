@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { AllocateStatusEntriesInput } from "../src/domain/ports.js";
 import { createStatusEntryPool } from "../src/domain/status-entry-pool.js";
-import type { AllocateStatusEntriesInput, StatusEntry } from "../src/domain/status-lists.js";
+import type { StatusEntry } from "../src/domain/status-lists.js";
 
 /** A status list repository that hands out consecutive indexes of one list, counting its claims. */
 function fakeLists() {

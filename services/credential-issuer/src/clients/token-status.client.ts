@@ -2,7 +2,7 @@ import type { tokenStatusV1 } from "@attesto/proto";
 import { AppError, TemporarilyUnavailable } from "@attesto/runtime/errors";
 import { fromRpcError } from "@attesto/runtime/rpc";
 import type { Client } from "@connectrpc/connect";
-import type { AccessTokenStatus } from "../domain/access-token-status.js";
+import type { AccessTokenStatus } from "../domain/ports.js";
 
 export type TokenStatusServiceClient = Client<typeof tokenStatusV1.TokenStatusService>;
 

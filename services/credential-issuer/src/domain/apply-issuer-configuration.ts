@@ -2,16 +2,15 @@ import { badRequest, notFound } from "@attesto/runtime/errors";
 import { isStatusListSize, STATUS_LIST_SIZES } from "@attesto/runtime/status-list-size";
 import { isTenantId } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
-import type { CredentialDisplay } from "./create-issuer-metadata.js";
 import { OFFER_TTL_SECONDS } from "./create-offer.js";
-import type { IssuerDependencies } from "./dependencies.js";
 import {
+  type CredentialDisplay,
   type DeclaredIssuerConfiguration,
   digestOf,
   type IssuerConfiguration,
   type OfferedConfiguration,
 } from "./issuer-configuration.js";
-import type { IssuerTenant } from "./ports.js";
+import type { IssuerDependencies, IssuerTenant } from "./ports.js";
 
 /** An issuer configuration as the operator sends it (proto fields; empty string or 0 = unset). */
 export interface IssuerConfigurationInput {

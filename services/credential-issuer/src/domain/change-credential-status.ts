@@ -1,6 +1,6 @@
 import { conflict, notFound } from "@attesto/runtime/errors";
-import type { IssuerDependencies } from "./dependencies.js";
-import type { CredentialRecord, CredentialStatus, CredentialStatusChange } from "./repositories.js";
+import type { CredentialRecord, CredentialStatus, CredentialStatusChange } from "./credential-record.js";
+import type { IssuerDependencies } from "./ports.js";
 
 export interface ChangeCredentialStatusInput {
   tenant: string;

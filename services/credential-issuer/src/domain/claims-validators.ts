@@ -1,21 +1,8 @@
 import { createBoundedCache } from "@attesto/protocol/cache";
-import { type FieldError, jsonSchemaFieldErrors } from "@attesto/runtime/errors";
+import { jsonSchemaFieldErrors } from "@attesto/runtime/errors";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
-import type { JsonObject } from "./ports.js";
-
-/**
- * Compiled JSON Schema (2020-12) validators of credential types, one per vct. A type whose schema
- * changed in the registry is compiled again; schemas come from the schema registry, which already
- * compiled them strictly, so unknown keywords are tolerated here.
- */
-export interface ClaimsValidators {
-  /**
-   * Every violation at once, one entry per failing claim (`credential.claims.birth_date`: `must be
-   * an ISO 8601 date (YYYY-MM-DD)`), in the platform's wording of field errors.
-   */
-  checkAll(vct: string, schema: JsonObject, claims: unknown): FieldError[];
-}
+import type { ClaimsValidators, JsonObject } from "./ports.js";
 
 /** Bound on cached validators, the least recently used going first (types in a deployment number in the tens). */
 const MAX_CACHED = 500;

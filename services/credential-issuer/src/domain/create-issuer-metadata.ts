@@ -2,11 +2,9 @@ import { SIGNATURE_ALGORITHMS } from "@attesto/protocol";
 import { COSE_ALGORITHMS } from "@attesto/protocol/mdoc";
 import { notFound } from "@attesto/runtime/errors";
 import { isTenantId } from "@attesto/runtime/tenant-id";
-import type { IssuerDependencies } from "./dependencies.js";
+import type { CredentialDisplay } from "./issuer-configuration.js";
 import { credentialEndpointOf, issuerIdentifierOf, notificationEndpointOf } from "./issuer-identifier.js";
-import type { CredentialConfiguration, CredentialDisplay, IssuerTenant, JsonObject } from "./ports.js";
-
-export type { CredentialDisplay };
+import type { CredentialConfiguration, IssuerDependencies, IssuerTenant, JsonObject } from "./ports.js";
 
 /** How credentials are bound to holders: a DID (`kid` in the proof) or a bare key (`jwk`). */
 export const BINDING_METHODS = ["did", "jwk"];

@@ -1,8 +1,8 @@
 import { type PublicJwk, type SignatureAlgorithm, samePublicKey, verificationMethodsOf } from "@attesto/protocol";
 import { findIssuerTenant } from "./create-issuer-metadata.js";
-import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
 import type { IssuerSigningKey } from "./issuer-signing-keys.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /** A key of the metadata's JWK Set: its `kid` is the `kid` header of the credentials it verifies. */
 export type IssuerJwk = PublicJwk & { kid: string; alg: SignatureAlgorithm; use: "sig" };

@@ -2,11 +2,10 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { isDid, jwkThumbprint, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
 import type { CacheScope } from "@attesto/protocol/cache";
 import { AppError, type FieldError, invalidFields } from "@attesto/runtime/errors";
-import type { IssuerDependencies } from "./dependencies.js";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
 import { issuerKeyContext, issuerKeyId } from "./issuer-keys.js";
 import { type Offer, type OfferFlow, type OfferGrant, type OfferSigning, preAuthorizedCodeContext } from "./offer.js";
-import type { CredentialConfiguration } from "./ports.js";
+import type { CredentialConfiguration, IssuerDependencies } from "./ports.js";
 import { verifyIssuerKey } from "./verify-issuer-key.js";
 
 /** Offer lifetime bounds and default, in seconds (this service's README). */

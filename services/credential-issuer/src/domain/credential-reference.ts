@@ -1,6 +1,6 @@
 import { type AnchorProof, notarizedDigestOf, type ReferenceFields, referenceFieldsOf } from "@attesto/protocol";
-import type { IssuerDependencies } from "./dependencies.js";
-import type { CredentialRecord } from "./repositories.js";
+import type { CredentialRecord } from "./credential-record.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /** A notarized credential's `reference`: the contract's `chain` and `object_id`, then the reference fields. */
 export type CredentialReference = { chain: string; object_id: string } & ReferenceFields;

@@ -1,16 +1,9 @@
-import { createKeyObjectSigner, type JwtSigner } from "@attesto/protocol";
-import type { IssuerDependencies } from "./dependencies.js";
+import { createKeyObjectSigner } from "@attesto/protocol";
 import type { Offer } from "./offer.js";
-import type { StatusListSigner } from "./status-lists.js";
+import type { CredentialSigner, IssuerDependencies } from "./ports.js";
 
 /** The X.509 path's status lists: signed by the tenant's custody key, like its credentials. */
 export const X509_STATUS_LIST_SIGNER = "x509";
-
-export interface CredentialSigner {
-  signer: JwtSigner;
-  /** The status lists this key signs: the lists of the credentials it signs. */
-  statusListSigner: StatusListSigner;
-}
 
 /**
  * DID path: the offer's key (imported once per tenant and key, issuer-keys.ts) with its DID URL as

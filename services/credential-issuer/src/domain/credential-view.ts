@@ -1,4 +1,4 @@
-import type { CredentialRecord } from "./repositories.js";
+import type { CredentialRecord } from "./credential-record.js";
 
 /** A credential as the admin API shows it (this service's README "Issued credentials"): never its claims. */
 export interface CredentialView {

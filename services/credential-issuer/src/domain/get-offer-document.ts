@@ -1,8 +1,8 @@
 import { gone, notFound } from "@attesto/runtime/errors";
-import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
 import { isIssuerActive } from "./issuer-lifecycle.js";
 import { type Offer, preAuthorizedCodeContext } from "./offer.js";
+import type { IssuerDependencies } from "./ports.js";
 
 export const PRE_AUTHORIZED_CODE_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 

@@ -1,6 +1,6 @@
 import { notFound } from "@attesto/runtime/errors";
 import { offerLinksOf } from "./create-offer.js";
-import type { IssuerDependencies } from "./dependencies.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /**
  * What an offer's public page shows: `offered` (the wallet may still take it), `redeemed` (a wallet

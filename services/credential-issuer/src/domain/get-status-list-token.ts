@@ -1,13 +1,9 @@
 import { createKeyObjectSigner, type JwtSigner, signStatusListToken } from "@attesto/protocol";
 import { notFound, unavailable } from "@attesto/runtime/errors";
 import { X509_STATUS_LIST_SIGNER } from "./credential-signer.js";
-import type { IssuerDependencies } from "./dependencies.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { isUuid } from "./offer.js";
-import type { SignedStatusList, SignedStatusListCache } from "./ports.js";
-import type { StatusListSnapshot } from "./status-lists.js";
-
-export type { SignedStatusList, SignedStatusListCache };
+import type { IssuerDependencies, SignedStatusList, StatusListSnapshot } from "./ports.js";
 
 /** The key that signs the list's credentials: custody (X.509 path) or the DID-path key (issuer-keys.ts). */
 async function signerOf(deps: IssuerDependencies, list: StatusListSnapshot): Promise<JwtSigner> {

@@ -22,16 +22,15 @@ import {
   UnknownCredentialConfiguration,
 } from "@attesto/runtime/errors";
 import { MAX_BATCH_SIZE } from "./create-issuer-metadata.js";
+import type { CredentialRecord } from "./credential-record.js";
 import { type CredentialReference, referenceOf } from "./credential-reference.js";
 import type { CredentialRequest } from "./credential-request.js";
-import { type CredentialSigner, credentialSignerOf } from "./credential-signer.js";
-import type { IssuerDependencies } from "./dependencies.js";
+import { credentialSignerOf } from "./credential-signer.js";
 import { type IssuedArtifact, issueMdocCredential } from "./issue-mdoc-credential.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
 import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { isUuid, type Offer } from "./offer.js";
-import type { CredentialTypeInfo } from "./ports.js";
-import type { CredentialRecord, IssuanceAllowanceKey } from "./repositories.js";
+import type { CredentialSigner, CredentialTypeInfo, IssuanceAllowanceKey, IssuerDependencies } from "./ports.js";
 import type { StatusEntry } from "./status-lists.js";
 
 /** Replay-store namespace of used c_nonces. */

@@ -1,6 +1,15 @@
 import { createHash } from "node:crypto";
-import type { CacheScope } from "@attesto/protocol/cache";
-import type { CredentialDisplay } from "./ports.js";
+
+/** OID4VCI 1.0 display of a credential configuration. */
+export interface CredentialDisplay {
+  name: string;
+  locale?: string;
+  description?: string;
+  background_color?: string;
+  text_color?: string;
+  logo?: { uri: string; alt_text?: string };
+  background_image?: { uri: string };
+}
 
 /** Signing path of offers that name no DID key (see IssuerService in issuer_configuration.proto). */
 export type ConfiguredSigningMode = "did" | "x509";
@@ -39,16 +48,6 @@ export interface IssuerConfiguration {
 }
 
 export type DeclaredIssuerConfiguration = Omit<IssuerConfiguration, "digest" | "updatedAt">;
-
-/** Where issuer configurations are kept (store/issuer-configuration.store.ts); one per tenant. */
-export interface IssuerConfigurationRepository {
-  /** Never behind the table (`scope`: as of the request's start, `TenantDirectory.find`). */
-  find(tenant: string, scope?: CacheScope): Promise<IssuerConfiguration | undefined>;
-  /** Inserts or replaces the tenant's configuration unless the stored one has the same digest; whether it wrote. */
-  put(configuration: IssuerConfiguration): Promise<boolean>;
-  /** Whether there was one to delete. */
-  delete(tenant: string): Promise<boolean>;
-}
 
 /**
  * SHA-256 over the normalized configuration: configurations sorted by id (their order in metadata

@@ -1,39 +1,14 @@
-import type { KeyObject } from "node:crypto";
 import { importPrivateJwk, jwkThumbprint } from "@attesto/protocol";
 import { createBoundedCache, createLoadingCache } from "@attesto/protocol/cache";
 import { unavailable } from "@attesto/runtime/errors";
-import { type Offer, type OfferSigning, privateKeyContext } from "./offer.js";
+import { privateKeyContext } from "./offer.js";
 import { openSealedJwk } from "./offer-issuer-key.js";
-import type { SecretSealer } from "./ports.js";
-
-type DidSigning = Extract<OfferSigning, { mode: "did" }>;
+import type { IssuerKeyring, IssuerPrivateKeyRepository, OfferIssuerPrivateKey, SecretSealer } from "./ports.js";
 
 /** `issuer_private_keys.id` of a tenant's DID-path key: `<tenant>:<RFC 7638 thumbprint>`. */
 export const issuerKeyId = (tenant: string, thumbprint: string) => `${tenant}:${thumbprint}`;
 /** Sealing context of a row of `issuer_private_keys`. */
 export const issuerKeyContext = (id: string) => `issuer-key:${id}`;
-
-/** The tenants' sealed DID-path private keys (`issuer_private_keys`, migration 0010). */
-export interface IssuerPrivateKeyRepository {
-  findSealed(id: string): Promise<string | undefined>;
-}
-
-/** The private key an offer signs with, and its thumbprint (which names its status lists). */
-export interface OfferIssuerPrivateKey {
-  key: KeyObject;
-  thumbprint: string;
-}
-
-export interface IssuerKeyring {
-  /** The DID-path offer's private key: imported once per tenant and key in this process. */
-  keyOf(offer: Pick<Offer, "id" | "tenant"> & { signing: DidSigning }): Promise<OfferIssuerPrivateKey>;
-  /**
-   * Whether this process stored the tenant's key under `kid` lately (its sealed row and its
-   * signing-key record): an offer with that key then needs the offer's insert only.
-   */
-  isRecorded(tenant: string, kid: string, thumbprint: string): boolean;
-  markRecorded(tenant: string, kid: string, thumbprint: string): void;
-}
 
 /** Distinct tenant keys kept imported, and how long an unused one stays. */
 export const ISSUER_KEY_CACHE = { max: 1024, ttlMs: 10 * 60_000 } as const;

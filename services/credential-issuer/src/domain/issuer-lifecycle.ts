@@ -1,4 +1,4 @@
-import type { IssuerDependencies } from "./dependencies.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /**
  * Whether the tenant may issue now, for an offer made at `offeredAt` when one is concerned. The

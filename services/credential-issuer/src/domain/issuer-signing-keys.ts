@@ -9,13 +9,3 @@ export interface IssuerSigningKey {
   publicJwk: PublicJwk;
   alg: SignatureAlgorithm;
 }
-
-/** The DID-path keys each tenant has signed (or may sign) with; what its JWT VC Issuer Metadata lists. */
-export interface IssuerSigningKeyRepository {
-  /**
-   * Records a verified key. The first use is kept; a `kid` recorded with another key is replaced
-   * (the DID document the key was just verified against is authoritative).
-   */
-  record(key: IssuerSigningKey, at: Date): Promise<void>;
-  listByTenant(tenant: string): Promise<IssuerSigningKey[]>;
-}

@@ -1,7 +1,7 @@
 import { algorithmOfKey, publicJwkOf } from "@attesto/protocol";
-import type { IssuerDependencies } from "./dependencies.js";
 import { privateKeyContext } from "./offer.js";
 import { openSealedJwk } from "./offer-issuer-key.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /**
  * Start-up: records the DID-path key of offers made before signing keys were recorded, so the

@@ -1,8 +1,7 @@
 import type { AccessTokenClaims } from "@attesto/protocol";
 import { InvalidNotificationId } from "@attesto/runtime/errors";
-import type { IssuerDependencies } from "./dependencies.js";
-import type { CredentialEventType } from "./ports.js";
-import type { CredentialRecord, NotificationEvent } from "./repositories.js";
+import type { CredentialRecord, NotificationEvent } from "./credential-record.js";
+import type { CredentialEventType, IssuerDependencies } from "./ports.js";
 
 /** The events a wallet may report (OID4VCI 1.0 §11.1) and the webhook each one becomes. */
 const WEBHOOK_OF: Record<NotificationEvent, CredentialEventType> = {

@@ -1,9 +1,9 @@
 import { AppError, notFound } from "@attesto/runtime/errors";
 import { sha256Hex } from "./create-offer.js";
-import type { IssuerDependencies } from "./dependencies.js";
 import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
 import { dpopRequiredFor, isUuid, type Offer } from "./offer.js";
 import { offeredClaimPaths } from "./offered-claim-paths.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /** What a redeemed grant entitles the token holder to (GrantService `Grant`). */
 export interface RedeemedGrant {

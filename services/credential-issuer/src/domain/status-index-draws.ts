@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { pooledRandomBytes } from "@attesto/protocol";
-import type { StatusIndexDraws } from "./status-lists.js";
+import type { StatusIndexDraws } from "./ports.js";
 
 /** Draws are 30-bit: every list size (a power of two, at most 2^20) divides 2^30. */
 const DRAW_MASK = 2 ** 30 - 1;

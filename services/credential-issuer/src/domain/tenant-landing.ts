@@ -1,7 +1,8 @@
-import { type CredentialDisplay, createIssuerMetadata } from "./create-issuer-metadata.js";
+import { createIssuerMetadata } from "./create-issuer-metadata.js";
 import { offerLinksOf } from "./create-offer.js";
-import type { IssuerDependencies } from "./dependencies.js";
+import type { CredentialDisplay } from "./issuer-configuration.js";
 import { isUuid } from "./offer.js";
+import type { IssuerDependencies } from "./ports.js";
 
 /** A credential type the tenant offers, as its landing page lists it. */
 export interface OfferedType {

@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { IssuerDependencies } from "../domain/dependencies.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 
 const zNonceResponse = z.object({ c_nonce: z.string() });
 

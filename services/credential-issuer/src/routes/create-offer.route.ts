@@ -2,8 +2,8 @@ import { cacheScopeOf } from "@attesto/runtime/cache";
 import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { createOffer, OFFER_TTL_SECONDS } from "../domain/create-offer.js";
-import type { IssuerDependencies } from "../domain/dependencies.js";
 import { offerFlows } from "../domain/offer.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 
 /** Optional string fields: `null` is taken as omitted (some clients send explicit nulls). */
 const optionalString = () =>

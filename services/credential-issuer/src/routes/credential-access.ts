@@ -7,8 +7,8 @@ import {
 } from "@attesto/protocol";
 import { type AuthScheme, dpopErrorResponse, InvalidToken, TemporarilyUnavailable } from "@attesto/runtime/errors";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { IssuerDependencies } from "../domain/dependencies.js";
 import { credentialEndpointOf, issuerIdentifierOf } from "../domain/issuer-identifier.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 
 /**
  * The access-control steps of POST /credential and POST /notification (RFC 6750, RFC 9449 as a

@@ -4,8 +4,8 @@ import { type App, documentedOnly } from "@attesto/runtime/http";
 import { z } from "zod";
 import type { IssuerMetrics } from "../credential-issuer-metrics.js";
 import { MAX_BATCH_SIZE } from "../domain/create-issuer-metadata.js";
-import type { IssuerDependencies } from "../domain/dependencies.js";
 import { issueCredentials } from "../domain/issue-credentials.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import {
   checkAccessTokenNotRevoked,
   readAccessToken,

@@ -3,10 +3,10 @@ import { notFound } from "@attesto/runtime/errors";
 import { type App, apiTenantOf, requireApiKey } from "@attesto/runtime/http";
 import { z } from "zod";
 import { changeCredentialStatus } from "../domain/change-credential-status.js";
+import { credentialStatuses } from "../domain/credential-record.js";
 import { currentReferenceOf } from "../domain/credential-reference.js";
 import { credentialViewOf } from "../domain/credential-view.js";
-import type { IssuerDependencies } from "../domain/dependencies.js";
-import { credentialStatuses } from "../domain/repositories.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 
 /** Default and largest page of GET /v1/credentials. */
 export const CREDENTIALS_PAGE = { default: 50, max: 200 } as const;

@@ -1,7 +1,7 @@
 import type { App } from "@attesto/runtime/http";
 import { z } from "zod";
-import type { IssuerDependencies } from "../domain/dependencies.js";
 import { getOfferDocument } from "../domain/get-offer-document.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import { zOfferDocument } from "./issuer-documents.schema.js";
 
 const zOfferParams = z.object({ offerId: z.guid({ error: "must be a UUID" }) });

@@ -1,6 +1,6 @@
 import type { App } from "@attesto/runtime/http";
 import { createIssuerMetadata } from "../domain/create-issuer-metadata.js";
-import type { IssuerDependencies } from "../domain/dependencies.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import { zIssuerMetadata } from "./issuer-documents.schema.js";
 import { zTenantParams } from "./tenant-path-params.js";
 

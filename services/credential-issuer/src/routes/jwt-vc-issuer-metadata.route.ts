@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { App } from "@attesto/runtime/http";
 import type { FastifyReply } from "fastify";
 import { createJwtVcIssuerMetadata } from "../domain/create-jwt-vc-issuer-metadata.js";
-import type { IssuerDependencies } from "../domain/dependencies.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import { zJwtVcIssuerMetadata } from "./issuer-documents.schema.js";
 import { zTenantParams } from "./tenant-path-params.js";
 

@@ -1,8 +1,8 @@
 import { describeFieldErrors, InvalidNotificationRequest } from "@attesto/runtime/errors";
 import { parseFields } from "@attesto/runtime/http";
 import { z } from "zod";
+import type { NotificationEvent } from "../domain/credential-record.js";
 import type { NotificationRequest } from "../domain/record-notification.js";
-import type { NotificationEvent } from "../domain/repositories.js";
 
 /** OID4VCI 1.0 §11.1: event_description is limited to %x20-21 / %x23-5B / %x5D-7E (no `"` or `\`). */
 const DESCRIPTION_CHARSET = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;

@@ -1,6 +1,6 @@
 import { type App, documentedOnly } from "@attesto/runtime/http";
-import type { IssuerDependencies } from "../domain/dependencies.js";
 import { notificationEndpointOf } from "../domain/issuer-identifier.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import { recordNotification } from "../domain/record-notification.js";
 import {
   checkAccessTokenNotRevoked,

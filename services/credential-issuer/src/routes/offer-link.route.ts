@@ -1,8 +1,8 @@
 import type { App } from "@attesto/runtime/http";
 import { renderLinkPage, renderQrSvg, sendLinkPage, sendLinkStatus, sendQrSvg } from "@attesto/runtime/link-page";
 import { z } from "zod";
-import type { IssuerDependencies } from "../domain/dependencies.js";
 import { getOfferLink, type OfferLinkStatus } from "../domain/get-offer-link.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 
 const zOfferParams = z.object({ offerId: z.guid({ error: "must be a UUID" }) });
 

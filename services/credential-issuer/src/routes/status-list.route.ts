@@ -3,8 +3,8 @@ import { STATUS_LIST_JWT_MEDIA_TYPE } from "@attesto/protocol";
 import type { App } from "@attesto/runtime/http";
 import { zTenantPathSegment } from "@attesto/runtime/tenant-id";
 import { z } from "zod";
-import type { IssuerDependencies } from "../domain/dependencies.js";
 import { getStatusListToken } from "../domain/get-status-list-token.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 
 const zStatusListParams = z.object({
   tenant: zTenantPathSegment(),

@@ -2,7 +2,7 @@ import type { App } from "@attesto/runtime/http";
 import { renderQrSvg } from "@attesto/runtime/link-page";
 import { escapeHtml, PAGE_STYLE, PAGE_STYLE_SOURCE } from "@attesto/runtime/pages";
 import { z } from "zod";
-import type { IssuerDependencies } from "../domain/dependencies.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import { describeTenantLanding, type LiveOffer, type TenantLanding } from "../domain/tenant-landing.js";
 import { zTenantParams } from "./tenant-path-params.js";
 

@@ -1,7 +1,7 @@
 import type { issuanceV1 } from "@attesto/proto";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { IssuerDependencies } from "../domain/dependencies.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import {
   checkIssuerActive,
   type RedeemedGrant,

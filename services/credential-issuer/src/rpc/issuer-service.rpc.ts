@@ -7,9 +7,8 @@ import {
   getIssuerConfiguration,
   type IssuerConfigurationInput,
 } from "../domain/apply-issuer-configuration.js";
-import type { CredentialDisplay } from "../domain/create-issuer-metadata.js";
-import type { IssuerDependencies } from "../domain/dependencies.js";
-import type { IssuerConfiguration } from "../domain/issuer-configuration.js";
+import type { CredentialDisplay, IssuerConfiguration } from "../domain/issuer-configuration.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 
 type Service = typeof issuerConfigurationV1.IssuerService;
 type ConfigurationInit = MessageInitShape<typeof issuerConfigurationV1.IssuerConfigurationSchema>;

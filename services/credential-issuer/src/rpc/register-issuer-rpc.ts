@@ -1,6 +1,6 @@
 import { issuanceV1, issuerConfigurationV1 } from "@attesto/proto";
 import type { ConnectRouter } from "@connectrpc/connect";
-import type { IssuerDependencies } from "../domain/dependencies.js";
+import type { IssuerDependencies } from "../domain/ports.js";
 import { GrantServiceRpc } from "./grant-service.rpc.js";
 import { IssuerServiceRpc } from "./issuer-service.rpc.js";
 

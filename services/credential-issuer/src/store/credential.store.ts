@@ -4,11 +4,11 @@ import { type ArgumentKinds, compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type {
   CredentialRecord,
-  CredentialRepository,
   CredentialStatus,
   CredentialStatusChange,
   NotificationEvent,
-} from "../domain/repositories.js";
+} from "../domain/credential-record.js";
+import type { CredentialRepository } from "../domain/ports.js";
 import type { CredentialStatusChangesTable, CredentialsTable, IssuerTables } from "./tables.js";
 
 /** The Token Status List value of each status. */

@@ -1,5 +1,5 @@
 import { type Kysely, type QueryCreator, sql } from "kysely";
-import type { IssuanceAllowanceKey, IssuanceAllowanceRepository } from "../domain/repositories.js";
+import type { IssuanceAllowanceKey, IssuanceAllowanceRepository } from "../domain/ports.js";
 import type { IssuerTables } from "./tables.js";
 
 /**

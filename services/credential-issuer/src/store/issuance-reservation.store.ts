@@ -7,7 +7,7 @@ import {
 } from "@attesto/store";
 import { type Kysely, type QueryCreator, sql } from "kysely";
 import { C_NONCE_NAMESPACE } from "../domain/issue-credentials.js";
-import type { IssuanceReservationRepository } from "../domain/repositories.js";
+import type { IssuanceReservationRepository } from "../domain/ports.js";
 import { CREDENTIAL_VALUES, type CredentialValues, credentialValues } from "./credential.store.js";
 import { reserveAllowanceQuery } from "./issuance-allowance.store.js";
 import type { IssuerTables } from "./tables.js";

@@ -1,11 +1,8 @@
 import { type CacheInvalidations, createCoherentCache, NO_INVALIDATIONS } from "@attesto/runtime/cache";
 import { compileOnce } from "@attesto/store";
 import { type ColumnType, type Kysely, type Selectable, sql } from "kysely";
-import type {
-  IssuerConfiguration,
-  IssuerConfigurationRepository,
-  OfferedConfiguration,
-} from "../domain/issuer-configuration.js";
+import type { IssuerConfiguration, OfferedConfiguration } from "../domain/issuer-configuration.js";
+import type { IssuerConfigurationRepository } from "../domain/ports.js";
 
 /** Row of `issuer_configurations` (migrations 0003, 0008). */
 interface IssuerConfigurationsTable {

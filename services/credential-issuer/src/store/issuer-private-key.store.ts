@@ -1,6 +1,6 @@
 import { compileOnce } from "@attesto/store";
 import type { Kysely, QueryCreator } from "kysely";
-import type { IssuerPrivateKeyRepository } from "../domain/issuer-keys.js";
+import type { IssuerPrivateKeyRepository } from "../domain/ports.js";
 
 /** Row of `issuer_private_keys` (migration 0010). */
 export interface IssuerPrivateKeysTable {

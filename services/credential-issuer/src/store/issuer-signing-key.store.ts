@@ -1,6 +1,7 @@
 import type { PublicJwk, SignatureAlgorithm } from "@attesto/protocol";
 import { type ColumnType, type Kysely, type QueryCreator, sql } from "kysely";
-import type { IssuerSigningKey, IssuerSigningKeyRepository } from "../domain/issuer-signing-keys.js";
+import type { IssuerSigningKey } from "../domain/issuer-signing-keys.js";
+import type { IssuerSigningKeyRepository } from "../domain/ports.js";
 
 /** Row of `issuer_signing_keys` (migration 0004). */
 export interface IssuerSigningKeysTable {

@@ -1,7 +1,7 @@
 import { type ArgumentKinds, compileOnce } from "@attesto/store";
 import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
 import type { Offer, OfferGrant, OfferSigning } from "../domain/offer.js";
-import type { OfferRepository } from "../domain/repositories.js";
+import type { OfferRepository } from "../domain/ports.js";
 import { storePrivateKeyQuery } from "./issuer-private-key.store.js";
 import { recordSigningKeyQuery, type SigningKeyValues, signingKeyValues } from "./issuer-signing-key.store.js";
 import type { IssuerTables, OffersTable } from "./tables.js";

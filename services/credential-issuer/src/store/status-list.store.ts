@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type StatusListBits, statusListByteLength } from "@attesto/protocol";
 import { type Kysely, type QueryCreator, type RawBuilder, sql } from "kysely";
-import type { AllocateStatusEntriesInput, StatusEntry, StatusListRepository } from "../domain/status-lists.js";
+import type { AllocateStatusEntriesInput, StatusListRepository } from "../domain/ports.js";
+import type { StatusEntry } from "../domain/status-lists.js";
 import type { IssuerTables } from "./tables.js";
 
 /** The CTEs a claim of entries is made of (`list`, `drawn`, `claimed`), also run inside larger statements. */

@@ -1,4 +1,4 @@
-import type { CredentialStatus } from "../domain/repositories.js";
+import type { CredentialStatus } from "../domain/credential-record.js";
 import type { IssuerPrivateKeysTable } from "./issuer-private-key.store.js";
 import type { IssuerSigningKeysTable } from "./issuer-signing-key.store.js";
 

@@ -11,7 +11,7 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { buildApp } from "../../src/app.js";
 import { type CredentialIssuerConfig, loadCredentialIssuerConfig } from "../../src/config.js";
 import { createDependencies } from "../../src/dependencies.js";
-import type { IssuerDependencies } from "../../src/domain/dependencies.js";
+import type { IssuerDependencies } from "../../src/domain/ports.js";
 import { registerIssuerRpc } from "../../src/rpc/register-issuer-rpc.js";
 import { credentialIssuer } from "../../src/service.js";
 import { migrations } from "../../src/store/migrations/index.js";
