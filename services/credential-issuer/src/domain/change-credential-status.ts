@@ -11,7 +11,11 @@ export interface ChangeCredentialStatusInput {
 }
 
 /** `credential.status_changed` for a recorded change; its id is the event key, so a repeat creates no second event. */
-async function publishChange(deps: IssuerDependencies, record: CredentialRecord, change: CredentialStatusChange) {
+async function publishChange(
+  deps: Pick<IssuerDependencies, "notary">,
+  record: CredentialRecord,
+  change: CredentialStatusChange,
+) {
   await deps.notary.publishCredentialEvent({
     tenant: record.tenant,
     type: "credential.status_changed",
@@ -35,7 +39,7 @@ async function publishChange(deps: IssuerDependencies, record: CredentialRecord,
  * (the scheduler drops the duplicate): a request whose event could not be queued (503) is retried.
  */
 export async function changeCredentialStatus(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "credentials" | "notary" | "now">,
   input: ChangeCredentialStatusInput,
 ): Promise<CredentialRecord> {
   const result = await deps.credentials.changeStatus({

@@ -100,8 +100,12 @@ function claimsOf(metadata: JsonObject): CredentialClaimDescription[] {
   });
 }
 
+/** What the Credential Issuer Metadata is built from. */
+export type IssuerMetadataDependencies = Pick<IssuerDependencies, "tenants" | "issuerConfigurations"> &
+  Pick<IssuerDependencies, "credentialTypes" | "issuerUrl" | "authorizationServerUrl">;
+
 async function configurationMetadata(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "credentialTypes">,
   configuration: CredentialConfiguration,
   displayOverride: CredentialDisplay[] | undefined,
 ): Promise<CredentialConfigurationMetadata> {
@@ -141,7 +145,10 @@ async function configurationMetadata(
  * A tenant that may be addressed by URL, or 404. The directory is never behind the trust registry:
  * a deactivated tenant's metadata and landing page are gone at once on every replica.
  */
-export async function findIssuerTenant(deps: IssuerDependencies, tenant: string): Promise<IssuerTenant> {
+export async function findIssuerTenant(
+  deps: Pick<IssuerDependencies, "tenants">,
+  tenant: string,
+): Promise<IssuerTenant> {
   const found = isTenantId(tenant) ? await deps.tenants.find(tenant) : undefined;
   if (!found) throw notFound("Tenant not found");
   return found;
@@ -149,7 +156,7 @@ export async function findIssuerTenant(deps: IssuerDependencies, tenant: string)
 
 /** The Credential Issuer Metadata of a tenant (this service's README, OID4VCI 1.0 §12.2). */
 export async function createIssuerMetadata(
-  deps: IssuerDependencies,
+  deps: IssuerMetadataDependencies,
   tenantId: string,
 ): Promise<CredentialIssuerMetadata> {
   const tenant = await findIssuerTenant(deps, tenantId);

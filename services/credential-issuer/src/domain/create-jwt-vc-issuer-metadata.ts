@@ -17,7 +17,10 @@ export interface JwtVcIssuerMetadata {
  * Keys a verifier may still trust: a did:key cannot change; a did:ledger key is listed while its DID
  * is active and still names it as an assertion method (a rotated or deactivated key drops out).
  */
-async function currentKeys(deps: IssuerDependencies, keys: IssuerSigningKey[]): Promise<IssuerSigningKey[]> {
+async function currentKeys(
+  deps: Pick<IssuerDependencies, "ledger">,
+  keys: IssuerSigningKey[],
+): Promise<IssuerSigningKey[]> {
   const ledgerDids = [...new Set(keys.filter((key) => key.did.startsWith("did:ledger:")).map((key) => key.did))];
   const documents = new Map(
     await Promise.all(ledgerDids.map(async (did) => [did, await deps.ledger.resolveDid(did)] as const)),
@@ -39,7 +42,7 @@ async function currentKeys(deps: IssuerDependencies, keys: IssuerSigningKey[]): 
  * ledger is unreachable.
  */
 export async function createJwtVcIssuerMetadata(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "issuerSigningKeys" | "issuerUrl" | "ledger" | "tenants">,
   tenantId: string,
 ): Promise<JwtVcIssuerMetadata> {
   const tenant = await findIssuerTenant(deps, tenantId);

@@ -46,6 +46,10 @@ export interface CreatedOffer {
   pageUrl: string;
 }
 
+/** What creating an offer works with. */
+export type CreateOfferDependencies = Pick<IssuerDependencies, "tenants" | "issuerConfigurations" | "credentialTypes"> &
+  Pick<IssuerDependencies, "claimsValidators" | "ledger" | "issuerKeys" | "sealer" | "offers" | "issuerUrl" | "now">;
+
 type SigningRequest = { mode: "did"; issuerDid: string; issuerPrivateKey: string } | { mode: "x509" };
 
 export const sha256Hex = (value: string) => createHash("sha256").update(value).digest("hex");
@@ -101,7 +105,7 @@ function holderDidErrors(holderDid: string | undefined): FieldError[] {
 }
 
 async function findConfiguration(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "tenants">,
   tenant: string,
   configurationId: string,
   configured: IssuerConfiguration | undefined,
@@ -135,7 +139,7 @@ async function findConfiguration(
  * `x5chain` is the tenant's certificate chain). Every failing claim is reported at once.
  */
 async function claimErrors(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "claimsValidators" | "credentialTypes">,
   configuration: CredentialConfiguration,
   claims: Record<string, unknown>,
   signing: SigningRequest | undefined,
@@ -171,7 +175,10 @@ interface PreparedSigning {
   key?: { publicJwk: PublicJwk; thumbprint: string; privateJwk: Record<string, string> };
 }
 
-async function prepareSigning(deps: IssuerDependencies, request: SigningRequest): Promise<PreparedSigning> {
+async function prepareSigning(
+  deps: Pick<IssuerDependencies, "ledger">,
+  request: SigningRequest,
+): Promise<PreparedSigning> {
   if (request.mode === "x509") return { signing: { mode: "x509" } };
   const key = await verifyIssuerKey(deps.ledger, request.issuerDid, request.issuerPrivateKey);
   const thumbprint = jwkThumbprint(key.publicJwk);
@@ -186,7 +193,12 @@ async function prepareSigning(deps: IssuerDependencies, request: SigningRequest)
  * once per tenant and key. Nothing when this process stored the same key under the same `kid`
  * lately (the rows are there: a stored private key never changes, and the record was current then).
  */
-function signingKeyToStore(deps: IssuerDependencies, offer: Offer, prepared: PreparedSigning, now: Date) {
+function signingKeyToStore(
+  deps: Pick<IssuerDependencies, "issuerKeys" | "sealer">,
+  offer: Offer,
+  prepared: PreparedSigning,
+  now: Date,
+) {
   const { signing, key } = prepared;
   if (signing.mode !== "did" || !key) return undefined;
   if (deps.issuerKeys.isRecorded(offer.tenant, signing.issuerKid, key.thumbprint)) return undefined;
@@ -207,7 +219,7 @@ function signingKeyToStore(deps: IssuerDependencies, offer: Offer, prepared: Pre
   };
 }
 
-function createGrant(deps: IssuerDependencies, offerId: string, flow: OfferFlow): OfferGrant {
+function createGrant(deps: Pick<IssuerDependencies, "sealer">, offerId: string, flow: OfferFlow): OfferGrant {
   if (flow === "authorization-code") return { type: "authorization-code", issuerState: randomUUID() };
   const code = randomBytes(PRE_AUTHORIZED_CODE_BYTES).toString("base64url");
   return {
@@ -235,7 +247,7 @@ export function offerLinksOf(
  * POST /v1/offers (this service's README): checks the request rule by rule, verifies the issuer's DID key,
  * seals the code (and the key, once per tenant and key), and stores the offer.
  */
-export async function createOffer(deps: IssuerDependencies, input: CreateOfferInput): Promise<CreatedOffer> {
+export async function createOffer(deps: CreateOfferDependencies, input: CreateOfferInput): Promise<CreatedOffer> {
   // Every failing field at once: the request's own rules, the configuration, the claims.
   const configured = await deps.issuerConfigurations.find(input.tenant, input.cacheScope);
   const signingMode = selectSigningMode(input, configured);

@@ -17,7 +17,10 @@ export interface CredentialOfferDocument {
   expires_at: string;
 }
 
-function grantsOf(deps: IssuerDependencies, offer: Offer): CredentialOfferDocument["grants"] {
+function grantsOf(
+  deps: Pick<IssuerDependencies, "authorizationServerUrl" | "sealer">,
+  offer: Offer,
+): CredentialOfferDocument["grants"] {
   if (offer.grant.type === "authorization-code") {
     return {
       authorization_code: { issuer_state: offer.grant.issuerState, authorization_server: deps.authorizationServerUrl },
@@ -28,7 +31,10 @@ function grantsOf(deps: IssuerDependencies, offer: Offer): CredentialOfferDocume
 }
 
 /** GET /v1/offers/:offerId: 404 unknown, 410 expired, else the offer document. */
-export async function getOfferDocument(deps: IssuerDependencies, offerId: string): Promise<CredentialOfferDocument> {
+export async function getOfferDocument(
+  deps: Pick<IssuerDependencies, "authorizationServerUrl" | "issuerUrl" | "now" | "offers" | "sealer" | "tenants">,
+  offerId: string,
+): Promise<CredentialOfferDocument> {
   const offer = await deps.offers.findById(offerId);
   if (!offer) throw notFound("Offer not found");
   if (offer.expiresAt.getTime() <= deps.now().getTime()) throw gone("Offer has expired");

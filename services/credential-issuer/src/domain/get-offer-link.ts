@@ -20,7 +20,10 @@ export interface OfferLink {
  * UUID) is the only key: whoever has it already has the link itself. Nothing else of the offer
  * (claims, type, tenant) is exposed. Unknown: 404.
  */
-export async function getOfferLink(deps: IssuerDependencies, offerId: string): Promise<OfferLink> {
+export async function getOfferLink(
+  deps: Pick<IssuerDependencies, "issuerUrl" | "now" | "offers">,
+  offerId: string,
+): Promise<OfferLink> {
   const offer = await deps.offers.findById(offerId);
   if (!offer) throw notFound("Offer not found");
   const status: OfferLinkStatus =

@@ -6,7 +6,10 @@ import { isUuid } from "./offer.js";
 import type { IssuerDependencies, SignedStatusList, StatusListSnapshot } from "./ports.js";
 
 /** The key that signs the list's credentials: custody (X.509 path) or the DID-path key (issuer-keys.ts). */
-async function signerOf(deps: IssuerDependencies, list: StatusListSnapshot): Promise<JwtSigner> {
+async function signerOf(
+  deps: Pick<IssuerDependencies, "issuerKeys" | "offers" | "x509Signers">,
+  list: StatusListSnapshot,
+): Promise<JwtSigner> {
   if (list.signer.key === X509_STATUS_LIST_SIGNER) return deps.x509Signers.signerFor(list.tenant);
   const offer = list.signer.signingOfferId ? await deps.offers.findById(list.signer.signingOfferId) : undefined;
   if (offer?.signing.mode !== "did") throw unavailable("Status list signing key is unavailable");
@@ -20,7 +23,8 @@ async function signerOf(deps: IssuerDependencies, list: StatusListSnapshot): Pro
  * path as the list's credentials. 404 for an unknown list or a list of another tenant.
  */
 export async function getStatusListToken(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "statusLists" | "signedStatusLists" | "offers" | "issuerKeys" | "x509Signers"> &
+    Pick<IssuerDependencies, "issuerUrl" | "statusListTtlSeconds" | "statusListTokenLifetimeSeconds" | "now">,
   tenant: string,
   listId: string,
 ): Promise<SignedStatusList> {

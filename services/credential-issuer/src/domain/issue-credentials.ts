@@ -33,6 +33,12 @@ import { isUuid, type Offer } from "./offer.js";
 import type { CredentialSigner, CredentialTypeInfo, IssuanceAllowanceKey, IssuerDependencies } from "./ports.js";
 import type { StatusEntry } from "./status-lists.js";
 
+/** What issuing credentials works with. */
+export type IssueCredentialsDependencies = Pick<IssuerDependencies, "offers" | "tenants" | "credentialTypes"> &
+  Pick<IssuerDependencies, "issuerUrl" | "cNonces" | "ledger" | "issuerKeys" | "x509Signers"> &
+  Pick<IssuerDependencies, "statusEntries" | "statusListSizeOf" | "credentialTtlSeconds" | "now"> &
+  Pick<IssuerDependencies, "issuanceReservations" | "issuanceAllowances" | "credentials" | "notary">;
+
 /** Replay-store namespace of used c_nonces. */
 export const C_NONCE_NAMESPACE = "c_nonce";
 
@@ -61,7 +67,10 @@ function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest
 }
 
 /** The offer the token was issued for; a token for a vanished or unredeemed offer is not valid. */
-async function loadOffer(deps: IssuerDependencies, token: AccessTokenClaims): Promise<Offer> {
+async function loadOffer(
+  deps: Pick<IssuerDependencies, "offers" | "tenants">,
+  token: AccessTokenClaims,
+): Promise<Offer> {
   const offer = isUuid(token.offerId) ? await deps.offers.findById(token.offerId) : undefined;
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
@@ -73,7 +82,7 @@ async function loadOffer(deps: IssuerDependencies, token: AccessTokenClaims): Pr
 
 /** did:ledger documents through the ledger; a deactivated DID has no usable keys. */
 const ledgerDidResolver =
-  (deps: IssuerDependencies): DidDocumentResolver =>
+  (deps: Pick<IssuerDependencies, "ledger">): DidDocumentResolver =>
   async (did) => {
     const resolved = await deps.ledger.resolveDid(did);
     return resolved && !resolved.deactivated ? resolved.document : undefined;
@@ -81,7 +90,7 @@ const ledgerDidResolver =
 
 /** Every proof verified (typ, key, signature, aud, iat, nonce), before any nonce is consumed. */
 async function verifyProofs(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "cNonces" | "issuerUrl" | "ledger" | "now">,
   offer: Offer,
   jwts: string[],
 ): Promise<VerifiedCredentialProof[]> {
@@ -106,7 +115,7 @@ async function verifyProofs(
 }
 
 /** The keys of the offer's holder_did: the only keys a bound offer may issue to. */
-async function holderKeysOf(deps: IssuerDependencies, holderDid: string): Promise<PublicJwk[]> {
+async function holderKeysOf(deps: Pick<IssuerDependencies, "ledger">, holderDid: string): Promise<PublicJwk[]> {
   if (holderDid.startsWith("did:key:")) {
     try {
       return [publicJwkFromDidKey(holderDid)];
@@ -119,7 +128,11 @@ async function holderKeysOf(deps: IssuerDependencies, holderDid: string): Promis
 }
 
 /** An offer bound to a holder DID issues only to proofs made with that DID's key. */
-async function checkHolderBinding(deps: IssuerDependencies, offer: Offer, proofs: VerifiedCredentialProof[]) {
+async function checkHolderBinding(
+  deps: Pick<IssuerDependencies, "ledger">,
+  offer: Offer,
+  proofs: VerifiedCredentialProof[],
+) {
   if (offer.holderDid === undefined) return;
   const keys = await holderKeysOf(deps, offer.holderDid);
   for (const proof of proofs) {
@@ -141,7 +154,7 @@ async function checkHolderBinding(deps: IssuerDependencies, offer: Offer, proofs
  * before it and, when given, the credentials' records after it; each only if the one before held.
  */
 async function reserveIssuance(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "issuanceReservations" | "now">,
   proofs: VerifiedCredentialProof[],
   allowance: IssuanceAllowanceKey,
   records?: CredentialRecord[],
@@ -182,7 +195,7 @@ function checkDeviceKeys(proofs: VerifiedCredentialProof[]): void {
  * MSO `status.status_list` (mdoc types).
  */
 async function signCredentials(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "credentialTtlSeconds" | "issuerUrl" | "now" | "statusEntries" | "statusListSizeOf">,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   { signer, statusListSigner }: CredentialSigner,
@@ -232,7 +245,7 @@ async function signCredentials(
  * salt stays on the issuer's record so the issuer can later show what was notarized.
  */
 async function notarize(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "notary">,
   offer: Pick<Offer, "tenant" | "id">,
   credentialId: string,
   issued: IssuedArtifact,
@@ -245,7 +258,7 @@ async function notarize(
 
 /** The credentials' records; notarized (`is_on_chain`) ones carry the ledger's reference. */
 async function credentialRecords(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "credentialTtlSeconds" | "notary" | "now">,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   { issued, statusEntries }: { issued: IssuedArtifact[]; statusEntries: StatusEntry[] },
@@ -283,7 +296,8 @@ async function credentialRecords(
  * only once the nonces and allowance are taken), giving the allowance back if that fails.
  */
 async function recordIssuance(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "issuanceReservations" | "issuanceAllowances" | "credentials"> &
+    Pick<IssuerDependencies, "notary" | "credentialTtlSeconds" | "now">,
   offer: Offer,
   proofs: VerifiedCredentialProof[],
   signed: { issued: IssuedArtifact[]; statusEntries: StatusEntry[] },
@@ -315,7 +329,7 @@ async function recordIssuance(
  * exhausted) go back to the pool: the credentials never left this process.
  */
 export async function issueCredentials(
-  deps: IssuerDependencies,
+  deps: IssueCredentialsDependencies,
   token: AccessTokenClaims,
   request: CredentialRequest,
 ): Promise<CredentialIssuance> {

@@ -18,7 +18,11 @@ export interface NotificationRequest {
 }
 
 /** One webhook per credential, notification_id and event: a repeated notification queues nothing new. */
-async function publishNotification(deps: IssuerDependencies, record: CredentialRecord, request: NotificationRequest) {
+async function publishNotification(
+  deps: Pick<IssuerDependencies, "notary">,
+  record: CredentialRecord,
+  request: NotificationRequest,
+) {
   await deps.notary.publishCredentialEvent({
     tenant: record.tenant,
     type: WEBHOOK_OF[request.event],
@@ -39,7 +43,7 @@ async function publishNotification(deps: IssuerDependencies, record: CredentialR
  * `invalid_notification_id`: a wallet cannot learn whether another wallet's id exists.
  */
 export async function recordNotification(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "credentials" | "notary" | "now">,
   token: AccessTokenClaims,
   request: NotificationRequest,
 ): Promise<void> {

@@ -15,6 +15,9 @@ export interface RedeemedGrant {
   claimPaths: string[][];
 }
 
+/** What redeeming and resolving grants works with. */
+type GrantDependencies = Pick<IssuerDependencies, "now" | "offers" | "tenants">;
+
 const invalidGrant = (message: string) => new AppError(400, "invalid_grant", message);
 
 const grantOf = (offer: Offer): RedeemedGrant => ({
@@ -40,13 +43,13 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
  * The grant of `offer`, unless its tenant is deactivated or the offer was open when it was
  * (`invalid_grant`, also when its code was valid).
  */
-async function activeGrant(deps: IssuerDependencies, offer: Offer): Promise<RedeemedGrant> {
+async function activeGrant(deps: Pick<IssuerDependencies, "tenants">, offer: Offer): Promise<RedeemedGrant> {
   if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw invalidGrant(INACTIVE_ISSUER);
   return grantOf(offer);
 }
 
 /** GrantService.CheckIssuerActive: `invalid_grant` unless the tenant may issue now. */
-export async function checkIssuerActive(deps: IssuerDependencies, tenant: string): Promise<void> {
+export async function checkIssuerActive(deps: Pick<IssuerDependencies, "tenants">, tenant: string): Promise<void> {
   if (tenant === "" || !(await isIssuerActive(deps, tenant.toLowerCase()))) throw invalidGrant(INACTIVE_ISSUER);
 }
 
@@ -77,7 +80,7 @@ function isRepeatOf(
  * are `invalid_grant`.
  */
 export async function redeemPreAuthorizedCode(
-  deps: IssuerDependencies,
+  deps: GrantDependencies,
   input: { code: string; txCode: string; redemptionId?: string },
 ): Promise<RedeemedGrant> {
   if (input.code === "") throw invalidGrant("pre-authorized_code is required");
@@ -96,7 +99,7 @@ export async function redeemPreAuthorizedCode(
 }
 
 /** GrantService.ResolveIssuerState: the live, unredeemed authorization-code offer of an issuer_state. */
-export async function resolveIssuerState(deps: IssuerDependencies, issuerState: string): Promise<RedeemedGrant> {
+export async function resolveIssuerState(deps: GrantDependencies, issuerState: string): Promise<RedeemedGrant> {
   const offer = isUuid(issuerState) ? await deps.offers.findByIssuerState(issuerState.toLowerCase()) : undefined;
   if (offer?.status !== "offered" || offer.expiresAt.getTime() <= deps.now().getTime()) {
     throw notFound("issuer_state is unknown, used or expired");
@@ -108,7 +111,7 @@ export async function resolveIssuerState(deps: IssuerDependencies, issuerState: 
 }
 
 /** GrantService.RedeemIssuerState: consumes an issuer_state once (same rules as a pre-authorized code). */
-export async function redeemIssuerState(deps: IssuerDependencies, issuerState: string): Promise<RedeemedGrant> {
+export async function redeemIssuerState(deps: GrantDependencies, issuerState: string): Promise<RedeemedGrant> {
   if (!isUuid(issuerState)) throw invalidGrant("issuer_state is invalid");
   const now = deps.now();
   const offer = await deps.offers.redeemIssuerState(issuerState.toLowerCase(), now);

@@ -1,4 +1,4 @@
-import { createIssuerMetadata } from "./create-issuer-metadata.js";
+import { createIssuerMetadata, type IssuerMetadataDependencies } from "./create-issuer-metadata.js";
 import { offerLinksOf } from "./create-offer.js";
 import type { CredentialDisplay } from "./issuer-configuration.js";
 import { isUuid } from "./offer.js";
@@ -44,7 +44,7 @@ function preferredDisplay(displays: CredentialDisplay[] | undefined): Credential
  * 404 for an unknown tenant (from the metadata).
  */
 export async function describeTenantLanding(
-  deps: IssuerDependencies,
+  deps: IssuerMetadataDependencies & Pick<IssuerDependencies, "offers" | "issuerUrl" | "now">,
   tenant: string,
   offerId: string | undefined,
 ): Promise<TenantLanding> {
@@ -63,7 +63,7 @@ export async function describeTenantLanding(
 }
 
 async function liveOfferOf(
-  deps: IssuerDependencies,
+  deps: Pick<IssuerDependencies, "issuerUrl" | "now" | "offers">,
   tenant: string,
   offerId: string,
   types: OfferedType[],
