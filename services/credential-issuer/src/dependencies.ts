@@ -5,7 +5,6 @@ import { createBoundedCache } from "@attesto/runtime/cache";
 import { createEnvelopeSealer } from "@attesto/runtime/crypto";
 import type { ServiceContext } from "@attesto/runtime/service";
 import { createApiKeyAuthenticator } from "@attesto/tenant-client";
-import type { JSONWebKeySet } from "jose";
 import { createKeyCustodySigners } from "./clients/key-custody-signers.js";
 import { createLedger } from "./clients/ledger.js";
 import { createNotary } from "./clients/notary.js";
@@ -30,13 +29,6 @@ import { createStatusListStore } from "./store/status-list.store.js";
 /** Signed Status List Tokens kept at once (the least recently served go first). */
 const CACHED_STATUS_LIST_TOKENS = 1_000;
 
-export interface IssuerDependencyOptions {
-  /** The authorization server's keys; fetched from AUTH_SERVER_JWKS_URL when omitted. */
-  accessTokenJwks?: JSONWebKeySet;
-  /** Clock (tests move it). */
-  now?: () => Date;
-}
-
 /** The DPoP nonce key: DPOP_NONCE_SECRET, else one derived from NONCE_SECRET under its own label. */
 function dpopNonceSecretOf(config: CredentialIssuerConfig): string {
   return (
@@ -48,19 +40,22 @@ function dpopNonceSecretOf(config: CredentialIssuerConfig): string {
 /**
  * The issuer's dependencies from its service context: stores, RPC clients of the trust registry
  * (tenants, API keys, key custody), schema registry and ledger, token and nonce verifiers. Built
- * fresh on every call: `service.ts` shares one per running service (`perService`).
+ * fresh on every call: `service.ts` shares one per running service (`perService`). The clock is the
+ * context's; `overrides` replace members (tests: doubles such as an access token verifier over
+ * their own keys), and the members built from another use the overriding one.
  */
 export function createDependencies(
   context: ServiceContext<CredentialIssuerConfig>,
-  options: IssuerDependencyOptions = {},
+  overrides: Partial<IssuerDependencies> = {},
 ): IssuerDependencies {
   const { config } = context;
-  const now = options.now ?? (() => new Date());
+  const now = overrides.now ?? context.clock;
   const trustRegistry = { baseUrl: config.TRUST_REGISTRY_INTERNAL_URL, audience: "trust-registry" };
   const tenantClient = context.rpcClient(tenantV1.TenantService, trustRegistry);
-  const issuerConfigurations = createIssuerConfigurationStore(context.db, context.cacheInvalidations);
-  const sealer = createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
-  const statusLists = createStatusListStore(context.db);
+  const issuerConfigurations =
+    overrides.issuerConfigurations ?? createIssuerConfigurationStore(context.db, context.cacheInvalidations);
+  const sealer = overrides.sealer ?? createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS);
+  const statusLists = overrides.statusLists ?? createStatusListStore(context.db);
   const deps: IssuerDependencies = {
     issuerUrl: context.publicUrl,
     authorizationServerUrl: config.AUTH_SERVER_URL,
@@ -82,11 +77,9 @@ export function createDependencies(
       context.rpcClient(notaryV1.NotaryService, { baseUrl: config.SCHEDULER_INTERNAL_URL, audience: "scheduler" }),
     ),
     x509Signers: createKeyCustodySigners(context.rpcClient(keysV1.KeyCustodyService, trustRegistry)),
-    accessTokens: createAccessTokenVerifier({
-      jwks: options.accessTokenJwks ?? new URL(config.AUTH_SERVER_JWKS_URL),
-      issuer: config.AUTH_SERVER_URL,
-      now,
-    }),
+    accessTokens:
+      overrides.accessTokens ??
+      createAccessTokenVerifier({ jwks: new URL(config.AUTH_SERVER_JWKS_URL), issuer: config.AUTH_SERVER_URL, now }),
     accessTokenStatus: createAccessTokenStatus(
       context.rpcClient(tokenStatusV1.TokenStatusService, {
         baseUrl: config.AUTH_SERVER_INTERNAL_URL,
@@ -120,5 +113,5 @@ export function createDependencies(
     credentialTtlSeconds: config.CREDENTIAL_TTL_SECONDS,
     now,
   };
-  return deps;
+  return { ...deps, ...overrides };
 }

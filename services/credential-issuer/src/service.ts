@@ -1,4 +1,3 @@
-import { createLogger } from "@attesto/runtime/logging";
 import { perService, readPackageVersion, type ServiceModule } from "@attesto/runtime/service";
 import { buildApp } from "./app.js";
 import { type CredentialIssuerConfig, credentialIssuerPorts, loadCredentialIssuerConfig } from "./config.js";
@@ -28,7 +27,7 @@ export const credentialIssuer: ServiceModule<CredentialIssuerConfig> = {
     async init(context) {
       const { recorded, unreadable } = await recordEarlierIssuerKeys(dependenciesOf(context));
       if (recorded > 0 || unreadable > 0) {
-        createLogger(context.service, context.config.LOG_LEVEL).info(
+        context.logger.info(
           { recorded, unreadable },
           "recorded the DID-path signing keys of earlier offers (unreadable: sealed under a retired key-encryption key)",
         );

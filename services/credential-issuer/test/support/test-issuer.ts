@@ -1,5 +1,6 @@
 import { randomBytes, type webcrypto } from "node:crypto";
 import { issuanceV1 } from "@attesto/proto";
+import { createAccessTokenVerifier } from "@attesto/protocol";
 import type { CacheInvalidations } from "@attesto/runtime/cache";
 import type { App } from "@attesto/runtime/http";
 import { clientInterceptors, type ServiceIdentity, serverInterceptors } from "@attesto/runtime/rpc";
@@ -69,22 +70,25 @@ export async function startTestIssuer(
     ...env,
   });
   const doubles = createDoubles();
-  const base = createServiceContext(credentialIssuer.definition, config, database.db, undefined, {
-    ...(options.cacheInvalidations ? { cacheInvalidations: options.cacheInvalidations } : {}),
-  });
-  const context: ServiceContext<CredentialIssuerConfig> = {
-    ...base,
-    rpcClient: (service, target) => doubles.clientFor(service, target.audience),
-  };
   const clock = {
     now: new Date(),
     advance(seconds: number) {
       this.now = new Date(this.now.getTime() + seconds * 1000);
     },
   };
+  const base = createServiceContext(credentialIssuer.definition, config, database.db, undefined, {
+    ...(options.cacheInvalidations ? { cacheInvalidations: options.cacheInvalidations } : {}),
+    clock: () => clock.now,
+  });
+  const context: ServiceContext<CredentialIssuerConfig> = {
+    ...base,
+    rpcClient: (service, target) => doubles.clientFor(service, target.audience),
+  };
   const asKeys = await generateKeyPair("ES256", { extractable: true });
   const asJwk: JWK = { ...(await exportJWK(asKeys.publicKey)), kid: "as-key-1", alg: "ES256", use: "sig" };
-  const deps = createDependencies(context, { accessTokenJwks: { keys: [asJwk] }, now: () => clock.now });
+  const deps = createDependencies(context, {
+    accessTokens: createAccessTokenVerifier({ jwks: { keys: [asJwk] }, issuer: AS_URL, now: context.clock }),
+  });
   const app = await buildApp(context, deps);
 
   // The internal port as each caller reaches it: the auth server redeems grants.
