@@ -21,7 +21,7 @@ export const dependenciesOf = perService(createDependencies);
 async function startSweeps(context: ServiceContext<VerifierConfig>): Promise<() => Promise<void>> {
   const deps = {
     sessions: dependenciesOf(context).sessions,
-    now: () => new Date(),
+    now: context.clock,
     timeoutSeconds: context.config.VERIFICATION_TIMEOUT_SECONDS,
   };
   const running = new Set<Promise<unknown>>();

@@ -66,8 +66,10 @@ export async function startTestVerifier(
     ...options.env,
   });
   const edges = new PlatformEdges();
+  const clock = new TestClock();
   const context: ServiceContext<VerifierConfig> = {
     ...createServiceContext(verifier.definition, config, database.db, undefined, {
+      clock: clock.now,
       ...(options.cacheInvalidations ? { cacheInvalidations: options.cacheInvalidations } : {}),
     }),
     rpcClient: <S extends DescService>(service: S): Client<S> =>
@@ -75,9 +77,7 @@ export async function startTestVerifier(
         ? (options.tenants as unknown as Client<S>)
         : edges.rpcClient(service),
   };
-  const clock = new TestClock();
-  const deps: VerifierDependencies = {
-    ...createDependencies(context),
+  const deps = createDependencies(context, {
     // Issuers' web origins are the external edge: served from memory, through the real caching fetcher.
     issuerDocuments: createIssuerDocumentFetcher(edges.webClient, {
       cacheMs: config.ISSUER_METADATA_CACHE_SECONDS * 1000,
@@ -88,8 +88,7 @@ export async function startTestVerifier(
       maxEntries: 100,
       now: () => clock.now().getTime(),
     }),
-    now: clock.now,
-  };
+  });
   const app = await buildApp(context, deps);
   return {
     app,
