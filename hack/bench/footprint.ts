@@ -11,7 +11,8 @@
  * server's processes; the peer's one process) and their idle CPU over the same window: CPU
  * seconds from /proc, so other load on the machine barely skews it, also in % of one core.
  *
- * BENCH_FOOTPRINT_SETTLE_SECONDS (default 30) and BENCH_FOOTPRINT_IDLE_SECONDS (default 30).
+ * BENCH_FOOTPRINT_SETTLE_SECONDS (default 30) and BENCH_FOOTPRINT_IDLE_SECONDS (default 30, the
+ * length of one idle window; up to five are measured until two in a row agree).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,13 +30,25 @@ const env = process.env;
 const PORT_OFFSET = Number(env.BENCH_PORT_OFFSET ?? 21_700);
 /**
  * Idle means after start-up has settled: in the first ~30 s after ready the process still uses
- * ~4 % of a core (V8 optimizing the JavaScript and tiering up PGlite's WebAssembly in background
- * threads, start-up garbage collected), then 1.3–1.9 %.
+ * ~4 % of a core (V8 optimizing the JavaScript, start-up garbage collected); about a minute after
+ * ready V8's memory reducer runs its full collections once (~0.5 CPU seconds). After the settle,
+ * 30-s windows follow one another until two in a row agree (`steady`); the last one is reported.
  */
 const SETTLE_SECONDS = Number(env.BENCH_FOOTPRINT_SETTLE_SECONDS ?? 30);
 const IDLE_SECONDS = Number(env.BENCH_FOOTPRINT_IDLE_SECONDS ?? 30);
+/** At most this many idle windows are measured while waiting for two in a row to agree. */
+const IDLE_MAX_WINDOWS = 5;
+/** Two idle windows agree when their CPU differs by at most this share of one core (0.2 %). */
+const STEADY_CPU_SHARE = 0.002;
 const READY_TIMEOUT_MS = 120_000;
 const TICKS_PER_SECOND = 100;
+
+/** The last two idle windows differ by no more than STEADY_CPU_SHARE of one core. */
+function steady(windows: ReadonlyArray<{ cpuSeconds: number }>): boolean {
+  if (windows.length < 2) return false;
+  const [previous, last] = windows.slice(-2) as [{ cpuSeconds: number }, { cpuSeconds: number }];
+  return Math.abs(last.cpuSeconds - previous.cpuSeconds) <= STEADY_CPU_SHARE * IDLE_SECONDS;
+}
 
 /** The process and every descendant (by parent pid, from /proc). */
 function treeOf(root: number): number[] {
@@ -141,6 +154,8 @@ export interface Footprint {
   peer: { startMs: number; idleRssMb: number; idlePssMb: number; idleCpuPercent: number };
   settleSeconds: number;
   idleSeconds: number;
+  /** Idle CPU of each window measured, % of one core: the last is reported (see `steady`). */
+  idleWindows: number[];
   processes: Array<{ pid: number; command: string; cpuSeconds: number; rssMb: number; pssMb: number }>;
 }
 
@@ -175,12 +190,30 @@ export async function measureFootprint(full: boolean): Promise<Footprint> {
     try {
       await sleep(SETTLE_SECONDS * 1000);
       const pids = treeOf(running.child.pid!);
-      const before = usageOf(pids);
-      const peerBefore = usageOf([peer.pid]);
-      await sleep(IDLE_SECONDS * 1000);
-      const after = usageOf(pids);
-      const peerAfter = usageOf([peer.pid]);
       const percent = (seconds: number) => Math.round((seconds / IDLE_SECONDS) * 1000) / 10;
+      // Idle is the steady state: windows follow one another until two in a row agree (as the
+      // load levels' warm-up does), so a one-off after start-up (V8's memory reducer running its
+      // full collections about a minute after ready) is not reported as what idling costs.
+      const windows: Array<{ cpuSeconds: number; peerCpuSeconds: number }> = [];
+      let after = usageOf(pids);
+      let peerAfter = usageOf([peer.pid]);
+      let before = after;
+      let peerBefore = peerAfter;
+      do {
+        before = after;
+        peerBefore = peerAfter;
+        await sleep(IDLE_SECONDS * 1000);
+        after = usageOf(pids);
+        peerAfter = usageOf([peer.pid]);
+        windows.push({
+          cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+          peerCpuSeconds: peerAfter.cpuSeconds - peerBefore.cpuSeconds,
+        });
+      } while (windows.length < IDLE_MAX_WINDOWS && !steady(windows));
+      process.stdout.write(
+        `idle CPU per ${IDLE_SECONDS}-s window, % of one core: ${windows.map((w) => percent(w.cpuSeconds)).join(", ")}` +
+          `${steady(windows) ? "" : ` (not steady after ${IDLE_MAX_WINDOWS} windows: the last reported)`}\n`,
+      );
       const result: Footprint = {
         firstStartMs: first.readyMs,
         coldStartMs: cold.readyMs,
@@ -197,6 +230,7 @@ export async function measureFootprint(full: boolean): Promise<Footprint> {
         },
         settleSeconds: SETTLE_SECONDS,
         idleSeconds: IDLE_SECONDS,
+        idleWindows: windows.map((w) => percent(w.cpuSeconds)),
         processes: pids.map((pid) => ({ pid, command: commandOf(pid), ...usageOf([pid]) })),
       };
       process.stdout.write(
