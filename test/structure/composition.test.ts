@@ -176,12 +176,16 @@ describe("the operator and the CLI", () => {
   );
 });
 
-describe("one domain per running service", () => {
-  it("the trust registry's module builds its use cases once, shared by the public app and the internal RPC", () => {
-    const service = readFileSync(join(repoRoot, "services/trust-registry/src/service.ts"), "utf8");
-    expect(service.match(/\bcreateDomain\(/g)).toHaveLength(1);
-    expect(service).toMatch(/const domainOf = perService\(/);
-  });
+describe("one set of dependencies per running service", () => {
+  it.each(SERVICES)(
+    "%s: service.ts builds them once (perService over createDependencies), shared by the public app, the internal RPC and start-up work",
+    (service) => {
+      const module = codeOf(`services/${service}/src/service.ts`);
+      expect(module.match(/\bperService\(/g)).toHaveLength(1);
+      expect(module).toMatch(/perService\(\s*(createDependencies\b|\([^)]*\)\s*=>\s*createDependencies\()/);
+      expect((module.match(/\bcreateDependencies\(/g) ?? []).length).toBeLessThanOrEqual(1);
+    },
+  );
 });
 
 describe("where things live", () => {
