@@ -241,6 +241,36 @@ describe("webhooks", () => {
     expect(requestsTo("/every-type").map((r) => r.headers["attesto-event-type"])).toEqual(["credential.notarized"]);
   });
 
+  it("stores no verification event for a tenant without an endpoint that lists its type (opt-in)", async () => {
+    // Only an endpoint for every non-opt-in type, and one for the other verification type.
+    const { tenant } = scheduler.tenants.register([`${receiver.url}/no-verifications`]);
+    scheduler.tenants.tenants.get(tenant)!.webhooks.push({
+      url: `${receiver.url}/failed-verifications`,
+      events: ["verification.failed"],
+    });
+    const asVerifier = inMemoryClient(
+      notaryV1.NotaryService,
+      (router) => router.service(notaryV1.NotaryService, new NotaryServiceRpc(scheduler.deps)),
+      { caller: "verifier", callee: "scheduler" },
+    );
+    const result = JSON.stringify({ status: "completed", failed_check: null, check_results: [] });
+    const stored = async () =>
+      (await scheduler.db.selectFrom("webhook_events").select("event_id").where("tenant", "=", tenant).execute())
+        .length;
+    // verification.completed: nobody listens, so no event and no dispatch job.
+    expect(
+      await asVerifier.publishVerificationEvent({ tenant, sessionId: "s-1", verified: true, resultJson: result }),
+    ).toMatchObject({ created: false });
+    expect(await stored()).toBe(0);
+    // verification.failed: the endpoint that lists it gets it.
+    expect(
+      await asVerifier.publishVerificationEvent({ tenant, sessionId: "s-2", verified: false, resultJson: result }),
+    ).toMatchObject({ created: true });
+    expect(await stored()).toBe(1);
+    await waitFor(async () => requestsTo("/failed-verifications").length > 0);
+    expect(requestsTo("/no-verifications")).toEqual([]);
+  });
+
   it("sends the credential issuer's credential events, once per event key; only the credential issuer publishes", async () => {
     const { tenant } = scheduler.tenants.register([`${receiver.url}/credential-events`]);
     const credentialId = newCredentialId();

@@ -1,8 +1,8 @@
 import { backoffDelayMs } from "@attesto/runtime/backoff";
 import { mayRetry } from "./backoff.js";
 import { describeError } from "./describe-error.js";
-import { OPT_IN_EVENT_TYPES } from "./model.js";
-import type { DeliveryOutcome, SchedulerDependencies } from "./ports.js";
+import { type EventType, OPT_IN_EVENT_TYPES } from "./model.js";
+import type { DeliveryOutcome, SchedulerDependencies, TenantWebhook } from "./ports.js";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "./sign-webhook.js";
 
 /** Thrown by a sender that refused the target before connecting (not allowed): retrying cannot help. */
@@ -22,12 +22,21 @@ export async function dispatchWebhookEvent(
   if (!event || event.dispatched) return;
   // Unreachable trust registry: the job fails and the queue retries it with backoff.
   const { webhooks } = await deps.webhooks.get(event.tenant);
+  const urls = endpointsFor(webhooks, event.type);
+  await deps.events.recordEventDispatched(eventId, urls);
+}
+
+/**
+ * The endpoints an event of `type` goes to, each once: those that list it, and for a type that is
+ * not opt-in those that list none.
+ */
+export function endpointsFor(webhooks: readonly TenantWebhook[], type: EventType): string[] {
   const urls = webhooks
     .filter((webhook) =>
-      webhook.events.length === 0 ? !OPT_IN_EVENT_TYPES.includes(event.type) : webhook.events.includes(event.type),
+      webhook.events.length === 0 ? !OPT_IN_EVENT_TYPES.includes(type) : webhook.events.includes(type),
     )
     .map((webhook) => webhook.url);
-  await deps.events.recordEventDispatched(eventId, [...new Set(urls)]);
+  return [...new Set(urls)];
 }
 
 /** What delivering a webhook uses. */
