@@ -1,10 +1,14 @@
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { StatusList } from "@sd-jwt/jwt-status-list";
 import { describe, expect, it } from "vitest";
 import {
   checkStatusListToken,
+  createKeyObjectSigner,
   decodeStatusListToken,
+  readCredentialStatus,
   StatusListTokenError,
+  signStatusListToken,
   statusListReferenceOf,
   statusNameOf,
   statusValueAt,
@@ -123,5 +127,60 @@ describe("Token Status List reading (draft-ietf-oauth-status-list)", () => {
     ]) {
       expect(() => statusListReferenceOf({ status })).toThrow(StatusListTokenError);
     }
+  });
+});
+
+describe("readCredentialStatus: the token's signature, verified once per token and key", () => {
+  const issuer = generateKeyPairSync("ed25519");
+  const other = generateKeyPairSync("ed25519");
+  const jwkOf = (key: KeyObject) => key.export({ format: "jwk" }) as Record<string, unknown>;
+  const uri = "https://issuer.example/status/1";
+  const iss = "did:example:issuer";
+
+  async function sourceOf() {
+    const bytes = new Uint8Array(16);
+    bytes[0] = 0b0000_0100; // index 1: revoked (2 bits per entry)
+    const compact = await signStatusListToken({
+      signer: createKeyObjectSigner(issuer.privateKey, { kid: `${iss}#key-1` }),
+      uri,
+      issuer: iss,
+      bits: 2,
+      bytes,
+      issuedAt: Math.floor(Date.now() / 1000),
+    });
+    const decoded = decodeStatusListToken(compact);
+    // One token object for every read, as a caching source hands it out.
+    return { decoded, source: { get: async () => decoded } };
+  }
+  const read = (
+    source: { get(uri: string): Promise<ReturnType<typeof decodeStatusListToken>> },
+    jwk: Record<string, unknown>,
+    idx = 0,
+  ) =>
+    readCredentialStatus({
+      source,
+      reference: { uri, idx },
+      iss,
+      keyOf: async () => ({ jwk }),
+      now: new Date(),
+      clockSkewSeconds: 60,
+    });
+
+  it("reads the status with the issuer's key again and again, and refuses another key after a success", async () => {
+    const { source } = await sourceOf();
+    expect(await read(source, jwkOf(issuer.publicKey))).toEqual({ state: "valid" });
+    expect(await read(source, jwkOf(issuer.publicKey), 1)).toEqual({ state: "revoked" });
+    expect(await read(source, jwkOf(other.publicKey))).toMatchObject({ state: "unknown" });
+    expect(await read(source, jwkOf(issuer.publicKey))).toEqual({ state: "valid" });
+  });
+
+  it("checks a token object whose bytes changed afresh", async () => {
+    const { decoded, source } = await sourceOf();
+    expect(await read(source, jwkOf(issuer.publicKey))).toEqual({ state: "valid" });
+    const [header, payload, signature] = decoded.compact.split(".");
+    const flipped = Buffer.from(signature!, "base64url");
+    flipped[0]! ^= 1;
+    decoded.compact = `${header}.${payload}.${flipped.toString("base64url")}`;
+    expect(await read(source, jwkOf(issuer.publicKey))).toMatchObject({ state: "unknown" });
   });
 });

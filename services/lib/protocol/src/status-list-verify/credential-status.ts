@@ -38,6 +38,30 @@ export interface ReadCredentialStatusInput {
 const unknown = (reason: string): CredentialStatusReading => ({ state: "unknown", reason });
 
 /**
+ * The public keys each decoded token's signature has verified with, by the token object a source
+ * hands out (one per fetch: a refetched token is a new object, checked afresh). A signature check
+ * is a pure function of the signed bytes, the header's `alg` and the key, all fixed for one token
+ * object and one key, so a token shared by every credential of an issuer is verified once per key
+ * instead of once per presentation; the key itself is still looked up (keyOf) every time, so a key
+ * no longer bound to the issuer fails as before.
+ */
+const verifiedKeys = new WeakMap<DecodedStatusListToken, Map<string, string>>();
+const MAX_KEYS_PER_TOKEN = 16;
+
+const keyIdentity = (jwk: Record<string, unknown>) => JSON.stringify([jwk.kty, jwk.crv, jwk.x, jwk.y]);
+
+async function signatureVerifies(token: DecodedStatusListToken, jwk: Record<string, unknown>): Promise<boolean> {
+  const id = keyIdentity(jwk);
+  const known = verifiedKeys.get(token);
+  // The compact form is compared too: the memo holds only for the exact bytes that verified.
+  if (known?.get(id) === token.compact) return true;
+  if (!(await verifyJwsSignature(token.compact, jwk))) return false;
+  if (!known) verifiedKeys.set(token, new Map([[id, token.compact]]));
+  else if (known.size < MAX_KEYS_PER_TOKEN) known.set(id, token.compact);
+  return true;
+}
+
+/**
  * The status of a credential from the Status List Token its `status.status_list` points to
  * (draft-ietf-oauth-status-list, "Validation Rules"), as a relying party or a wallet reads it: the
  * token is fetched from `source` (cached by its `ttl`), its `sub` must be the reference's `uri` and
@@ -62,7 +86,7 @@ export async function readCredentialStatus(input: ReadCredentialStatusInput): Pr
   if ("unbound" in key) {
     return unknown(`the Status List Token's key is not bound to the credential's issuer: ${key.unbound}`);
   }
-  if (!(await verifyJwsSignature(token.compact, key.jwk))) {
+  if (!(await signatureVerifies(token, key.jwk))) {
     return unknown("the Status List Token's signature does not verify with a key bound to the credential's iss");
   }
   let value: number;
