@@ -1,3 +1,4 @@
+import { createCacheScope } from "@attesto/protocol/cache";
 import { gone, notFound } from "@attesto/runtime/errors";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
 import { isIssuerActive } from "./issuer-lifecycle.js";
@@ -35,11 +36,13 @@ export async function getOfferDocument(
   deps: Pick<IssuerDependencies, "authorizationServerUrl" | "issuerUrl" | "now" | "offers" | "sealer" | "tenants">,
   offerId: string,
 ): Promise<CredentialOfferDocument> {
+  // Made before the offer read: the tenant check's barrier may be one sent meanwhile.
+  const scope = createCacheScope();
   const offer = await deps.offers.findById(offerId);
   if (!offer) throw notFound("Offer not found");
   if (offer.expiresAt.getTime() <= deps.now().getTime()) throw gone("Offer has expired");
   // A deactivated tenant's open offers expire with it.
-  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw gone("Offer has expired");
+  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt, scope))) throw gone("Offer has expired");
   return {
     credential_issuer: issuerIdentifierOf(deps.issuerUrl, offer.tenant),
     credential_configuration_ids: [offer.credentialConfigurationId],

@@ -15,6 +15,7 @@ import {
   verificationMethodsOf,
   verifyCredentialProof,
 } from "@attesto/protocol";
+import { createCacheScope } from "@attesto/protocol/cache";
 import {
   CredentialRequestDenied,
   InvalidProof,
@@ -71,12 +72,16 @@ async function loadOffer(
   deps: Pick<IssuerDependencies, "offers" | "tenants">,
   token: AccessTokenClaims,
 ): Promise<Offer> {
+  // Made before the offer read: the tenant check's barrier may be one sent meanwhile.
+  const scope = createCacheScope();
   const offer = isUuid(token.offerId) ? await deps.offers.findById(token.offerId) : undefined;
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
   }
   // A token minted before its tenant was deactivated yields nothing (OID4VCI 1.0 §8.3.1.2).
-  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw new CredentialRequestDenied(INACTIVE_ISSUER);
+  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt, scope))) {
+    throw new CredentialRequestDenied(INACTIVE_ISSUER);
+  }
   return offer;
 }
 

@@ -1,3 +1,4 @@
+import type { CacheScope } from "@attesto/protocol/cache";
 import type { IssuerDependencies } from "./ports.js";
 
 /**
@@ -5,15 +6,17 @@ import type { IssuerDependencies } from "./ports.js";
  * trust registry owns the tenant lifecycle (its README, "Tenant lifecycle"); GetTenant knows active
  * tenants only. The directory is never behind it (a coherent cache emptied by every committed
  * change, clients/trust-registry-tenants.ts): a tenant deactivated a moment ago is refused at once
- * on every replica. An offer made before the tenant's
+ * on every replica (with `scope`, made when the request began: deactivated before the request
+ * began; `createCacheScope`). An offer made before the tenant's
  * last reactivation was open when it was deactivated, and that expired it for good.
  */
 export async function isIssuerActive(
   deps: Pick<IssuerDependencies, "tenants">,
   tenant: string,
   offeredAt?: Date,
+  scope?: CacheScope,
 ): Promise<boolean> {
-  const found = await deps.tenants.find(tenant);
+  const found = await deps.tenants.find(tenant, scope);
   if (!found) return false;
   return !(offeredAt && found.reactivatedAt && offeredAt.getTime() < found.reactivatedAt.getTime());
 }

@@ -1,3 +1,4 @@
+import { type CacheScope, createCacheScope } from "@attesto/protocol/cache";
 import { AppError, notFound } from "@attesto/runtime/errors";
 import { sha256Hex } from "./create-offer.js";
 import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
@@ -43,8 +44,12 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
  * The grant of `offer`, unless its tenant is deactivated or the offer was open when it was
  * (`invalid_grant`, also when its code was valid).
  */
-async function activeGrant(deps: Pick<IssuerDependencies, "tenants">, offer: Offer): Promise<RedeemedGrant> {
-  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt))) throw invalidGrant(INACTIVE_ISSUER);
+async function activeGrant(
+  deps: Pick<IssuerDependencies, "tenants">,
+  offer: Offer,
+  scope?: CacheScope,
+): Promise<RedeemedGrant> {
+  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt, scope))) throw invalidGrant(INACTIVE_ISSUER);
   return grantOf(offer);
 }
 
@@ -91,10 +96,12 @@ export async function redeemPreAuthorizedCode(
   const codeHash = sha256Hex(input.code);
   const txCodeHash = input.txCode === "" ? undefined : sha256Hex(input.txCode);
   const now = deps.now();
+  // Made before the redemption: the tenant check's barrier may be one sent meanwhile.
+  const scope = createCacheScope();
   const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, redemptionId || undefined, now);
-  if (offer) return activeGrant(deps, offer);
+  if (offer) return activeGrant(deps, offer, scope);
   const current = await deps.offers.findByCodeHash(codeHash);
-  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return activeGrant(deps, current);
+  if (isRepeatOf(current, redemptionId, txCodeHash, now)) return activeGrant(deps, current, scope);
   throw whyNotRedeemable(current, now, "pre-authorized code", txCodeHash !== undefined);
 }
 

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { type CacheInvalidations, cacheScopeOf, createCoherentCache } from "../src/cache/index.js";
+import { type CacheInvalidations, cacheScopeOf, createCacheScope, createCoherentCache } from "../src/cache/index.js";
 
 /** Invalidations a test drives: `change(topic)` is a commit the next barrier has seen; barriers are counted. */
 function driven() {
   const subscribers = new Map<string, Array<() => void>>();
   const pending: string[] = [];
-  const state = { barriers: 0, coherent: true };
+  const state = { barriers: 0, coherent: true, since: [] as Array<number | undefined> };
   const invalidations: CacheInvalidations = {
-    async barrier() {
+    async barrier(since) {
       state.barriers += 1;
+      state.since.push(since);
       for (const topic of pending.splice(0)) for (const callback of subscribers.get(topic) ?? []) callback();
       return state.coherent;
     },
@@ -91,5 +92,16 @@ describe("cache scope (one barrier per incoming request)", () => {
     await c.key(cacheScopeOf(request));
     expect(c.state.barriers).toBe(2);
     expect(c.loads).toEqual({ keys: 3, tenants: 1 });
+  });
+
+  it("asks for the changes committed before the scope was made (when the request began), not before its first read", async () => {
+    const c = caches();
+    const scope = createCacheScope(1234.5);
+    await c.key(scope);
+    await c.tenant(scope);
+    expect(c.state.since).toEqual([1234.5]);
+    const made = performance.now();
+    await c.key(createCacheScope());
+    expect(c.state.since[1]).toBeGreaterThanOrEqual(made);
   });
 });

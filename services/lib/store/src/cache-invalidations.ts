@@ -17,7 +17,10 @@ export type InvalidationState = "connecting" | "coherent" | "unsupported" | "clo
  * `CacheInvalidations` of `@attesto/protocol/cache`, by shape).
  */
 export interface DatabaseInvalidations {
-  barrier(): Promise<boolean>;
+  /** `since`: a `performance.now()` of this process (default: now); see `startCacheInvalidations`. */
+  barrier(since?: number): Promise<boolean>;
+  /** Round trips the barriers made so far (tests, metrics). */
+  readonly roundTrips: number;
   subscribe(topic: string, onChange: () => void): () => void;
   readonly state: InvalidationState;
   close(): Promise<void>;
@@ -72,6 +75,10 @@ class SyncRoundTrip implements pg.Submittable {
  *   reached the subscribers: a key revoked through any replica is refused by every replica on the
  *   very next request, with no time window and no wait for asynchronous delivery. Concurrent
  *   barriers share one round trip (a call joins the next trip that starts after it).
+ * - `barrier(since)` promises the same for the changes committed before `since` (a
+ *   `performance.now()` of this process, earlier than the call: when the request began): a trip
+ *   sent after `since` that is in flight or has already completed serves it, so under load most
+ *   requests need no round trip of their own. Trips completed on a lost connection serve nothing.
  * - While the connection is down, and after it is back until LISTEN is in place again, `barrier()`
  *   is `false` (callers read the database) and every subscriber is emptied on reconnection, since
  *   notifications sent meanwhile were missed.
@@ -84,8 +91,11 @@ export function startCacheInvalidations(options: CacheInvalidationOptions): Data
   const subscribers = new Map<string, Set<() => void>>();
   let state: InvalidationState = "connecting";
   let client: pg.Client | undefined;
-  let inFlight: Promise<boolean> | undefined;
+  let inFlight: { trip: Promise<boolean>; sentAt: number } | undefined;
   let queued: Promise<boolean> | undefined;
+  /** When the latest trip that completed on the current connection was sent (`performance.now()`). */
+  let seenSince = Number.NEGATIVE_INFINITY;
+  let roundTrips = 0;
   let attempt = 0;
   let retry: NodeJS.Timeout | undefined;
   /** The barrier's round trip: a bare Sync, unless the probe found the server does not answer one. */
@@ -113,10 +123,17 @@ export function startCacheInvalidations(options: CacheInvalidationOptions): Data
     }
   };
   const startTrip = (on: pg.Client): Promise<boolean> => {
-    const trip = roundTrip(on);
-    inFlight = trip;
+    // Taken before the message is written: the trip left at or after this moment.
+    const sentAt = performance.now();
+    roundTrips += 1;
+    const trip = roundTrip(on).then((coherent) => {
+      if (coherent && client === on && sentAt > seenSince) seenSince = sentAt;
+      return coherent;
+    });
+    const entry = { trip, sentAt };
+    inFlight = entry;
     void trip.finally(() => {
-      if (inFlight === trip) inFlight = undefined;
+      if (inFlight === entry) inFlight = undefined;
     });
     return trip;
   };
@@ -124,6 +141,7 @@ export function startCacheInvalidations(options: CacheInvalidationOptions): Data
   const lost = (on: pg.Client, error?: unknown) => {
     if (client !== on) return;
     client = undefined;
+    seenSince = Number.NEGATIVE_INFINITY;
     on.removeAllListeners("notification");
     void on.end().catch(() => undefined);
     if (state === "closed") return;
@@ -210,13 +228,19 @@ export function startCacheInvalidations(options: CacheInvalidationOptions): Data
     get state() {
       return state;
     },
-    barrier() {
+    get roundTrips() {
+      return roundTrips;
+    },
+    barrier(since = performance.now()) {
       const on = client;
       if (state !== "coherent" || !on) return Promise.resolve(false);
+      // A trip sent after `since` has completed: what was committed before `since` has been passed on.
+      if (seenSince > since) return Promise.resolve(true);
       if (!inFlight) return startTrip(on);
-      // A trip already sent may have left before this call: join the next one.
+      if (inFlight.sentAt > since) return inFlight.trip;
+      // A trip already sent may have left before `since`: join the next one.
       if (!queued) {
-        const next = inFlight.then(() => {
+        const next = inFlight.trip.then(() => {
           if (queued === next) queued = undefined;
           const current = client;
           return state === "coherent" && current ? startTrip(current) : false;

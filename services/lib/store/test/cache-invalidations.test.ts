@@ -146,6 +146,27 @@ describe.runIf(postgres.length > 0)("cache invalidations on PostgreSQL (LISTEN/N
     expect(seen).toEqual(Array(8).fill(1));
   });
 
+  it("barrier(since): a trip sent after `since` serves it (no round trip of its own); a change committed before `since` is still seen", async () => {
+    const { invalidations } = await replica("since");
+    let changes = 0;
+    invalidations.subscribe(TOPIC, () => {
+      changes += 1;
+    });
+    // Committed before the request began.
+    await database.db.updateTable("keys").set({ revoked: true }).where("id", "=", 1).execute();
+    const since = performance.now();
+    const trips = invalidations.roundTrips;
+    expect(await invalidations.barrier(since)).toBe(true);
+    expect([changes, invalidations.roundTrips - trips]).toEqual([1, 1]);
+    // A later read of the same request (or another request begun before that trip was sent).
+    expect(await invalidations.barrier(since)).toBe(true);
+    expect(invalidations.roundTrips - trips).toBe(1);
+    // Committed after that trip: a barrier asked now (a request begun now) makes a trip of its own and sees it.
+    await database.db.updateTable("keys").set({ revoked: false }).where("id", "=", 1).execute();
+    expect(await invalidations.barrier()).toBe(true);
+    expect([changes, invalidations.roundTrips - trips]).toEqual([2, 2]);
+  });
+
   it("a lost listening connection: no promise until it listens again, then every subscriber is emptied", async () => {
     const name = `lost-${randomBytes(4).toString("hex")}`;
     const listener = listening(database.url, name);

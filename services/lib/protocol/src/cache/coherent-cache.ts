@@ -6,11 +6,12 @@ import { createLoadingCache } from "./loading-cache.js";
  */
 export interface CacheInvalidations {
   /**
-   * Resolves `true` once every change committed before this call has been passed to the
-   * subscribers, `false` when that cannot be promised now (no listening connection, or a database
-   * that does not deliver notifications): the caller then reads from the database.
+   * Resolves `true` once every change committed before this call (before `since`, a
+   * `performance.now()` of this process no later than the call, when given) has been passed to
+   * the subscribers, `false` when that cannot be promised now (no listening connection, or a
+   * database that does not deliver notifications): the caller then reads from the database.
    */
-  barrier(): Promise<boolean>;
+  barrier(since?: number): Promise<boolean>;
   /** Calls `onChange` after each committed change of `topic`; returns the unsubscribe. */
   subscribe(topic: string, onChange: () => void): () => void;
 }
@@ -41,31 +42,33 @@ export interface CoherentCache<V> {
 /**
  * One incoming request's barriers: its first cached read takes one, every later cached read of the
  * request (in any coherent cache on the same invalidations) awaits that same one instead of its own
- * round trip. The barrier was sent after the request began, so the guarantee kept is "a change
- * committed before the request began is seen" (a key revoked, a tenant deactivated through any
- * replica, before the request was sent): the per-read barrier promised the same for each read's
- * start, which no caller can tell apart within one request. Not for a request that writes a cached
- * table and reads it back: its own change may be notified after the barrier it would trust.
+ * round trip. The barrier is for the changes committed before the scope was made (when the request
+ * began: `barrier(since)`, which a trip another request sent after that moment may already serve),
+ * so the guarantee kept is "a change committed before the request began is seen" (a key revoked, a
+ * tenant deactivated through any replica, before the request was sent): the per-read barrier
+ * promised the same for each read's start, which no caller can tell apart within one request. Not
+ * for a request that writes a cached table and reads it back: its own change may be notified after
+ * the barrier it would trust.
  */
 export interface CacheScope {
   barrier(invalidations: CacheInvalidations): Promise<boolean>;
 }
 
-/** A fresh scope (one per incoming request; `cacheScopeOf` keeps it with the request object). */
-export function createCacheScope(): CacheScope {
+/** A fresh scope, made when the request begins (`cacheScopeOf` keeps it with the request object). */
+export function createCacheScope(since: number = performance.now()): CacheScope {
   let first: { invalidations: CacheInvalidations; barrier: Promise<boolean> } | undefined;
   let others: Map<CacheInvalidations, Promise<boolean>> | undefined;
   return {
     barrier(invalidations) {
       if (!first) {
-        first = { invalidations, barrier: invalidations.barrier() };
+        first = { invalidations, barrier: invalidations.barrier(since) };
         return first.barrier;
       }
       if (first.invalidations === invalidations) return first.barrier;
       others ??= new Map();
       let barrier = others.get(invalidations);
       if (!barrier) {
-        barrier = invalidations.barrier();
+        barrier = invalidations.barrier(since);
         others.set(invalidations, barrier);
       }
       return barrier;
