@@ -12,7 +12,8 @@ export class DeferredIncomingRequestLog extends LogController {
 
 /** The "incoming request" line, written from the last onRequest hook (register after tracing). */
 export function logIncomingRequests(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", (request, _reply, done) => {
     request.log.info({ req: request }, "incoming request");
+    done();
   });
 }
