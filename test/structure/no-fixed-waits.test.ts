@@ -17,8 +17,6 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const KNOWN: Record<string, number> = {
   "services/scheduler/test/kill-worker.test.ts": 1, // a job the double holds for holdMs
-  "services/ledger/test/checkpoint.test.ts": 1,
-  "services/lib/runtime/test/in-process-rpc.test.ts": 1, // a slow handler (the double)
   "services/lib/runtime/test/in-process-parity.test.ts": 1, // a slow handler (the double)
   "test/k8s/operator-reconcile.test.ts": 3, // settle()'s poll, a reconcile the double makes slow, a lease poll
   "test/faults/process-kill.test.ts": 1,

@@ -158,21 +158,38 @@ describe("the background checkpointer", () => {
   });
 
   it("covers new entries on its own, from init, and stops when asked", async () => {
-    const stop = await ledgerService.definition.init!(ledger.context);
-    if (!stop) throw new Error("init returns the checkpointer's stop function");
-    const notarized = await ledger.client.notarize({ digest: sha256Hex("background") });
-    await vi.waitFor(
-      async () => {
-        const record = await ledger.client.getRecord({ objectId: notarized.objectId });
-        expect(Number(record.checkpoint?.treeSize ?? 0)).toBeGreaterThan(Number(notarized.sequence));
-      },
-      { timeout: 5000, interval: 20 },
-    );
-    await stop();
-    const size = (await ledger.dependencies.checkpointing.latest())!.treeSize;
-    await ledger.client.notarize({ digest: sha256Hex("after stop") });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await ledger.dependencies.checkpointing.latest())!.treeSize).toBe(size);
+    // The checkpointer's timers are vitest's (waitFor moves them on each check): after stop, running
+    // every pending timer shows whether a tick would still come, without a window of real time.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const checkpointing = ledger.dependencies.checkpointing;
+    const refresh = checkpointing.refresh;
+    try {
+      const stop = await ledgerService.definition.init!(ledger.context);
+      if (!stop) throw new Error("init returns the checkpointer's stop function");
+      const notarized = await ledger.client.notarize({ digest: sha256Hex("background") });
+      await vi.waitFor(
+        async () => {
+          const record = await ledger.client.getRecord({ objectId: notarized.objectId });
+          expect(Number(record.checkpoint?.treeSize ?? 0)).toBeGreaterThan(Number(notarized.sequence));
+        },
+        { timeout: 5000, interval: 20 },
+      );
+      await stop();
+      let refreshesAfterStop = 0;
+      checkpointing.refresh = () => {
+        refreshesAfterStop += 1;
+        return refresh.call(checkpointing);
+      };
+      const size = (await checkpointing.latest())!.treeSize;
+      // An append wakes a running checkpointer; the idle interval would bring a tick in any case.
+      await ledger.client.notarize({ digest: sha256Hex("after stop") });
+      await vi.runOnlyPendingTimersAsync();
+      expect(refreshesAfterStop).toBe(0);
+      expect((await checkpointing.latest())!.treeSize).toBe(size);
+    } finally {
+      checkpointing.refresh = refresh;
+      vi.useRealTimers();
+    }
   });
 
   it("backs off while the log stands still and is woken by this process's append", async () => {

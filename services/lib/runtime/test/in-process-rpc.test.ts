@@ -33,7 +33,8 @@ function schemaRoutes(router: ConnectRouter) {
       };
     },
     async listCredentialTypes(_req, context) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Slow work: it ends only when the call's signal is aborted (at the caller's deadline).
+      await new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }));
       context.signal.throwIfAborted();
       return { credentialTypes: [] };
     },
