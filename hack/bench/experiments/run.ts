@@ -7,6 +7,8 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const EXPERIMENTS: Record<string, string> = {
+  "cache-barrier":
+    "a coherent cache's barrier: one round trip (SELECT 1 against Sync), trips per request (per read, since)",
   ceiling: "in-process crypto ceiling of each flow (no HTTP, no database)",
   "embedded-statement-cost": "CPU per execution of the hot statements on PGlite in process",
   "http-request": "server CPU per HTTP request through createApp, variants (git revisions, this tree) A/B",
