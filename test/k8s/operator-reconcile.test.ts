@@ -18,7 +18,7 @@ import {
 } from "@attesto/operator";
 import { issuerConfigurationV1, tenantV1, verifierPolicyV1 } from "@attesto/proto";
 import { Code } from "@connectrpc/connect";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { InMemoryKube } from "./support/in-memory-kube.js";
 import { OperatorPlatform } from "./support/real-platform.js";
 import { createTestCertificates } from "./support/test-certificates.js";
@@ -1092,11 +1092,7 @@ describe("LeaderElector", () => {
       onStoppedLeading: () => order.push("stopped"),
     });
     elector.start();
-    const deadline = Date.now() + 5_000;
-    while (!elector.isLeader) {
-      if (Date.now() > deadline) throw new Error("timed out waiting for the elector to lead");
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await vi.waitFor(() => expect(elector.isLeader, "the elector leads").toBe(true), { timeout: 5_000, interval: 5 });
     await elector.stop();
     expect(order).toEqual(["started", "stopped", "lease held by ''"]);
     expect(kube.leases.get("ops/stopping")?.spec.holderIdentity).toBe("");

@@ -18,7 +18,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const KNOWN: Record<string, number> = {
   "services/scheduler/test/kill-worker.test.ts": 1, // a job the double holds for holdMs
   "services/lib/runtime/test/in-process-parity.test.ts": 1, // a slow handler (the double)
-  "test/k8s/operator-reconcile.test.ts": 3, // settle()'s poll, a reconcile the double makes slow, a lease poll
+  "test/k8s/operator-reconcile.test.ts": 2, // settle()'s quiet window, a reconcile the double makes slow
   "test/faults/process-kill.test.ts": 1,
   "test/build/runtime-tree.test.ts": 1, // a poll of /ready with a deadline
   "test/hostile/secrets-in-logs.test.ts": 1,
