@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { testIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildRuntimeTree, runtimeWorkspaces } from "../../hack/build/compile.js";
 
 /**
@@ -125,16 +125,13 @@ describe("the runtime file tree (npm run build, as the Dockerfile builds it)", (
       const exited = new Promise<never>((_, reject) =>
         child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`))),
       );
-      const listening = (async () => {
-        for (;;) {
-          try {
-            if ((await fetch(`${base}/health`)).ok) return;
-          } catch {
-            // not listening yet
-          }
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      })();
+      // Not listening yet: the fetch throws, and waitFor tries again (the hook's own timeout bounds it).
+      const listening = vi.waitFor(
+        async () => {
+          expect((await fetch(`${base}/health`)).ok).toBe(true);
+        },
+        { timeout: 60_000, interval: 100 },
+      );
       await Promise.race([listening, exited]);
     }, 60_000);
 

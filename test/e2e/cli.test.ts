@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { tenantV1 } from "@attesto/proto";
 import { createRpcClient, createServiceCredentialSigner } from "@attesto/runtime/rpc";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ACME_ISSUER, ACME_POLICY, tenantYaml } from "../../cli/test/support/manifests.js";
 import { type LauncherProcess, repoRoot, startLauncher } from "./support/launcher.js";
 
@@ -41,11 +41,12 @@ const LIBRARY_CARD = {
 };
 
 async function waitForFile(path: string, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await vi.waitFor(
+    () => {
+      if (!existsSync(path)) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
   return readFileSync(path, "utf8").trim();
 }
 

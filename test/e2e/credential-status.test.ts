@@ -9,7 +9,7 @@
  */
 import { inflateSync } from "node:zlib";
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { didKeyOf, type WalletKey, walletKey } from "../interop/support/keys.js";
 import { type InteropPlatform, startInteropPlatform } from "../interop/support/platform.js";
 import { decodeSdJwt, presentSdJwtVc, validateX5c } from "../interop/support/sd-jwt.js";
@@ -33,15 +33,16 @@ interface Held {
 
 type CredentialStatus = "active" | "suspended" | "revoked";
 
-async function pollUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + POLL_DEADLINE_MS;
-  let last: T;
-  do {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  } while (Date.now() < deadline);
-  throw new Error(`${what}: not reached within ${POLL_DEADLINE_MS} ms, last ${JSON.stringify(last)}`);
+function pollUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const last = await read();
+      if (!done(last))
+        throw new Error(`${what}: not reached within ${POLL_DEADLINE_MS} ms, last ${JSON.stringify(last)}`);
+      return last;
+    },
+    { timeout: POLL_DEADLINE_MS, interval: 200 },
+  );
 }
 
 describe("credential status: issuer, verifier and an independent status list reader", () => {

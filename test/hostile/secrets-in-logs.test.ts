@@ -9,7 +9,7 @@ import { didKeyFromPublicJwk, ed25519PublicJwk, generateEd25519Jwk } from "@atte
 import { createRpcClient } from "@attesto/runtime/rpc";
 import { testCredentialSigner, testServiceIdentityEnv } from "@attesto/runtime/testing";
 import { openDatabase } from "@attesto/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type LauncherProcess, startLauncher } from "../e2e/support/launcher.js";
 import { runAuthorizationCodeFlow } from "./support/authorization-code.js";
 import {
@@ -298,10 +298,7 @@ describe("no secrets in logs (every flow at LOG_LEVEL=debug)", () => {
     );
 
     // The notarization of the holder's credential is announced by a signed webhook.
-    for (let waited = 0; deliveries.length === 0 && waited < 60_000; waited += 250) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(deliveries.length).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(deliveries.length).toBeGreaterThan(0), { timeout: 60_000, interval: 250 });
 
     // A hostile X-Request-Id: a fresh id is used instead, and the text is not echoed.
     const forged = await http(`${urls.schema}/v1/schemas`, { headers: { "x-request-id": HOSTILE_REQUEST_ID } });

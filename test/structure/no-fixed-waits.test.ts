@@ -10,8 +10,8 @@ import { expect, it } from "vitest";
  * stamped in the past), or poll a condition until a deadline (`test/k8s/support/wait-for.ts`).
  *
  * A fixed wait is a statement of its own `await new Promise((resolve) => setTimeout(resolve, N));`.
- * The files below still hold some, each a poll inside a loop with a deadline or work a double
- * simulates; their number may only go down.
+ * The files below still hold some, each work a double simulates, a quiet window or the timing of
+ * a fault; their number may only go down.
  */
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -19,11 +19,7 @@ const KNOWN: Record<string, number> = {
   "services/scheduler/test/kill-worker.test.ts": 1, // a job the double holds for holdMs
   "services/lib/runtime/test/in-process-parity.test.ts": 1, // a slow handler (the double)
   "test/k8s/operator-reconcile.test.ts": 2, // settle()'s quiet window, a reconcile the double makes slow
-  "test/faults/process-kill.test.ts": 1,
-  "test/build/runtime-tree.test.ts": 1, // a poll of /ready with a deadline
-  "test/hostile/secrets-in-logs.test.ts": 1,
-  "test/e2e/credential-status.test.ts": 1,
-  "test/e2e/cli.test.ts": 1,
+  "test/faults/process-kill.test.ts": 1, // lets a volley of token requests get in flight before the kill
 };
 
 const FIXED_WAIT = /^\s*await new Promise\(\(?\w*\)? => setTimeout\(/;
