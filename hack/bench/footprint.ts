@@ -77,7 +77,10 @@ function usageOf(pids: number[]) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      cpuSeconds += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      // utime + stime, and cutime + cstime: a child that exits and is reaped (a PostgreSQL backend
+      // whose connection closed) moves its CPU into its parent's, so the tree's sum never drops.
+      cpuSeconds +=
+        (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
       rssKb += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
       pssKb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
@@ -195,7 +198,7 @@ export async function measureFootprint(full: boolean): Promise<Footprint> {
       // load levels' warm-up does), so a one-off after start-up (V8's memory reducer running its
       // full collections about a minute after ready) is not reported as what idling costs.
       const windows: Array<{ cpuSeconds: number; peerCpuSeconds: number }> = [];
-      let after = usageOf(pids);
+      let after = usageOf(treeOf(running.child.pid!));
       let peerAfter = usageOf([peer.pid]);
       let before = after;
       let peerBefore = peerAfter;
@@ -203,7 +206,7 @@ export async function measureFootprint(full: boolean): Promise<Footprint> {
         before = after;
         peerBefore = peerAfter;
         await sleep(IDLE_SECONDS * 1000);
-        after = usageOf(pids);
+        after = usageOf(treeOf(running.child.pid!));
         peerAfter = usageOf([peer.pid]);
         windows.push({
           cpuSeconds: after.cpuSeconds - before.cpuSeconds,
