@@ -7,6 +7,7 @@ import { createPostgresRateLimitCounter, createTestDatabase, type TestDatabase }
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { SECURITY_HEADERS } from "./support/security-headers.js";
 
 const config = {
   LOG_LEVEL: "silent",
@@ -107,19 +108,7 @@ describe("createApp", () => {
   });
 
   it("sets helmet's security headers, without CSP and with a cross-origin resource policy, on every response", async () => {
-    const expected = {
-      "cross-origin-opener-policy": "same-origin",
-      "cross-origin-resource-policy": "cross-origin",
-      "origin-agent-cluster": "?1",
-      "referrer-policy": "no-referrer",
-      "strict-transport-security": "max-age=31536000; includeSubDomains",
-      "x-content-type-options": "nosniff",
-      "x-dns-prefetch-control": "off",
-      "x-download-options": "noopen",
-      "x-frame-options": "SAMEORIGIN",
-      "x-permitted-cross-domain-policies": "none",
-      "x-xss-protection": "0",
-    };
+    const expected = SECURITY_HEADERS;
     for (const url of ["/health", "/no-such-route"]) {
       const res = await app.inject({ method: "GET", url });
       expect(res.headers).toMatchObject(expected);

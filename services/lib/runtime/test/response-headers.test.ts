@@ -3,6 +3,7 @@ import { type App, createApp } from "@attesto/runtime/http";
 import { renderLinkPage, sendLinkPage } from "@attesto/runtime/link-page";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { SECURITY_HEADERS } from "./support/security-headers.js";
 
 /**
  * The exact header set of representative answers of the shared app factory: a JSON route (plain
@@ -21,21 +22,6 @@ const base = {
 } as const;
 
 const REQUEST_ID = "pin-1";
-
-/** helmet's headers as createApp sets them on every answer (no CSP of its own, cross-origin CORP). */
-const SECURITY = {
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-resource-policy": "cross-origin",
-  "origin-agent-cluster": "?1",
-  "referrer-policy": "no-referrer",
-  "strict-transport-security": "max-age=31536000; includeSubDomains",
-  "x-content-type-options": "nosniff",
-  "x-dns-prefetch-control": "off",
-  "x-download-options": "noopen",
-  "x-frame-options": "SAMEORIGIN",
-  "x-permitted-cross-domain-policies": "none",
-  "x-xss-protection": "0",
-};
 
 const EXPOSE = "DPoP-Nonce, WWW-Authenticate, X-Request-Id, Retry-After";
 const ALLOW_HEADERS =
@@ -111,7 +97,7 @@ describe("createApp's answers keep their exact header set", () => {
   });
 
   /** What every answer carries besides the route's own headers (the request id is not on a preflight). */
-  const common = { ...SECURITY, connection: "keep-alive" };
+  const common = { ...SECURITY_HEADERS, connection: "keep-alive" };
   const json = (length: number) => ({
     "x-request-id": REQUEST_ID,
     "content-type": "application/json; charset=utf-8",
