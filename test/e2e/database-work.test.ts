@@ -66,18 +66,20 @@ const ISSUANCE_TOTAL = "10/4";
  * and the credential issuer's standing):
  * - request: verifier: the session insert, then its read by request_uri (the request object the
  *   wallet fetches).
- * - presentation: verifier: the session with its policy (one read), the single-use state change
- *   (conditional UPDATE: one presentation per session), the checks' results. The scheduler stores
+ * - presentation: verifier: the session with its policy (one read), then, once the checks ran, one
+ *   conditional UPDATE pending -> completed | failed with their results (single use: of concurrent
+ *   presentations exactly one is recorded; it was 3/2 with a separate claim, pending -> in_progress,
+ *   before the checks and the results written after them). The scheduler stores
  *   no verification event: the tenant has no endpoint that lists `verification.*` (opt-in types;
  *   with one, the event is one statement, the webhook outbox with its dispatch job).
  * - result: verifier: the session read.
  */
 const VERIFICATION: Record<string, Counts> = {
   request: { "attesto-cache-invalidations": "1/0", verifier: "2/1" },
-  presentation: { "attesto-cache-invalidations": "1/0", verifier: "3/2" },
+  presentation: { "attesto-cache-invalidations": "1/0", verifier: "2/1" },
   result: { "attesto-cache-invalidations": "1/0", verifier: "1/0" },
 };
-const VERIFICATION_TOTAL = "9/3";
+const VERIFICATION_TOTAL = "8/2";
 
 /** `statements/commits` per service that did any database work in the step. */
 const countsOf = (work: Record<string, ProcessWork>): Counts =>

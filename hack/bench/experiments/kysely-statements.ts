@@ -191,11 +191,13 @@ const STATEMENTS: Array<[name: string, run: () => Promise<unknown>]> = [
   ["verifier: policy read", () => policies.find("acme", "default")],
   ["verifier: session by request URI id", () => sessions.findByRequestUriId("r")],
   ["verifier: session + policies for presentation", () => sessions.findForPresentation({ state: "s" })],
-  ["verifier: start verification", () => sessions.startVerification(ROW.id, "run_all", now)],
   [
-    "verifier: record outcome",
+    "verifier: record verification",
     () =>
-      sessions.recordOutcome(ROW.id, {
+      sessions.recordVerification(ROW.id, {
+        mode: "run_all",
+        submittedAt: now,
+        responseCodeHash: undefined,
         status: "verified",
         checkResults: [{ check: "signature", passed: true }],
         presentationMetadata: { vct: "x" },

@@ -53,7 +53,9 @@ export const verifierConfigSchema = z.object({
   KB_JWT_MAX_AGE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   /**
    * A presentation still `in_progress` this long after it arrived was interrupted (its verifier
-   * died): it is marked `failed` (reason `interrupted`). Longer than any verification takes.
+   * died): it is marked `failed` (reason `interrupted`). Longer than any verification takes. Only
+   * earlier versions store `in_progress`; this one verifies first and records the outcome in one
+   * write, so a verifier that dies mid-verification leaves the session `pending` for the wallet.
    */
   VERIFICATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(10),
 });

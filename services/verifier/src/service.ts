@@ -16,7 +16,7 @@ export const dependenciesOf = perService(createDependencies);
 
 /**
  * Start-up: background sweeps that drop the sealed keys of sessions that expired unanswered and
- * close verifications a dead process left in_progress (once at start, then periodically).
+ * close verifications an earlier version's dead process left in_progress (once at start, then periodically).
  */
 async function startSweeps(context: ServiceContext<VerifierConfig>): Promise<() => Promise<void>> {
   const deps = {

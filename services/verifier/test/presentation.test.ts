@@ -239,7 +239,11 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
       ).toBe(404);
     });
 
-    it("concurrent submissions: exactly one is accepted", async () => {
+    // Single use (one presentation per session): the checks run before the session is touched, and
+    // one conditional write (pending -> completed | failed) admits exactly one of concurrent
+    // submissions; the others get the refusal a second presentation gets, and nothing of theirs is
+    // stored, counted or announced.
+    it("concurrent submissions: exactly one is accepted, the losers are refused as a second presentation", async () => {
       const session = await openSession(verifier.app);
       const vp = await presentationFor(session, { issuer: didKeyIssuer(verifier.edges) });
       const responses = await Promise.all(
@@ -248,6 +252,33 @@ describe("POST /v1/verifier/presentation (direct_post)", () => {
         ),
       );
       expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 400, 400, 400, 400]);
+      for (const loser of responses.filter((r) => r.statusCode === 400)) {
+        expect(loser.json()).toEqual(refused(/already submitted/));
+      }
+      const result = (await readResult(verifier.app, session.sessionId)).json();
+      expect(result.status).toBe("completed");
+      await waitForEvent(verifier.edges, session.sessionId);
+      expect(verifier.edges.verificationEvents.filter((e) => e.sessionId === session.sessionId)).toHaveLength(1);
+    });
+
+    it("concurrent submissions that verify differently: the stored result is the winner's", async () => {
+      const session = await openSession(verifier.app);
+      const issuer = didKeyIssuer(verifier.edges);
+      const good = await presentationFor(session, { issuer });
+      const bad = await presentationFor(session, { issuer, kb: { nonce: "not-the-request-nonce" } });
+      const [first, second] = await Promise.all(
+        [good, bad].map((vp) =>
+          postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) }),
+        ),
+      );
+      expect([first!.statusCode, second!.statusCode].sort()).toEqual([200, 400]);
+      const result = (await readResult(verifier.app, session.sessionId)).json();
+      expect(result.status).toBe(first!.statusCode === 200 ? "completed" : "failed");
+      if (result.status === "failed") {
+        expect(result.check_results).toContainEqual(
+          expect.objectContaining({ check: "holder_binding", status: "failed" }),
+        );
+      }
     });
 
     it("an expired session", async () => {

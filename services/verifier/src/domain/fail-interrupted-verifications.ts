@@ -4,9 +4,11 @@ import type { VerificationSessionRepository } from "./ports.js";
 export const INTERRUPTED_SWEEP_INTERVAL_MS = 5_000;
 
 /**
- * A presentation is accepted (pending -> in_progress) before it is verified; if the verifier dies in
- * between, nothing would ever finish it. Sessions in_progress for longer than any verification takes
- * are therefore closed as `failed` with reason `interrupted`, so the relying party gets an answer.
+ * Earlier versions accepted a presentation (pending -> in_progress) before verifying it; if such a
+ * verifier died in between, nothing would ever finish the session. Sessions in_progress for longer
+ * than any verification takes are therefore closed as `failed` with reason `interrupted`, so the
+ * relying party gets an answer. This version never writes in_progress (verify first, then one
+ * write pending -> completed | failed): the sweep is for rows left during a rolling upgrade.
  */
 export function failInterruptedVerifications(deps: {
   sessions: VerificationSessionRepository;

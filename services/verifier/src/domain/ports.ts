@@ -21,6 +21,14 @@ export interface VerificationOutcome {
   verifiedAt: Date;
 }
 
+/** A verified submission as it is recorded: how it was verified, when it arrived, and the outcome. */
+export interface SubmittedVerification extends VerificationOutcome {
+  mode: VerificationMode;
+  submittedAt: Date;
+  /** Same-device sessions: SHA-256 of the response_code handed to the wallet. */
+  responseCodeHash: string | undefined;
+}
+
 /** How long a new session lives, before its tenant's verifier policies cap it. */
 export interface SessionLifetime {
   /** The relying party's `expires_in`, if it gave one. */
@@ -46,21 +54,21 @@ export interface VerificationSessionRepository {
     by: { state: string } | { encryptionKid: string },
   ): Promise<{ session: VerificationSession; policies: VerifierPolicy[] } | undefined>;
   /**
-   * pending -> in_progress, atomically: of concurrent submissions exactly one wins. False when the
-   * session is no longer pending or has expired at `now`. `responseCodeHash` (same-device sessions)
-   * is stored with the transition.
-   */
-  startVerification(id: string, mode: VerificationMode, now: Date, responseCodeHash?: string): Promise<boolean>;
-  /**
    * Clears the session's response_code hash if it is still `hash` (single use: of concurrent
    * callers exactly one gets true).
    */
   consumeResponseCode(id: string, hash: string): Promise<boolean>;
-  /** in_progress -> completed | failed, recording the result and dropping the session's keys. */
-  recordOutcome(id: string, outcome: VerificationOutcome): Promise<void>;
   /**
-   * in_progress since before `submittedBefore` -> failed with `checkResult` (the verification was
-   * interrupted, e.g. its process died); returns how many.
+   * pending -> completed | failed in one conditional write, after the checks ran: records the
+   * submission (mode, arrival time, the same-device response_code hash) with the outcome and drops
+   * the session's keys. Single use: of concurrent submissions exactly one gets true; false when the
+   * session is no longer pending or had expired when the presentation arrived (`submittedAt`).
+   */
+  recordVerification(id: string, verification: SubmittedVerification): Promise<boolean>;
+  /**
+   * in_progress since before `submittedBefore` -> failed with `checkResult`; returns how many. This
+   * version never writes in_progress (it verifies first, then records); the rows are those an earlier
+   * version's replica left when it died mid-verification (a rolling upgrade).
    */
   failInterrupted(submittedBefore: Date, checkResult: CheckResult, now: Date): Promise<number>;
   /** Drops the keys of sessions that expired before `now` without a presentation; returns how many. */

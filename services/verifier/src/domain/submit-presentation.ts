@@ -154,8 +154,9 @@ async function resolvePlainResponse(
 /**
  * POST /v1/verifier/presentation. Refusals before verification are 400 `invalid_request`
  * (missing state, no vp_token/response, unknown or expired session, a second submission, a
- * response that does not decrypt or whose state differs). An accepted presentation moves the
- * session pending -> in_progress -> completed | failed, and the wallet gets 200 either way.
+ * response that does not decrypt or whose state differs, a submission that lost the race for the
+ * session). An accepted presentation is verified and moves the session pending -> completed |
+ * failed; the wallet gets 200 either way.
  */
 export async function submitPresentation(
   deps: VerificationDependencies & Pick<VerifierDependencies, "sealer" | "verifierUrl">,
@@ -179,8 +180,9 @@ export async function submitPresentation(
 
 /**
  * The verification of a response matched to its session (direct_post, direct_post.jwt, and the
- * DC API's dc-api/): the session goes pending -> in_progress (exactly one submission wins), the
- * checks run with the handover's key-binding audience, and the outcome is recorded.
+ * DC API's dc-api/): the checks run with the handover's key-binding audience, then one conditional
+ * write moves the session pending -> completed | failed with the outcome (exactly one submission
+ * wins; a loser gets the refusal a second presentation gets).
  */
 export async function verifyResolvedResponse(
   deps: VerificationDependencies,
@@ -189,19 +191,12 @@ export async function verifyResolvedResponse(
   handover: ResponseHandover,
   report: CheckFailureReporter,
 ): Promise<PresentationAccepted> {
-  const now = deps.now();
+  const submittedAt = deps.now();
   const { session } = resolved;
   const query = parseDcqlQuery(session.dcqlQuery);
   const vpToken: VpToken = parseVpToken(resolved.vpToken, query);
   const tenantPolicies = resolved.policies;
   const mode = formMode ?? resolved.mode ?? policyVerificationMode(tenantPolicies) ?? DEFAULT_VERIFICATION_MODE;
-  // Same-device (OID4VP 1.0 §8.2, §14): the code goes to the wallet in the redirect, only its hash is
-  // kept. Sessions signed by a caller key (the original modes) keep their redirect exactly as before.
-  const responseCode = session.redirectUri && session.clientIdPrefix ? createResponseCode() : undefined;
-  const responseCodeHash = responseCode === undefined ? undefined : hashResponseCode(responseCode);
-  if (!(await deps.sessions.startVerification(session.id, mode, now, responseCodeHash))) {
-    throw new InvalidRequest("a presentation was already submitted for this session");
-  }
   const presentations = Object.entries(vpToken).flatMap(([queryId, items]) =>
     items.map((raw, index) => {
       const credentialQuery = query.credentials.find((credential) => credential.id === queryId);
@@ -235,12 +230,23 @@ export async function verifyResolvedResponse(
   );
   const failedCheck = checkResults.find((result) => result.status === "failed");
   const status = failedCheck ? "failed" : "completed";
-  await deps.sessions.recordOutcome(session.id, {
+  // Same-device (OID4VP 1.0 §8.2, §14): the code goes to the wallet in the redirect, only its hash is
+  // kept. Sessions signed by a caller key (the original modes) keep their redirect exactly as before.
+  const responseCode = session.redirectUri && session.clientIdPrefix ? createResponseCode() : undefined;
+  // Verify first, then record: the single-use claim and the outcome are one write (no in_progress
+  // row, no second commit). Concurrent submissions may all be verified; the write admits one, and
+  // only its outcome is stored, counted and announced.
+  const verifiedAt = deps.now();
+  const recorded = await deps.sessions.recordVerification(session.id, {
+    mode,
+    submittedAt,
+    responseCodeHash: responseCode === undefined ? undefined : hashResponseCode(responseCode),
     status,
     checkResults,
     presentationMetadata: status === "completed" ? summarizePresentations(presentations) : undefined,
-    verifiedAt: deps.now(),
+    verifiedAt,
   });
+  if (!recorded) throw new InvalidRequest("a presentation was already submitted for this session");
   deps.recorder.record(status, failedCheck?.check);
   // The result summary (no claim values), as the result endpoint reports it; not awaited by the wallet.
   void deps.events.finished({
@@ -250,7 +256,7 @@ export async function verifyResolvedResponse(
     result: {
       status,
       verification_mode: mode,
-      verified_at: deps.now().toISOString(),
+      verified_at: verifiedAt.toISOString(),
       failed_check: failedCheck?.check ?? null,
       check_results: checkResults,
     },

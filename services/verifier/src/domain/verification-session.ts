@@ -18,9 +18,10 @@ export type VerificationMode = (typeof VERIFICATION_MODES)[number];
 export const DEFAULT_VERIFICATION_MODE: VerificationMode = "fail_fast";
 
 /**
- * Session status (this service's README). Stored: pending -> in_progress (a presentation was accepted and is
- * being verified) -> completed | failed. `expired` is never stored: it is what a `pending` session
- * is once `expires_at` has passed.
+ * Session status (this service's README). Stored: pending -> completed | failed, in one write once a
+ * presentation has been verified. `in_progress` is what earlier versions stored while verifying (a
+ * row an older replica left during a rolling upgrade; the interrupted sweep closes it). `expired` is
+ * never stored: it is what a `pending` session is once `expires_at` has passed.
  */
 export type StoredSessionStatus = "pending" | "in_progress" | "completed" | "failed";
 export type SessionStatus = StoredSessionStatus | "expired";

@@ -10,23 +10,23 @@ import { toPolicy } from "./verifier-policy.store.js";
 /** JSON parameters are sent as text and cast: pg would send a JS array as a PostgreSQL array. */
 const jsonb = (value: unknown) => sql<never>`${JSON.stringify(value)}::jsonb`;
 
-interface StartArgs {
-  id: string;
-  mode: VerificationMode;
-  now: Date;
-  response_code_hash: string | null;
-}
-
-interface OutcomeValues {
+/** The arguments of the one write that records a verified submission (`recordVerification`). */
+interface VerificationValues {
   id: string;
   status: StoredSessionStatus;
+  mode: VerificationMode;
+  submitted_at: Date;
+  response_code_hash: string | null;
   check_results: string;
   presentation_metadata: string | null;
   verified_at: Date;
 }
-const OUTCOME_VALUES: ArgumentKinds<OutcomeValues> = {
+const VERIFICATION_VALUES: ArgumentKinds<VerificationValues> = {
   id: "string",
   status: "string",
+  mode: "string",
+  submitted_at: "Date",
+  response_code_hash: "string | null",
   check_results: "string",
   presentation_metadata: "string | null",
   verified_at: "Date",
@@ -204,27 +204,19 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
     );
   const byState = forPresentation("state");
   const byEncryptionKid = forPresentation("encryption_kid");
-  const start = compileOnce(
-    db,
-    { id: "string", mode: "string", now: "Date", response_code_hash: "string | null" },
-    (db, args: StartArgs) =>
-      db
-        .updateTable("verification_sessions")
-        .set({
-          status: "in_progress",
-          verification_mode: args.mode,
-          submitted_at: args.now,
-          response_code_hash: args.response_code_hash,
-        })
-        .where("id", "=", args.id)
-        .where("status", "=", "pending")
-        .where("expires_at", ">", args.now),
-  );
-  const record = compileOnce(db, OUTCOME_VALUES, (db, args: OutcomeValues) =>
+  // Single use (one presentation per session): the only write that takes a session out of pending,
+  // conditional on it still being pending and unexpired when the presentation arrived. Of concurrent
+  // submissions PostgreSQL lets one UPDATE match (the others re-check the row after it commits and
+  // match nothing), so exactly one records its outcome; the checks ran before, so what is stored is
+  // what that submission's verification decided.
+  const record = compileOnce(db, VERIFICATION_VALUES, (db, args: VerificationValues) =>
     db
       .updateTable("verification_sessions")
       .set({
         status: args.status,
+        verification_mode: args.mode,
+        submitted_at: args.submitted_at,
+        response_code_hash: args.response_code_hash,
         check_results: sql<never>`${args.check_results}::jsonb`,
         presentation_metadata: sql<never>`${args.presentation_metadata}::json`,
         verified_at: args.verified_at,
@@ -232,7 +224,8 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
         encryption_key_envelope: null,
       })
       .where("id", "=", args.id)
-      .where("status", "=", "in_progress"),
+      .where("status", "=", "pending")
+      .where("expires_at", ">", args.submitted_at),
   );
   const findById = findBy("id");
   return {
@@ -255,10 +248,6 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
       ).map((policy) => toPolicy({ ...policy, updated_at: new Date(policy.updated_at) }));
       return { session: toSession(sessionRow), policies };
     },
-    async startVerification(id, mode, now, responseCodeHash) {
-      const result = await start.execute({ id, mode, now, response_code_hash: responseCodeHash ?? null });
-      return result.numAffectedRows === 1n;
-    },
     async consumeResponseCode(id, hash) {
       const result = await db
         .updateTable("verification_sessions")
@@ -268,14 +257,18 @@ export function createVerificationSessionStore(database: Kysely<unknown>): Verif
         .executeTakeFirst();
       return result.numUpdatedRows === 1n;
     },
-    async recordOutcome(id, outcome) {
-      await record.execute({
+    async recordVerification(id, verification) {
+      const result = await record.execute({
         id,
-        status: outcome.status,
-        check_results: JSON.stringify(outcome.checkResults),
-        presentation_metadata: jsonText(outcome.presentationMetadata),
-        verified_at: outcome.verifiedAt,
+        status: verification.status,
+        mode: verification.mode,
+        submitted_at: verification.submittedAt,
+        response_code_hash: verification.responseCodeHash ?? null,
+        check_results: JSON.stringify(verification.checkResults),
+        presentation_metadata: jsonText(verification.presentationMetadata),
+        verified_at: verification.verifiedAt,
       });
+      return result.numAffectedRows === 1n;
     },
     async failInterrupted(submittedBefore, checkResult, now) {
       const result = await db
