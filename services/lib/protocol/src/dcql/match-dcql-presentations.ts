@@ -1,4 +1,5 @@
 import { DcqlPresentationResult, DcqlQuery } from "dcql";
+import { createBoundedCache } from "../cache/bounded-cache.js";
 import type {
   ClaimsPathElement,
   DcqlClaimsQuery,
@@ -90,6 +91,23 @@ function explainClaims(query: DcqlCredentialQuery, credential: DcqlPresentedCred
   };
 }
 
+/**
+ * The library's parse of a query's claims-only form, by the query's JSON text: parsing is most of
+ * its cost and every presentation of a session (and every session of the same query) needs the same
+ * one. The library only reads it (`fromDcqlPresentation`).
+ */
+const CLAIMS_ONLY_QUERIES = createBoundedCache<DcqlQuery>({ max: 256 });
+const MAX_REMEMBERED_TEXT = 8192;
+
+function cachedClaimsOnlyQuery(query: DcqlQueryDefinition): DcqlQuery {
+  const text = JSON.stringify(query);
+  const cached = CLAIMS_ONLY_QUERIES.get(text);
+  if (cached) return cached;
+  const parsed = claimsOnlyQuery(query);
+  if (text.length <= MAX_REMEMBERED_TEXT) CLAIMS_ONLY_QUERIES.set(text, parsed);
+  return parsed;
+}
+
 /** The query the `dcql` library evaluates: vct, holder binding and trusted authorities are separate checks. */
 function claimsOnlyQuery(query: DcqlQueryDefinition): DcqlQuery {
   const credentials = query.credentials.map(({ trusted_authorities: _ta, meta, ...rest }) => ({
@@ -157,7 +175,7 @@ export function matchDcqlPresentations(
   );
   let result: ReturnType<typeof DcqlPresentationResult.fromDcqlPresentation>;
   try {
-    result = DcqlPresentationResult.fromDcqlPresentation(dcqlPresentation, { dcqlQuery: claimsOnlyQuery(query) });
+    result = DcqlPresentationResult.fromDcqlPresentation(dcqlPresentation, { dcqlQuery: cachedClaimsOnlyQuery(query) });
   } catch {
     return {
       satisfied: false,

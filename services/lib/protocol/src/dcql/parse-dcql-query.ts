@@ -1,4 +1,5 @@
 import { DcqlQuery } from "dcql";
+import { createBoundedCache } from "../cache/bounded-cache.js";
 
 /** Formats this platform verifies: SD-JWT VC (OID4VP 1.0 B.3) and ISO mdoc (B.2). */
 export const SUPPORTED_CREDENTIAL_FORMATS = ["dc+sd-jwt", "mso_mdoc"] as const;
@@ -257,6 +258,29 @@ function withoutTrustedAuthorities(query: Record<string, unknown>): Record<strin
 }
 
 /**
+ * Query texts the `dcql` library accepted. Its parser and validator (valibot) are the costly part of
+ * a parse, and a verifier sees the same few queries again and again: the route's schema, the
+ * session's creation and every presentation parse each one. The library's verdict on the same JSON
+ * text is the same, so it is asked once per text; this module's own rules still run every time.
+ */
+const ACCEPTED_TEXTS = createBoundedCache<true>({ max: 256 });
+/** Longer query texts are not remembered (the cache stays small); they are validated every time. */
+const MAX_REMEMBERED_TEXT = 8192;
+
+function validateWithLibrary(input: Record<string, unknown>): void {
+  const text = JSON.stringify(input);
+  if (ACCEPTED_TEXTS.get(text)) return;
+  try {
+    DcqlQuery.validate(DcqlQuery.parse(withoutTrustedAuthorities(input) as DcqlQuery.Input));
+  } catch (error) {
+    fail(
+      `dcql_query is invalid: ${error instanceof Error ? error.message.slice(0, 300) : "rejected by the DCQL parser"}`,
+    );
+  }
+  if (text.length <= MAX_REMEMBERED_TEXT) ACCEPTED_TEXTS.set(text, true);
+}
+
+/**
  * Validates a DCQL query for this verifier: the rules above (credentials non-empty, ids
  * `^[A-Za-z0-9_-]+$` and unique, format `dc+sd-jwt` with `meta.vct_values` strings or `mso_mdoc`
  * with `meta.doctype_value` and claim paths `[namespace, element]` (`intent_to_retain` boolean),
@@ -272,13 +296,7 @@ export function parseDcqlQuery(input: unknown): DcqlQueryDefinition {
   const ids = new Set<string>();
   const credentials = input.credentials.map((credential, index) => parseCredentialQuery(credential, index, ids));
   const credentialSets = parseCredentialSets(input.credential_sets, ids);
-  try {
-    DcqlQuery.validate(DcqlQuery.parse(withoutTrustedAuthorities(input) as DcqlQuery.Input));
-  } catch (error) {
-    fail(
-      `dcql_query is invalid: ${error instanceof Error ? error.message.slice(0, 300) : "rejected by the DCQL parser"}`,
-    );
-  }
+  validateWithLibrary(input);
   const query: DcqlQueryDefinition = { credentials };
   if (credentialSets) query.credential_sets = credentialSets;
   return query;
