@@ -11,12 +11,20 @@ const CREDENTIAL_CLAIMS = new Set(["iss", "iat", "nbf", "exp", "vct", "vct#integ
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Deep merge where the first credential wins a conflict (claims of several credentials, flat). */
+/**
+ * Deep merge where the first credential wins a conflict (claims of several credentials, flat). The
+ * sources are never written to: an object both sides have is copied (one level) before the merge
+ * goes into it, so the presentations' parsed claims need no deep copy up front.
+ */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(source)) {
     const existing = target[key];
     if (existing === undefined) target[key] = value;
-    else if (isObject(existing) && isObject(value)) mergeInto(existing, value);
+    else if (isObject(existing) && isObject(value)) {
+      const merged = { ...existing };
+      mergeInto(merged, value);
+      target[key] = merged;
+    }
   }
 }
 
@@ -47,7 +55,7 @@ export function summarizePresentations(presentations: PresentationUnderVerificat
     }
     if (!parsed) continue;
     const subjectClaims = Object.fromEntries(
-      Object.entries(structuredClone(parsed.claims)).filter(([name]) => !CREDENTIAL_CLAIMS.has(name)),
+      Object.entries(parsed.claims).filter(([name]) => !CREDENTIAL_CLAIMS.has(name)),
     );
     mergeInto(claims, subjectClaims);
     const { vct, iat, exp } = parsed.claims;
