@@ -14,6 +14,7 @@ import {
   p256PublicJwk,
   SdJwtVcIssueError,
 } from "../src/index.js";
+import { issueSdJwtVcWithSalts } from "../src/sd-jwt-issue/issue-sd-jwt-vc.js";
 
 const hasher = (data: string | ArrayBuffer) =>
   new Uint8Array(
@@ -129,6 +130,90 @@ describe("SD-JWT VC issuance", () => {
       nbf: 1_800_000_000,
       cnf: { jwk: ed25519PublicJwk(holder) },
     });
+  });
+
+  it("issues byte for byte what @sd-jwt/sd-jwt-vc 0.19 issued for the same salts and signatures", async () => {
+    // The packing moved from the library into pack-disclosures.ts: same disclosures, order, digests, header, payload.
+    const saltsFrom = () => {
+      let next = 0;
+      return () => Buffer.alloc(16, ++next).toString("base64url");
+    };
+    const ed25519 = createPrivateJwkSigner(generateEd25519Jwk(), { kid: "did:ledger:abc#key-1" });
+    const fakeEs256: JwtSigner = {
+      alg: "ES256",
+      keyHeader: { x5c: ["MIIBleaf", "MIIBintermediate"] },
+      async sign(input) {
+        return new Uint8Array(createHash("sha512").update(input).digest());
+      },
+    };
+    const cases: Array<{ signer: JwtSigner; claims: Record<string, unknown>; extra: Record<string, unknown> }> = [
+      { signer: ed25519, claims, extra: {} },
+      {
+        signer: ed25519,
+        claims: {
+          given_name: "Ada",
+          family_name: "Lovelace",
+          degree: { type: "master", name: "Master of Science in Mathematics" },
+          institution: { name: "University of London", country: "GB" },
+          awarded_on: "1843-09-01",
+        },
+        extra: { status: { status_list: { idx: 7, uri: "https://issuer.example/acme/status/1" } } },
+      },
+      {
+        signer: fakeEs256,
+        claims: {
+          "10": "ten",
+          "2": "two",
+          town: "Ærøskøbing ✓ 😀",
+          nothing: null,
+          yes: true,
+          count: 3.5,
+          empty: {},
+          none: [],
+          nested: [[{ a: 1 }, 2], { b: { c: [{ d: "e" }] } }, "x"],
+        },
+        extra: { subject: "did:key:z6Mkholder", notBefore: 1_800_000_000 },
+      },
+      { signer: fakeEs256, claims: {}, extra: {} },
+    ];
+    for (const [index, { signer, claims: caseClaims, extra }] of cases.entries()) {
+      const holderPublicJwk =
+        index % 2 === 0 ? p256PublicJwk(generateP256Jwk()) : ed25519PublicJwk(generateEd25519Jwk());
+      const input = {
+        signer,
+        issuer: "https://issuer.example/acme",
+        vct: "urn:example:vct",
+        claims: caseClaims,
+        holderPublicJwk,
+        issuedAt: 1_800_000_000,
+        expiresAt: 1_900_000_000,
+        ...extra,
+      } as Parameters<typeof issueSdJwtVcWithSalts>[0];
+      const ours = await issueSdJwtVcWithSalts(input, saltsFrom());
+      // What issueSdJwtVc did before, through the library.
+      const library = await new SDJwtVcInstance({
+        hasher,
+        hashAlg: "sha-256",
+        saltGenerator: saltsFrom(),
+        signAlg: signer.alg,
+        signer: async (data) => Buffer.from(await signer.sign(new TextEncoder().encode(data))).toString("base64url"),
+      }).issue(
+        {
+          iss: input.issuer,
+          ...(input.subject === undefined ? {} : { sub: input.subject }),
+          iat: input.issuedAt,
+          ...(input.notBefore === undefined ? {} : { nbf: input.notBefore }),
+          exp: input.expiresAt,
+          vct: input.vct,
+          cnf: { jwk: holderPublicJwk },
+          ...(input.status === undefined ? {} : { status: input.status }),
+          ...caseClaims,
+        } as never,
+        createDisclosureFrame(caseClaims) as never,
+        { header: { typ: "dc+sd-jwt", ...signer.keyHeader } },
+      );
+      expect(ours.credential).toBe(library);
+    }
   });
 
   it("refuses claim names the SD-JWT VC reserves", async () => {

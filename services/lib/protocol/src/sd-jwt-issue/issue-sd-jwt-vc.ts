@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import type { PublicJwk } from "../proof/public-jwk.js";
 import type { StatusListReference } from "../status-list/sign-status-list-token.js";
 import { createDisclosureFrame } from "./create-disclosure-frame.js";
 import type { JwtSigner } from "./jwt-signer.js";
+import { base64urlOfText, packDisclosures } from "./pack-disclosures.js";
 import { createSaltGenerator } from "./salt-pool.js";
 
 /** Media type of an SD-JWT VC (`typ` header, `format` in OID4VCI). */
@@ -59,35 +59,27 @@ export interface IssuedSdJwtVc {
   issuerJwtSha256: string;
 }
 
-const sha256 = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : Buffer.from(data))
-      .digest(),
-  );
-
 /** A fresh salt: 128 random bits, base64url (from a pool of CSPRNG output, see salt-pool.ts). */
 const salt = createSaltGenerator(SALT_BYTES);
 
 /**
- * Issues an SD-JWT VC (`typ: dc+sd-jwt`) with @sd-jwt/sd-jwt-vc: `iss`, `vct`, `iat`, `exp`,
- * optional `nbf`/`sub`/`status`, `cnf.jwk` bound to the holder's key, every claim disclosable through `_sd`
- * (`_sd_alg: sha-256`, 128-bit salts), signed by `signer` with its `kid` or `x5c` header.
+ * Issues an SD-JWT VC (`typ: dc+sd-jwt`): `iss`, `vct`, `iat`, `exp`, optional `nbf`/`sub`/`status`,
+ * `cnf.jwk` bound to the holder's key, every claim disclosable through `_sd` (`_sd_alg: sha-256`,
+ * 128-bit salts), signed by `signer` with its `kid` or `x5c` header. The disclosures are packed
+ * here (pack-disclosures.ts) exactly as @sd-jwt/sd-jwt-vc's `issue` packed them, without its
+ * promise per salt, digest and disclosure and its JavaScript base64.
  */
-export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJwtVc> {
+export function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJwtVc> {
+  return issueSdJwtVcWithSalts(input, salt);
+}
+
+/** issueSdJwtVc with the salts taken from `nextSalt` (tests pin the output for given salts). */
+export async function issueSdJwtVcWithSalts(input: IssueSdJwtVcInput, nextSalt: () => string): Promise<IssuedSdJwtVc> {
   const reserved = Object.keys(input.claims).filter((name) =>
     (RESERVED_CLAIM_NAMES as readonly string[]).includes(name),
   );
   if (reserved.length > 0) throw new SdJwtVcIssueError(`claim names reserved by SD-JWT VC: ${reserved.join(", ")}`);
   const { signer } = input;
-  const instance = new SDJwtVcInstance({
-    hasher: sha256,
-    hashAlg: "sha-256",
-    saltGenerator: salt,
-    signAlg: signer.alg,
-    signer: async (signingInput) =>
-      Buffer.from(await signer.sign(new TextEncoder().encode(signingInput))).toString("base64url"),
-  });
   const { kty, crv, x } = input.holderPublicJwk;
   const cnfJwk = input.holderPublicJwk.kty === "EC" ? { kty, crv, x, y: input.holderPublicJwk.y } : { kty, crv, x };
   const payload = {
@@ -101,9 +93,13 @@ export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJw
     ...(input.status === undefined ? {} : { status: input.status }),
     ...input.claims,
   };
-  const credential = await instance.issue(payload, createDisclosureFrame(input.claims) as never, {
-    header: { typ: SD_JWT_VC_TYP, ...signer.keyHeader },
-  });
-  const issuerJwt = credential.split("~")[0] ?? "";
+  const disclosures: string[] = [];
+  const packed = packDisclosures(payload, createDisclosureFrame(input.claims), nextSalt, disclosures) as object;
+  const header = { typ: SD_JWT_VC_TYP, ...signer.keyHeader, alg: signer.alg };
+  const signingInput = `${base64urlOfText(JSON.stringify(header))}.${base64urlOfText(JSON.stringify({ ...packed, _sd_alg: "sha-256" }))}`;
+  const signature = Buffer.from(await signer.sign(Buffer.from(signingInput, "ascii"))).toString("base64url");
+  const issuerJwt = `${signingInput}.${signature}`;
+  // `<issuer-signed JWT>~<disclosure>~...~`: no key binding JWT after the last `~`.
+  const credential = [issuerJwt, ...disclosures, ""].join("~");
   return { credential, issuerJwt, issuerJwtSha256: createHash("sha256").update(issuerJwt).digest("hex") };
 }
