@@ -119,6 +119,14 @@ describe("POST /v1/offers", () => {
       expect(row.pre_authorized_code_sealed).toMatch(/^v1\.test1\./);
       expect(row.signing_mode).toBe("x509");
       expect(row.issuer_key_sealed).toBeNull();
+      // Each offer its own code (cut from the CSPRNG pool, never handed out twice).
+      const codes = new Set([code]);
+      for (let i = 0; i < 5; i++) {
+        const other = (await createOffer(issuer)).json().offer_id;
+        const otherDocument = (await issuer.app.inject({ method: "GET", url: `/v1/offers/${other}` })).json();
+        codes.add(otherDocument.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"]);
+      }
+      expect(codes.size).toBe(6);
     });
 
     it("creates an authorization-code offer", async () => {

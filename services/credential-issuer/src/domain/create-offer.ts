@@ -1,5 +1,5 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { isDid, jwkThumbprint, type PublicJwk, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
+import { createHash, randomUUID } from "node:crypto";
+import { isDid, jwkThumbprint, type PublicJwk, pooledRandomBytes, RESERVED_CLAIM_NAMES } from "@attesto/protocol";
 import type { CacheScope } from "@attesto/protocol/cache";
 import { AppError, type FieldError, invalidFields } from "@attesto/runtime/errors";
 import type { IssuerConfiguration } from "./issuer-configuration.js";
@@ -221,7 +221,8 @@ function signingKeyToStore(
 
 function createGrant(deps: Pick<IssuerDependencies, "sealer">, offerId: string, flow: OfferFlow): OfferGrant {
   if (flow === "authorization-code") return { type: "authorization-code", issuerState: randomUUID() };
-  const code = randomBytes(PRE_AUTHORIZED_CODE_BYTES).toString("base64url");
+  // From the process's CSPRNG pool (random-pool.ts), as c_nonces and salts are: no randomBytes call per offer.
+  const code = pooledRandomBytes(PRE_AUTHORIZED_CODE_BYTES).toString("base64url");
   return {
     type: "pre-authorized",
     codeHash: sha256Hex(code),
