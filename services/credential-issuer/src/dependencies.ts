@@ -14,7 +14,9 @@ import { createTrustRegistryTenants } from "./clients/trust-registry-tenants.js"
 import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
 import { createIssuerKeyring } from "./domain/issuer-keys.js";
+import { isPreAuthorizedCodeContext } from "./domain/offer.js";
 import type { IssuerDependencies, SignedStatusList } from "./domain/ports.js";
+import { rememberRecentSeals } from "./domain/recent-seals.js";
 import { createStatusEntryPool } from "./domain/status-entry-pool.js";
 import { statusIndexDraws } from "./domain/status-index-draws.js";
 import { createCredentialStore } from "./store/credential.store.js";
@@ -25,6 +27,9 @@ import { createIssuerPrivateKeyStore } from "./store/issuer-private-key.store.js
 import { createIssuerSigningKeyStore } from "./store/issuer-signing-key.store.js";
 import { createOfferStore } from "./store/offer.store.js";
 import { createStatusListStore } from "./store/status-list.store.js";
+
+/** Pre-authorized codes remembered from their sealing until their offer document is first read here (recent-seals.ts). */
+const REMEMBERED_CODES = 512;
 
 /** Signed Status List Tokens kept at once (the least recently served go first). */
 const CACHED_STATUS_LIST_TOKENS = 1_000;
@@ -86,7 +91,7 @@ export function createDependencies(
         audience: "auth-server",
       }),
     ),
-    sealer,
+    sealer: rememberRecentSeals(sealer, { remembers: isPreAuthorizedCodeContext, size: REMEMBERED_CODES }),
     offers: createOfferStore(context.db),
     credentials: createCredentialStore(context.db),
     issuanceAllowances: createIssuanceAllowanceStore(context.db),

@@ -78,6 +78,8 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 export const privateKeyContext = (offerId: string) => `offer:${offerId}`;
 /** Sealing context of an offer's pre-authorized code. */
 export const preAuthorizedCodeContext = (offerId: string) => `offer:${offerId}:pre-authorized_code`;
+export const isPreAuthorizedCodeContext = (context: string) =>
+  context.startsWith("offer:") && context.endsWith(":pre-authorized_code");
 
 /** The X.509 / HAIP path needs DPoP-bound tokens (the auth-server README). */
 export const dpopRequiredFor = (offer: Pick<Offer, "signing">): boolean => offer.signing.mode === "x509";
