@@ -16,8 +16,19 @@ export function createClaimsValidators(options: { prefix?: string } = {}): Claim
     ajvFormats.default(ajv);
     return ajv.compile(schema);
   };
+  // A schema object's text, made once per object: the type catalog hands out the same (never
+  // changed) object until it loads the type again, so an offer need not stringify the schema.
+  const fingerprints = new WeakMap<JsonObject, string>();
+  const fingerprintOf = (schema: JsonObject) => {
+    let fingerprint = fingerprints.get(schema);
+    if (fingerprint === undefined) {
+      fingerprint = JSON.stringify(schema);
+      fingerprints.set(schema, fingerprint);
+    }
+    return fingerprint;
+  };
   const validatorOf = (vct: string, schema: JsonObject) => {
-    const fingerprint = JSON.stringify(schema);
+    const fingerprint = fingerprintOf(schema);
     let entry = cache.get(vct);
     if (!entry || entry.fingerprint !== fingerprint) {
       entry = { fingerprint, validate: compile(schema) };
