@@ -1,3 +1,4 @@
+import { DcqlPresentationResult, DcqlQuery } from "dcql";
 import { describe, expect, it } from "vitest";
 import { DcqlQueryError, matchDcqlPresentations, parseDcqlQuery, selectClaims } from "../src/index.js";
 
@@ -122,6 +123,62 @@ describe("matchDcqlPresentations", () => {
     expect(matchDcqlPresentations(withSets, { a: [{ vct, claims: { z: 1 } }] })).toMatchObject({
       code: "claim_missing",
     });
+  });
+
+  it("answers the common query (member-name paths, no values or sets) as the dcql library does", () => {
+    // The library's verdict, asked directly (the match answers such queries without it when satisfied).
+    const library = (definition: ReturnType<typeof parseDcqlQuery>, presented: Record<string, unknown[]>) =>
+      DcqlPresentationResult.fromDcqlPresentation(
+        Object.fromEntries(
+          Object.entries(presented).map(([id, list]) => [
+            id,
+            list.map((claims) => ({
+              credential_format: "dc+sd-jwt" as const,
+              vct,
+              claims: claims as never,
+              cryptographic_holder_binding: true,
+            })),
+          ]),
+        ),
+        {
+          dcqlQuery: DcqlQuery.parse({
+            credentials: definition.credentials.map(({ trusted_authorities: _t, ...rest }) => ({
+              ...rest,
+              meta: {},
+              require_cryptographic_holder_binding: false,
+            })),
+          } as DcqlQuery.Input),
+        },
+      ).can_be_satisfied;
+    const paths = [["given_name"], ["address", "country"], ["constructor"], ["list", "length"], ["list", "0"]];
+    const claimsCases: unknown[] = [
+      { given_name: "Ada", address: { country: "GB" }, list: ["x"] },
+      { given_name: null, address: { country: "GB" } },
+      { given_name: "", address: { country: 0 } },
+      { given_name: false, address: { country: null } },
+      { given_name: "Ada", address: "GB" },
+      { given_name: "Ada", address: ["GB"] },
+      { address: { country: "GB" } },
+      { list: [] },
+      { list: "abc" },
+      JSON.parse('{"__proto__": {"given_name": "x"}, "address": {"country": "GB"}}'),
+    ];
+    for (const path of paths) {
+      for (const multiple of [false, true]) {
+        const definition = parseDcqlQuery({
+          credentials: [{ id: "pid", format: "dc+sd-jwt", meta: {}, multiple, claims: [{ path }] }],
+        });
+        for (const claims of claimsCases) {
+          const lists = multiple ? [[claims], [claimsCases[0], claims]] : [[claims]];
+          for (const list of lists) {
+            const ours = matchDcqlPresentations(definition, {
+              pid: list.map((c) => ({ vct, claims: c as Record<string, unknown> })),
+            }).satisfied;
+            expect(ours, `${JSON.stringify(path)} ${JSON.stringify(list)}`).toBe(library(definition, { pid: list }));
+          }
+        }
+      }
+    }
   });
 
   it("selects claims with string, index and null (wildcard) path elements", () => {
