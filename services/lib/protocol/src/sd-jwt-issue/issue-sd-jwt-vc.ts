@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { PublicJwk } from "../proof/public-jwk.js";
 import type { StatusListReference } from "../status-list/sign-status-list-token.js";
 import { createDisclosureFrame } from "./create-disclosure-frame.js";
@@ -101,5 +101,5 @@ export async function issueSdJwtVcWithSalts(input: IssueSdJwtVcInput, nextSalt: 
   const issuerJwt = `${signingInput}.${signature}`;
   // `<issuer-signed JWT>~<disclosure>~...~`: no key binding JWT after the last `~`.
   const credential = [issuerJwt, ...disclosures, ""].join("~");
-  return { credential, issuerJwt, issuerJwtSha256: createHash("sha256").update(issuerJwt).digest("hex") };
+  return { credential, issuerJwt, issuerJwtSha256: hash("sha256", issuerJwt, "hex") };
 }

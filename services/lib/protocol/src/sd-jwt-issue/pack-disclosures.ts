@@ -1,11 +1,14 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { DisclosureFrame } from "./create-disclosure-frame.js";
 
 /** base64url (no padding) of the UTF-8 bytes of `text`. */
 export const base64urlOfText = (text: string) => Buffer.from(text, "utf8").toString("base64url");
 
-/** A disclosure's digest in the issuer-signed JWT (`_sd_alg: sha-256`): base64url of SHA-256 over its ASCII. */
-const digestOf = (disclosure: string) => createHash("sha256").update(disclosure).digest("base64url");
+/**
+ * A disclosure's digest in the issuer-signed JWT (`_sd_alg: sha-256`): base64url of SHA-256 over its
+ * ASCII, with node:crypto's one-shot `hash` (no Hash object per disclosure).
+ */
+const digestOf = (disclosure: string) => hash("sha256", disclosure, "base64url");
 
 /** A disclosure (RFC 9901 §4.2.1/§4.2.2): base64url of the JSON array `[salt, name, value]` or `[salt, value]`. */
 function disclose(item: unknown[], disclosures: string[]): string {
