@@ -134,13 +134,12 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   });
   if (metrics) {
     app.addHook("onResponse", (request, reply, done) => {
-      const labels = {
-        method: request.method,
-        route: request.routeOptions.url ?? "unmatched",
-        status_code: String(reply.statusCode),
-      };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+      metrics.recordRequest(
+        request.method,
+        request.routeOptions.url ?? "unmatched",
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
       done();
     });
   }
