@@ -30,7 +30,39 @@ export async function x5cAnchors(context: VerificationContext) {
  * - anything else fails.
  * Used for the issuer-signed JWT of a credential and for the Status List Token of its issuer.
  */
-export async function issuerKeyOf(
+export function issuerKeyOf(
+  header: Record<string, unknown>,
+  iss: unknown,
+  context: VerificationContext,
+): Promise<KeyLookup> {
+  // One verification looks the same key up twice: for the credential (issuer_signature) and for its
+  // Status List Token (revocation), signed under the same iss and kid. Without x5c the answer
+  // depends on iss and kid alone, so it is looked up once per verification.
+  if (
+    header.x5c !== undefined ||
+    typeof iss !== "string" ||
+    (header.kid !== undefined && typeof header.kid !== "string")
+  ) {
+    return lookUpIssuerKey(header, iss, context);
+  }
+  let lookups = LOOKUPS.get(context);
+  if (!lookups) {
+    lookups = new Map();
+    LOOKUPS.set(context, lookups);
+  }
+  const key = `${iss}\n${header.kid ?? ""}`;
+  let lookup = lookups.get(key);
+  if (!lookup) {
+    lookup = lookUpIssuerKey(header, iss, context);
+    lookups.set(key, lookup);
+  }
+  return lookup;
+}
+
+/** The key lookups of one verification (its context), by iss and kid. */
+const LOOKUPS = new WeakMap<VerificationContext, Map<string, Promise<KeyLookup>>>();
+
+async function lookUpIssuerKey(
   header: Record<string, unknown>,
   iss: unknown,
   context: VerificationContext,
