@@ -165,6 +165,13 @@ describe("issuer signature and key binding", () => {
     const [h, p, s] = parsed.issuerJwt.compact.split(".");
     const tampered = `${h}.${encode({ ...JSON.parse(Buffer.from(p!, "base64url").toString()), iss: "x" })}.${s}`;
     expect(await verifyJwsSignature(tampered, publicOf(issuerKey))).toBe(false);
+    // The header's alg must be the issuer key's (EdDSA), an allowed one: none, HS256 or ES256 fail.
+    const header = JSON.parse(Buffer.from(h!, "base64url").toString());
+    for (const alg of ["none", "HS256", "ES256"]) {
+      expect(await verifyJwsSignature(`${encode({ ...header, alg })}.${p}.${s}`, publicOf(issuerKey)), alg).toBe(false);
+    }
+    expect(await verifyJwsSignature("not.a-jws", publicOf(issuerKey))).toBe(false);
+    expect(await verifyJwsSignature(parsed.issuerJwt.compact, { kty: "RSA", n: "x", e: "AQAB" })).toBe(false);
   });
 
   const expected = {
