@@ -44,4 +44,4 @@ COPY --from=build /src/dist/app/ ./
 RUN chown -R root:root /app && chmod -R a+rX,go-w /app
 USER 10001:10001
 EXPOSE 8081-8088 9081-9088 8090
-CMD ["node", "services/all-in-one/src/main.js"]
+CMD ["node", "--max-semi-space-size=32", "services/all-in-one/src/main.js"]

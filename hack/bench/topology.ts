@@ -10,6 +10,7 @@ import { buildServiceEnv, planAddresses } from "../../services/all-in-one/src/se
 import { platformServices } from "../../services/all-in-one/src/services.js";
 import { waitForHealth } from "../../services/all-in-one/src/wait-for-health.js";
 import { buildRuntimeTree, transpileFile } from "../build/compile.js";
+import { ALL_IN_ONE_NODE_FLAGS } from "../build/node-flags.mjs";
 import { PgCounter } from "./pg-counter.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -265,6 +266,8 @@ export async function startBenchPlatform(options: PlatformOptions): Promise<Runn
         "all-in-one",
         [
           ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, "all-in-one")}`] : []),
+          // As `npm start` runs it (hack/build/node-flags.mjs).
+          ...ALL_IN_ONE_NODE_FLAGS,
           ...allInOneEntry(options.runtime),
         ],
         launcherEnv,

@@ -10,6 +10,7 @@ import { openDatabase, testDatabaseUrl } from "@attesto/store";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildRuntimeTree, runtimeWorkspaces } from "../../hack/build/compile.js";
+import { ALL_IN_ONE_NODE_FLAGS } from "../../hack/build/node-flags.mjs";
 
 /**
  * The production image's file tree, built without Docker by the same build the Dockerfile runs
@@ -90,7 +91,11 @@ describe("the runtime file tree (npm run build, as the Dockerfile builds it)", (
     expect(dockerfile).toMatch(/RUN npm ci --omit=dev/);
     expect(dockerfile).toContain("COPY --from=build /src/dist/app/ ./");
     expect(dockerfile).toMatch(/^USER 10001:10001$/m);
-    expect(dockerfile).toContain('CMD ["node", "services/all-in-one/src/main.js"]');
+    // The all-in-one's V8 flags (hack/build/node-flags.mjs), here and in `npm start`.
+    const flags = ALL_IN_ONE_NODE_FLAGS.map((flag) => `"${flag}", `).join("");
+    expect(dockerfile).toContain(`CMD ["node", ${flags}"services/all-in-one/src/main.js"]`);
+    const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"));
+    expect(manifest.scripts.start).toBe(["node", ...ALL_IN_ONE_NODE_FLAGS, "hack/build/start.mjs"].join(" "));
     const instructions = dockerfile.split("\n").filter((line) => !line.startsWith("#"));
     expect(instructions.join("\n")).not.toMatch(/tsx/);
     const ignored = readFileSync(join(repoRoot, ".dockerignore"), "utf8").split("\n");
