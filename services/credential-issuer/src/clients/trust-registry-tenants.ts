@@ -48,5 +48,6 @@ export function createTrustRegistryTenants(
   };
   return {
     find: (tenant, scope) => cache.get(tenant, () => load(tenant), scope),
+    prepare: (scope) => cache.prepare(scope),
   };
 }

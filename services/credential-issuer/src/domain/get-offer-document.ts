@@ -1,7 +1,6 @@
-import { createCacheScope } from "@attesto/protocol/cache";
 import { gone, notFound } from "@attesto/runtime/errors";
 import { issuerIdentifierOf } from "./issuer-identifier.js";
-import { isIssuerActive } from "./issuer-lifecycle.js";
+import { isIssuerActive, requestTenantScope } from "./issuer-lifecycle.js";
 import { type Offer, preAuthorizedCodeContext } from "./offer.js";
 import type { IssuerDependencies } from "./ports.js";
 
@@ -36,8 +35,8 @@ export async function getOfferDocument(
   deps: Pick<IssuerDependencies, "authorizationServerUrl" | "issuerUrl" | "now" | "offers" | "sealer" | "tenants">,
   offerId: string,
 ): Promise<CredentialOfferDocument> {
-  // Made before the offer read: the tenant check's barrier may be one sent meanwhile.
-  const scope = createCacheScope();
+  // Its barrier runs beside the offer read; the tenant check after it awaits that barrier.
+  const scope = requestTenantScope(deps);
   const offer = await deps.offers.findById(offerId);
   if (!offer) throw notFound("Offer not found");
   if (offer.expiresAt.getTime() <= deps.now().getTime()) throw gone("Offer has expired");

@@ -15,7 +15,6 @@ import {
   verificationMethodsOf,
   verifyCredentialProof,
 } from "@attesto/protocol";
-import { createCacheScope } from "@attesto/protocol/cache";
 import {
   CredentialRequestDenied,
   InvalidProof,
@@ -29,7 +28,7 @@ import type { CredentialRequest } from "./credential-request.js";
 import { credentialSignerOf } from "./credential-signer.js";
 import { type IssuedArtifact, issueMdocCredential } from "./issue-mdoc-credential.js";
 import { issuerIdentifierOf, statusListUriOf } from "./issuer-identifier.js";
-import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
+import { INACTIVE_ISSUER, isIssuerActive, requestTenantScope } from "./issuer-lifecycle.js";
 import { isUuid, type Offer } from "./offer.js";
 import type { CredentialSigner, CredentialTypeInfo, IssuanceAllowanceKey, IssuerDependencies } from "./ports.js";
 import type { StatusEntry } from "./status-lists.js";
@@ -72,8 +71,8 @@ async function loadOffer(
   deps: Pick<IssuerDependencies, "offers" | "tenants">,
   token: AccessTokenClaims,
 ): Promise<Offer> {
-  // Made before the offer read: the tenant check's barrier may be one sent meanwhile.
-  const scope = createCacheScope();
+  // Its barrier runs beside the offer read; the tenant check after it awaits that barrier.
+  const scope = requestTenantScope(deps);
   const offer = isUuid(token.offerId) ? await deps.offers.findById(token.offerId) : undefined;
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });

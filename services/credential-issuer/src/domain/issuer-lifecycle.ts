@@ -1,4 +1,4 @@
-import type { CacheScope } from "@attesto/protocol/cache";
+import { type CacheScope, createCacheScope } from "@attesto/protocol/cache";
 import type { IssuerDependencies } from "./ports.js";
 
 /**
@@ -19,6 +19,19 @@ export async function isIssuerActive(
   const found = await deps.tenants.find(tenant, scope);
   if (!found) return false;
   return !(offeredAt && found.reactivatedAt && offeredAt.getTime() < found.reactivatedAt.getTime());
+}
+
+/**
+ * The cache scope of a request that checks its tenant after its first statement (the offer read or
+ * redemption, which names the tenant): made when the request began, its barrier sent at once, so
+ * the barrier's round trip runs beside the statement instead of after it (one round trip less in
+ * series per request). The guarantee is the scope's: a deactivation committed before the request
+ * began is seen (test/replicas/cache-coherence.test.ts).
+ */
+export function requestTenantScope(deps: Pick<IssuerDependencies, "tenants">): CacheScope {
+  const scope = createCacheScope();
+  deps.tenants.prepare(scope);
+  return scope;
 }
 
 /** The fixed text of every refusal because the issuing tenant was deactivated. */

@@ -38,6 +38,11 @@ export interface TenantDirectory {
    * request's `scope` (`cacheScopeOf`), one committed before the request began.
    */
   find(tenant: string, scope?: CacheScope): Promise<IssuerTenant | undefined>;
+  /**
+   * Starts `scope`'s cache barrier now (the request's first statement runs meanwhile); `find` with
+   * the same scope awaits it. What `find` sees is the same either way.
+   */
+  prepare(scope: CacheScope): void;
 }
 
 export type JsonObject = { [key: string]: unknown };

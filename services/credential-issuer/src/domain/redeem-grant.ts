@@ -1,7 +1,7 @@
-import { type CacheScope, createCacheScope } from "@attesto/protocol/cache";
+import type { CacheScope } from "@attesto/protocol/cache";
 import { AppError, notFound } from "@attesto/runtime/errors";
 import { sha256Hex } from "./create-offer.js";
-import { INACTIVE_ISSUER, isIssuerActive } from "./issuer-lifecycle.js";
+import { INACTIVE_ISSUER, isIssuerActive, requestTenantScope } from "./issuer-lifecycle.js";
 import { dpopRequiredFor, isUuid, type Offer } from "./offer.js";
 import { offeredClaimPaths } from "./offered-claim-paths.js";
 import type { IssuerDependencies } from "./ports.js";
@@ -96,8 +96,8 @@ export async function redeemPreAuthorizedCode(
   const codeHash = sha256Hex(input.code);
   const txCodeHash = input.txCode === "" ? undefined : sha256Hex(input.txCode);
   const now = deps.now();
-  // Made before the redemption: the tenant check's barrier may be one sent meanwhile.
-  const scope = createCacheScope();
+  // Its barrier runs beside the redemption; the tenant check after it awaits that barrier.
+  const scope = requestTenantScope(deps);
   const offer = await deps.offers.redeemPreAuthorizedCode(codeHash, txCodeHash, redemptionId || undefined, now);
   if (offer) return activeGrant(deps, offer, scope);
   const current = await deps.offers.findByCodeHash(codeHash);

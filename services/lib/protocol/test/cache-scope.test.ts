@@ -104,4 +104,53 @@ describe("cache scope (one barrier per incoming request)", () => {
     await c.key(createCacheScope());
     expect(c.state.since[1]).toBeGreaterThanOrEqual(made);
   });
+
+  it("prepare sends the scope's barrier at once; the request's reads await that one, for changes committed before the scope", async () => {
+    const d = driven();
+    let loads = 0;
+    let value = "tenant-v1";
+    const tenants = createCoherentCache<string>({ invalidations: d.invalidations, topics: ["tenants"], max: 10 });
+    const read = (scope: ReturnType<typeof createCacheScope>) =>
+      tenants.get(
+        "t",
+        async () => {
+          loads += 1;
+          return value;
+        },
+        scope,
+      );
+    expect(await read(createCacheScope())).toBe("tenant-v1");
+    // Deactivated (changed) before the request began; the request's statement runs after prepare.
+    value = "tenant-v2";
+    d.change("tenants");
+    const scope = createCacheScope(4321.5);
+    tenants.prepare(scope);
+    expect(d.state.barriers).toBe(2); // sent before any read of the request
+    expect(await read(scope)).toBe("tenant-v2");
+    expect(await read(scope)).toBe("tenant-v2");
+    expect(d.state.barriers).toBe(2);
+    expect(d.state.since[1]).toBe(4321.5);
+    expect(loads).toBe(2);
+  });
+
+  it("a prepared barrier that fails is thrown by the request's read, and unhandled by nobody when no read comes", async () => {
+    const failing: CacheInvalidations = {
+      barrier: () => Promise.reject(new Error("listener gone")),
+      subscribe: () => () => undefined,
+    };
+    const tenants = createCoherentCache<string>({ invalidations: failing, topics: ["tenants"], max: 10 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      tenants.prepare(createCacheScope()); // a request that failed before its tenant check
+      const scope = createCacheScope();
+      tenants.prepare(scope);
+      await expect(tenants.get("t", async () => "v", scope)).rejects.toThrow("listener gone");
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });

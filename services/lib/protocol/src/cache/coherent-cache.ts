@@ -37,6 +37,13 @@ export interface CoherentCache<V> {
    * the request's first cached read took.
    */
   get(key: string, load: () => Promise<V>, scope?: CacheScope): Promise<V>;
+  /**
+   * Sends `scope`'s barrier now, without waiting for it, so its round trip runs beside the
+   * request's first statement instead of after it; a later `get` with `scope` awaits that same
+   * barrier. Nothing else changes: the barrier is still for the changes committed before the scope
+   * was made (`createCacheScope`), so a request that prepares sees what one that does not sees.
+   */
+  prepare(scope: CacheScope): void;
 }
 
 /**
@@ -104,6 +111,10 @@ export function createCoherentCache<V>(options: CoherentCacheOptions): CoherentC
       const barrier = scope ? scope.barrier(options.invalidations) : options.invalidations.barrier();
       if (!(await barrier)) return load();
       return entries.get(key, load);
+    },
+    prepare(scope) {
+      // Awaited (and its failure thrown) by the request's `get`; a request that fails before it never asks.
+      scope.barrier(options.invalidations).catch(() => undefined);
     },
   };
 }
