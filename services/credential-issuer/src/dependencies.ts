@@ -15,6 +15,7 @@ import type { CredentialIssuerConfig } from "./config.js";
 import { createClaimsValidators } from "./domain/claims-validators.js";
 import { createIssuerKeyring } from "./domain/issuer-keys.js";
 import { isPreAuthorizedCodeContext } from "./domain/offer.js";
+import { createOfferMemory } from "./domain/offer-memory.js";
 import type { IssuerDependencies, SignedStatusList } from "./domain/ports.js";
 import { rememberRecentSeals } from "./domain/recent-seals.js";
 import { createStatusEntryPool } from "./domain/status-entry-pool.js";
@@ -93,6 +94,7 @@ export function createDependencies(
     ),
     sealer: rememberRecentSeals(sealer, { remembers: isPreAuthorizedCodeContext, size: REMEMBERED_CODES }),
     offers: createOfferStore(context.db),
+    offerMemory: createOfferMemory(),
     credentials: createCredentialStore(context.db),
     issuanceAllowances: createIssuanceAllowanceStore(context.db),
     issuanceReservations: createIssuanceReservationStore(context.db),

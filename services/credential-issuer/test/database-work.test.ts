@@ -1,9 +1,20 @@
 import { type DatabaseInvalidations, recordStatements, startTestCacheInvalidations } from "@attesto/store";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestOf } from "../src/domain/issuer-configuration.js";
 import { createIssuerConfigurationStore } from "../src/store/issuer-configuration.store.js";
+import type { IssuerTables } from "../src/store/tables.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
-import { createOffer, didIssuer, ed25519Key, fetchNonce, keyProof, p256Key, postCredential } from "./support/wallet.js";
+import {
+  createOffer,
+  didIssuer,
+  ed25519Key,
+  fetchNonce,
+  keyProof,
+  p256Key,
+  postCredential,
+  redeemedOffer,
+} from "./support/wallet.js";
 
 /**
  * The issuer's database work per step of a pre-authorized issuance (DID path), counted at the pg
@@ -67,7 +78,7 @@ describe("database statements per issuance step", () => {
     return steps;
   };
 
-  it("offer 1, offer document 1, token 1, nonce 0, credential 2 statements (status entries claimed ahead), and no trust registry call once warm (coherent caches; PGlite reads through)", async () => {
+  it("offer 1, offer document 0, token 1, nonce 0, credential 1 statement (status entries claimed ahead; the offer as this process created and redeemed it), and no trust registry call once warm (coherent caches; PGlite reads through)", async () => {
     const first = await issuance();
     expect(first.offer?.at(-1), "the first offer with a key stores it").toMatch(
       /^with "offer" as \(insert into "offers"/,
@@ -79,10 +90,12 @@ describe("database statements per issuance step", () => {
     expect(counts, JSON.stringify(steps, null, 1)).toEqual({
       // The issuer configuration comes from its coherent cache: the offer's one statement is its insert.
       offer: coherent ? 1 : 2,
-      offerDocument: 1,
+      // The offer as this process created it (offer-memory.ts): the document needs no read.
+      offerDocument: 0,
       token: 1,
       nonce: 0,
-      credential: 2,
+      // The offer as the token step redeemed it (offer-memory.ts): c_nonce, allowance and record only.
+      credential: 1,
     });
     // The tenant's key was stored with the first offer: the next offer with it is the offer's insert alone.
     expect(steps.offer?.at(-1), "no per-offer signing-key upsert").toMatch(/^insert into "offers"/);
@@ -118,5 +131,48 @@ describe("database statements per issuance step", () => {
       await otherReplica.delete("acme");
     }
     expect((await createOffer(issuer, didIssuer(issuerKey))).statusCode).toBe(201);
+  });
+
+  it("an offer another replica redeemed is read by the credential step, and refused there unless redeemed in the token's tenant", async () => {
+    const db = issuer.database.db as Kysely<IssuerTables>;
+    const credentialFor = async (offerId: string, tenant = "acme") => {
+      const nonce = await fetchNonce(issuer);
+      const proof = await keyProof({ key: p256Key(), nonce, now: issuer.clock.now });
+      return postCredential(issuer, {
+        token: await issuer.accessToken({ offerId, tenant }),
+        body: { credential_configuration_id: "university-diploma", proofs: { jwt: [proof] } },
+      });
+    };
+    const offerOf = async () => {
+      const created = await createOffer(issuer, didIssuer(issuerKey));
+      expect(created.statusCode).toBe(201);
+      return created.json().offer_id as string;
+    };
+
+    // Redeemed through another replica (its UPDATE, not this process's): not remembered here.
+    const elsewhere = await offerOf();
+    await db
+      .updateTable("offers")
+      .set({ status: "redeemed", redeemed_at: issuer.clock.now })
+      .where("id", "=", elsewhere)
+      .execute();
+    let answer: Awaited<ReturnType<typeof credentialFor>> | undefined;
+    const texts = await statements.during(async () => {
+      answer = await credentialFor(elsewhere);
+    });
+    expect(answer?.statusCode).toBe(200);
+    expect(texts, "the offer read, then the reservation").toHaveLength(2);
+    expect(texts[0]).toMatch(/^select \* from "[a-z0-9_]+"\."offers" where "id" = \$1/);
+
+    // Never redeemed: refused, remembered or not; and a redeemed offer is refused to a token of another tenant.
+    const unredeemed = await offerOf();
+    expect((await credentialFor(unredeemed)).json().error_description).toBe("access token refers to no redeemed offer");
+    const { offerId: redeemedHere } = await redeemedOffer(issuer, didIssuer(issuerKey));
+    const foreign = await credentialFor(redeemedHere, "globex");
+    expect([foreign.statusCode, foreign.json().error_description]).toEqual([
+      401,
+      "access token refers to no redeemed offer",
+    ]);
+    expect((await credentialFor(redeemedHere)).statusCode).toBe(200);
   });
 });

@@ -5,6 +5,7 @@ import { issuerKeyContext } from "../src/domain/issuer-keys.js";
 import { privateKeyContext } from "../src/domain/offer.js";
 import { startTestIssuer, type TestIssuer } from "./support/test-issuer.js";
 import {
+  createOffer,
   didIssuer,
   diplomaRequest,
   ed25519Key,
@@ -93,8 +94,10 @@ describe("DID-path issuer keys, stored once per tenant and key", () => {
 
   it("keeps offers made before the key table working: they sign with the key sealed into them", async () => {
     const issuerKey = ed25519Key();
-    const { offerId } = await redeemedOffer(issuer, didIssuer(issuerKey));
-    // As a row written before migration 0010: the private JWK sealed with the offer, no thumbprint.
+    const created = await createOffer(issuer, didIssuer(issuerKey));
+    const offerId = created.json().offer_id as string;
+    // As a row written before migration 0010: the private JWK sealed with the offer, no thumbprint
+    // (rewritten before the redemption: a redeemed offer's row never changes, offer-memory.ts).
     const legacy = issuer.deps.sealer.seal(
       new TextEncoder().encode(JSON.stringify(issuerKey.privateJwk)),
       privateKeyContext(offerId),
@@ -104,6 +107,9 @@ describe("DID-path issuer keys, stored once per tenant and key", () => {
     await sql`DELETE FROM ${table("issuer_private_keys")} WHERE id = ${`acme:${await thumbprintOf(issuerKey)}`}`.execute(
       issuer.database.db,
     );
+    const document = (await issuer.app.inject({ method: "GET", url: `/v1/offers/${offerId}` })).json();
+    const code = document.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"];
+    await issuer.grants.redeemPreAuthorizedCode({ preAuthorizedCode: code });
     await issueAndVerify(offerId, issuerKey);
   });
 

@@ -48,7 +48,8 @@ export interface CreatedOffer {
 
 /** What creating an offer works with. */
 export type CreateOfferDependencies = Pick<IssuerDependencies, "tenants" | "issuerConfigurations" | "credentialTypes"> &
-  Pick<IssuerDependencies, "claimsValidators" | "ledger" | "issuerKeys" | "sealer" | "offers" | "issuerUrl" | "now">;
+  Pick<IssuerDependencies, "claimsValidators" | "ledger" | "issuerKeys" | "sealer" | "offers" | "issuerUrl" | "now"> &
+  Pick<IssuerDependencies, "offerMemory">;
 
 type SigningRequest = { mode: "did"; issuerDid: string; issuerPrivateKey: string } | { mode: "x509" };
 
@@ -285,6 +286,8 @@ export async function createOffer(deps: CreateOfferDependencies, input: CreateOf
   // The key the tenant's credentials will carry as `kid`: listed in its JWT VC Issuer Metadata.
   const signingKey = signingKeyToStore(deps, offer, prepared, now);
   await deps.offers.insert(offer, signingKey);
+  // Committed: the wallet's offer document is served from it without a read (offer-memory.ts).
+  deps.offerMemory.remember(offer);
   if (signingKey) deps.issuerKeys.markRecorded(offer.tenant, signingKey.key.kid, prepared.key!.thumbprint);
   return { offer, ...offerLinksOf(deps.issuerUrl, id) };
 }

@@ -32,12 +32,14 @@ function grantsOf(
 
 /** GET /v1/offers/:offerId: 404 unknown, 410 expired, else the offer document. */
 export async function getOfferDocument(
-  deps: Pick<IssuerDependencies, "authorizationServerUrl" | "issuerUrl" | "now" | "offers" | "sealer" | "tenants">,
+  deps: Pick<IssuerDependencies, "authorizationServerUrl" | "issuerUrl" | "now" | "offers" | "offerMemory"> &
+    Pick<IssuerDependencies, "sealer" | "tenants">,
   offerId: string,
 ): Promise<CredentialOfferDocument> {
   // Its barrier runs beside the offer read; the tenant check after it awaits that barrier.
   const scope = requestTenantScope(deps);
-  const offer = await deps.offers.findById(offerId);
+  // As this process created it (offer-memory.ts: what the document shows never changes), else read.
+  const offer = deps.offerMemory.find(offerId) ?? (await deps.offers.findById(offerId));
   if (!offer) throw notFound("Offer not found");
   if (offer.expiresAt.getTime() <= deps.now().getTime()) throw gone("Offer has expired");
   // A deactivated tenant's open offers expire with it.

@@ -34,7 +34,8 @@ import type { CredentialSigner, CredentialTypeInfo, IssuanceAllowanceKey, Issuer
 import type { StatusEntry } from "./status-lists.js";
 
 /** What issuing credentials works with. */
-export type IssueCredentialsDependencies = Pick<IssuerDependencies, "offers" | "tenants" | "credentialTypes"> &
+export type IssueCredentialsDependencies = Pick<IssuerDependencies, "offers" | "offerMemory" | "tenants"> &
+  Pick<IssuerDependencies, "credentialTypes"> &
   Pick<IssuerDependencies, "issuerUrl" | "cNonces" | "ledger" | "issuerKeys" | "x509Signers"> &
   Pick<IssuerDependencies, "statusEntries" | "statusListSizeOf" | "credentialTtlSeconds" | "now"> &
   Pick<IssuerDependencies, "issuanceReservations" | "issuanceAllowances" | "credentials" | "notary">;
@@ -66,14 +67,24 @@ function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest
   }
 }
 
-/** The offer the token was issued for; a token for a vanished or unredeemed offer is not valid. */
+/**
+ * The offer the token was issued for; a token for a vanished or unredeemed offer is not valid. As
+ * this process redeemed it when it did (no read: offer-memory.ts says why that is the offer as
+ * stored), else read (remembered as offered, another replica may have redeemed it).
+ */
 async function loadOffer(
-  deps: Pick<IssuerDependencies, "offers" | "tenants">,
+  deps: Pick<IssuerDependencies, "offers" | "offerMemory" | "tenants">,
   token: AccessTokenClaims,
 ): Promise<Offer> {
   // Its barrier runs beside the offer read; the tenant check after it awaits that barrier.
   const scope = requestTenantScope(deps);
-  const offer = isUuid(token.offerId) ? await deps.offers.findById(token.offerId) : undefined;
+  const remembered = deps.offerMemory.find(token.offerId);
+  const offer =
+    remembered?.status === "redeemed"
+      ? remembered
+      : isUuid(token.offerId)
+        ? await deps.offers.findById(token.offerId)
+        : undefined;
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
   }
@@ -331,6 +342,12 @@ async function recordIssuance(
  * single-use nonces, the token's issuance allowance (batch_size), optional notarization and the
  * issuer's credential records. Entries of credentials refused there (a spent nonce, the allowance
  * exhausted) go back to the pool: the credentials never left this process.
+ *
+ * Signed before that statement, not after it: the record holds the SHA-256 of the signed
+ * credential (`issuer_jwt_sha256`), so the statement that stores it cannot come first without a
+ * second write, and a signing failure after it would leave a spent nonce, a taken allowance and a
+ * record of a credential nobody received. The offer it is signed from is the one the token step
+ * redeemed in this process when there is one (`loadOffer`), so the step is that one statement.
  */
 export async function issueCredentials(
   deps: IssueCredentialsDependencies,

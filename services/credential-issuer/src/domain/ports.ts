@@ -11,6 +11,7 @@ import type {
 import type { IssuerConfiguration } from "./issuer-configuration.js";
 import type { IssuerSigningKey } from "./issuer-signing-keys.js";
 import type { Offer, OfferSigning } from "./offer.js";
+import type { OfferMemory } from "./offer-memory.js";
 import type { StatusEntry } from "./status-lists.js";
 
 /** A credential configuration the trust registry provisioned for a tenant. */
@@ -477,6 +478,8 @@ export interface IssuerDependencies {
   accessTokenStatus: AccessTokenStatus;
   sealer: SecretSealer;
   offers: OfferRepository;
+  /** Offers as this process wrote them: the offer document's and credential step's offer without a read. */
+  offerMemory: OfferMemory;
   credentials: CredentialRepository;
   /** Credentials drawn per access token and configuration (the batch_size bound). */
   issuanceAllowances: IssuanceAllowanceRepository;

@@ -17,7 +17,7 @@ export interface RedeemedGrant {
 }
 
 /** What redeeming and resolving grants works with. */
-type GrantDependencies = Pick<IssuerDependencies, "now" | "offers" | "tenants">;
+type GrantDependencies = Pick<IssuerDependencies, "now" | "offers" | "offerMemory" | "tenants">;
 
 const invalidGrant = (message: string) => new AppError(400, "invalid_grant", message);
 
@@ -41,15 +41,17 @@ function whyNotRedeemable(offer: Offer | undefined, now: Date, what: string, txC
 }
 
 /**
- * The grant of `offer`, unless its tenant is deactivated or the offer was open when it was
+ * The grant of `offer` (just redeemed), unless its tenant is deactivated or the offer was open when it was
  * (`invalid_grant`, also when its code was valid).
  */
 async function activeGrant(
-  deps: Pick<IssuerDependencies, "tenants">,
+  deps: Pick<IssuerDependencies, "offerMemory" | "tenants">,
   offer: Offer,
   scope?: CacheScope,
 ): Promise<RedeemedGrant> {
   if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt, scope))) throw invalidGrant(INACTIVE_ISSUER);
+  // The credential request that follows with the token signs from it without reading it again.
+  deps.offerMemory.remember(offer);
   return grantOf(offer);
 }
 
