@@ -132,6 +132,24 @@ describe("POST /credential", () => {
       }
     });
 
+    it("answers a deactivated issuer before judging the proofs (checked while its barrier is on its way)", async () => {
+      const token = await bearerToken();
+      const acme = issuer.doubles.trustRegistry.tenants.get("acme")!;
+      issuer.doubles.trustRegistry.tenants.delete("acme");
+      try {
+        const response = await postCredential(issuer, {
+          token,
+          body: { credential_configuration_id: "university-diploma", proofs: { jwt: ["not.a.proof"] } },
+        });
+        expect([response.statusCode, response.json()]).toEqual([
+          400,
+          { error: "credential_request_denied", error_description: "the credential issuer is no longer active" },
+        ]);
+      } finally {
+        issuer.doubles.trustRegistry.tenants.set("acme", acme);
+      }
+    });
+
     it("refuses a token whose offer was never redeemed", async () => {
       const created = (await createOffer(issuer)).json();
       const response = await postCredential(issuer, {

@@ -75,7 +75,7 @@ function checkConfiguration(token: AccessTokenClaims, request: CredentialRequest
 async function loadOffer(
   deps: Pick<IssuerDependencies, "offers" | "offerMemory" | "tenants">,
   token: AccessTokenClaims,
-): Promise<Offer> {
+): Promise<{ offer: Offer; issuerActive: Promise<void> }> {
   // Its barrier runs beside the offer read; the tenant check after it awaits that barrier.
   const scope = requestTenantScope(deps);
   const remembered = deps.offerMemory.find(token.offerId);
@@ -88,11 +88,12 @@ async function loadOffer(
   if (!offer || offer.tenant !== token.tenant || offer.status !== "redeemed") {
     throw new InvalidToken("access token refers to no redeemed offer", { scheme: "Bearer" });
   }
-  // A token minted before its tenant was deactivated yields nothing (OID4VCI 1.0 §8.3.1.2).
-  if (!(await isIssuerActive(deps, offer.tenant, offer.createdAt, scope))) {
-    throw new CredentialRequestDenied(INACTIVE_ISSUER);
-  }
-  return offer;
+  // A token minted before its tenant was deactivated yields nothing (OID4VCI 1.0 §8.3.1.2). Awaited
+  // by the caller before anything is spent: its barrier's round trip runs beside the proofs' checks.
+  const issuerActive = isIssuerActive(deps, offer.tenant, offer.createdAt, scope).then((active) => {
+    if (!active) throw new CredentialRequestDenied(INACTIVE_ISSUER);
+  });
+  return { offer, issuerActive };
 }
 
 /** did:ledger documents through the ledger; a deactivated DID has no usable keys. */
@@ -355,8 +356,12 @@ export async function issueCredentials(
   request: CredentialRequest,
 ): Promise<CredentialIssuance> {
   checkConfiguration(token, request);
-  const offer = await loadOffer(deps, token);
-  const proofs = await verifyProofs(deps, offer, request.proofJwts);
+  const { offer, issuerActive } = await loadOffer(deps, token);
+  // Checked while the tenant check waits for its barrier; a deactivated issuer is still the answer first.
+  const verifying = verifyProofs(deps, offer, request.proofJwts);
+  verifying.catch(() => undefined);
+  await issuerActive;
+  const proofs = await verifying;
   await checkHolderBinding(deps, offer, proofs);
   const type = await deps.credentialTypes.findByVct(offer.vct);
   if (type?.format === "mso_mdoc") checkDeviceKeys(proofs);
