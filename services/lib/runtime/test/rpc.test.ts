@@ -17,7 +17,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import pino from "pino";
 import { Registry } from "prom-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { testCredentialSigner, testCredentialVerifier } from "../src/testing.js";
 
 const logger = pino({ level: "silent" });
@@ -181,14 +181,63 @@ describe("internal RPC over a real port", () => {
     expect(plain.status).toBe(401);
   });
 
-  it("also speaks HTTP/2 (h2c) to Connect clients", async () => {
-    const transport = createConnectTransport({
-      baseUrl: server.url,
-      httpVersion: "2",
-      interceptors: clientInterceptors({ signer, audience: "schema-registry" }),
+  it("also speaks HTTP/2 (h2c) to Connect clients, binary (its own unary path) and JSON (Connect's handler)", async () => {
+    for (const useBinaryFormat of [true, false]) {
+      const transport = createConnectTransport({
+        baseUrl: server.url,
+        httpVersion: "2",
+        useBinaryFormat,
+        interceptors: clientInterceptors({ signer, audience: "schema-registry" }),
+      });
+      const res = await createClient(schemaV1.SchemaService, transport).getCredentialType(getPid);
+      expect(res.credentialType).toMatchObject({ type: "pid", description: "credential-issuer" });
+    }
+  });
+
+  it("aborts the handler's signal when its h2c caller gives up, and the connection serves the next call", async () => {
+    let aborted: Promise<unknown> | undefined;
+    const slow = await startInternalServer({
+      service: "schema-registry",
+      version: "9.9.9",
+      host: "127.0.0.1",
+      port: 0,
+      verifier,
+      logger,
+      routes: (router) => {
+        router.service(schemaV1.SchemaService, {
+          getCredentialType: async (req, context) => {
+            if (req.selector.case === "typeVersion" && req.selector.value.type === "slow") {
+              aborted = new Promise((resolve) =>
+                context.signal.addEventListener("abort", () => resolve(context.signal.reason)),
+              );
+              await aborted;
+            }
+            return { credentialType: { type: "pid", version: "v1" } };
+          },
+        });
+      },
     });
-    const res = await createClient(schemaV1.SchemaService, transport).getCredentialType(getPid);
-    expect(res.credentialType?.type).toBe("pid");
+    try {
+      const client = createRpcClient(schemaV1.SchemaService, {
+        baseUrl: slow.url,
+        audience: "schema-registry",
+        signer,
+        timeoutMs: 5000,
+        retries: 0,
+      });
+      const caller = new AbortController();
+      const slowCall = create(schemaV1.GetCredentialTypeRequestSchema, {
+        selector: { case: "typeVersion", value: { type: "slow", version: "v1" } },
+      });
+      const call = client.getCredentialType(slowCall, { signal: caller.signal }).catch((e: unknown) => e);
+      await vi.waitFor(() => expect(aborted).toBeDefined());
+      caller.abort();
+      expect(ConnectError.from(await call).code).toBe(Code.Canceled);
+      expect(ConnectError.from(await aborted).code).toBe(Code.Canceled);
+      expect((await client.getCredentialType(getPid)).credentialType?.type).toBe("pid");
+    } finally {
+      await slow.close();
+    }
   });
 
   it("counts every RPC by method and Connect code on /metrics, refused credentials and handler errors too", async () => {

@@ -1,15 +1,11 @@
-import { create, type DescMethod, type DescMethodUnary } from "@bufbuild/protobuf";
+import type { DescMethodUnary } from "@bufbuild/protobuf";
 import {
   appendHeaders,
   Code,
   ConnectError,
   type ConnectRouter,
   createContextValues,
-  createMethodImplSpec,
-  createServiceImplSpec,
-  type HandlerContext,
   type Interceptor,
-  type MethodImplSpec,
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
@@ -17,7 +13,6 @@ import {
   codeFromHttpStatus,
   codeToHttpStatus,
   contentTypeUnaryJson,
-  contentTypeUnaryProto,
   errorFromJsonBytes,
   errorToJsonBytes,
   headerContentType,
@@ -26,6 +21,7 @@ import {
   trailerMux,
 } from "@connectrpc/connect/protocol-connect";
 import { copyMessage } from "./message-copy.js";
+import { CallAnswer, invokeUnary, unaryMethodsOf, unaryResponse } from "./unary-methods.js";
 
 /**
  * The callee's half of an in-process call (in-process-transport.ts): the method's handler called
@@ -45,9 +41,6 @@ import { copyMessage } from "./message-copy.js";
  * Attempts of a retried call share the call's signal.
  */
 
-/** Node's reason for an abort without one, made once (Node builds each with a stack trace). */
-export const CALL_ENDED = new DOMException("This operation was aborted", "AbortError");
-
 /** One call as the caller's innermost step hands it over. */
 export interface InProcessCall {
   /** The caller's request, after its client interceptors. */
@@ -58,95 +51,8 @@ export interface InProcessCall {
 
 export type InProcessHandler = (call: InProcessCall) => Promise<UnaryResponse>;
 
-type UnarySpec = Extract<MethodImplSpec, { kind: "unary" }>;
-
-/**
- * The unary methods `routes` registers, as Connect's router would register them; undefined when a
- * registration passes handler options (none does today), which only Connect's own router applies.
- */
-function unaryMethodsOf(routes: (router: ConnectRouter) => void): Map<DescMethod, UnarySpec> | undefined {
-  const unary = new Map<DescMethod, UnarySpec>();
-  let plain = true;
-  const add = (spec: MethodImplSpec) => {
-    if (spec.kind === "unary") unary.set(spec.method, spec);
-  };
-  const router: ConnectRouter = {
-    handlers: [],
-    service(service, implementation, options) {
-      if (options) plain = false;
-      for (const spec of Object.values(createServiceImplSpec(service, implementation).methods)) add(spec);
-      return router;
-    },
-    rpc(method, impl, options) {
-      if (options) plain = false;
-      add(createMethodImplSpec(method, impl));
-      return router;
-    },
-  };
-  routes(router);
-  return plain ? unary : undefined;
-}
-
-/** The response header and trailer of one call, made when first used. */
-class Answer {
-  private madeHeader?: Headers;
-  private madeTrailer?: Headers;
-  get header(): Headers {
-    this.madeHeader ??= new Headers({ [headerContentType]: contentTypeUnaryProto });
-    return this.madeHeader;
-  }
-  get trailer(): Headers {
-    this.madeTrailer ??= new Headers();
-    return this.madeTrailer;
-  }
-}
-
-/**
- * The handler's context: the request's method, signal, header and values, the call's deadline and
- * answer. Object literals with own getters, so that a spread copy (`{ ...context }`) keeps them.
- */
-function handlerContext(req: UnaryRequest, answer: Answer, deadlineAt: number | undefined): HandlerContext {
-  return {
-    method: req.method,
-    service: req.service,
-    requestMethod: "POST",
-    protocolName: "connect",
-    url: req.url,
-    signal: req.signal,
-    requestHeader: req.header,
-    values: req.contextValues,
-    timeoutMs: () => (deadlineAt === undefined ? undefined : deadlineAt - Date.now()),
-    get responseHeader() {
-      return answer.header;
-    },
-    get responseTrailer() {
-      return answer.trailer;
-    },
-  };
-}
-
-/** A unary response whose header and trailer are `headers`' (made when first read). */
-function response(
-  method: DescMethodUnary,
-  message: UnaryResponse["message"],
-  headers: Pick<UnaryResponse, "header" | "trailer">,
-): UnaryResponse {
-  return {
-    stream: false,
-    service: method.parent,
-    method,
-    message,
-    get header() {
-      return headers.header;
-    },
-    get trailer() {
-      return headers.trailer;
-    },
-  };
-}
-
 /** The failure as the caller would read it from the Connect protocol's JSON error answer. */
-function asReceived(e: unknown, answer: Answer): ConnectError {
+function asReceived(e: unknown, answer: CallAnswer): ConnectError {
   const error =
     e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
   const header = answer.header;
@@ -181,30 +87,26 @@ export function createInProcessHandler(
   return async ({ req, deadlineAt }) => {
     const spec = methods.get(req.method);
     if (!spec) throw new ConnectError(`no handler registered for ${req.url}`, Code.Unimplemented);
-    const method = spec.method as DescMethodUnary;
-    const answer = new Answer();
-    let next = (async (request: UnaryRequest) => {
-      const output = await spec.impl(request.message, handlerContext(request, answer, deadlineAt));
-      return response(method, create(spec.method.output, output), answer);
-    }) as Parameters<Interceptor>[0];
-    for (const interceptor of outermostFirst) next = interceptor(next);
+    const answer = new CallAnswer();
     let res: UnaryResponse;
     try {
-      res = (await next({
-        stream: false,
-        service: req.service,
-        method: req.method,
-        requestMethod: "POST",
-        url: req.url,
-        signal: req.signal,
-        header: req.header,
-        contextValues: createContextValues(),
-        message: copyMessage(spec.method.input, req.message),
-      } as UnaryRequest)) as UnaryResponse;
+      res = await invokeUnary(
+        {
+          spec,
+          url: req.url,
+          signal: req.signal,
+          header: req.header,
+          contextValues: createContextValues(),
+          message: copyMessage(spec.method.input, req.message),
+          deadlineAt,
+        },
+        answer,
+        outermostFirst,
+      );
     } catch (e) {
       throw asReceived(e, answer);
     }
     // The header and trailer the server interceptors answered with (the answer's, unless one replaced them).
-    return response(method, copyMessage(spec.method.output, res.message), res);
+    return unaryResponse(spec.method as DescMethodUnary, copyMessage(spec.method.output, res.message), res);
   };
 }

@@ -1,7 +1,5 @@
 import { create, type DescMethodUnary } from "@bufbuild/protobuf";
 import {
-  Code,
-  ConnectError,
   type ConnectRouter,
   createContextValues,
   createRouterTransport,
@@ -9,9 +7,10 @@ import {
   type Transport,
   type UnaryRequest,
 } from "@connectrpc/connect";
-import { createMethodUrl, getAbortSignalReason } from "@connectrpc/connect/protocol";
+import { createMethodUrl } from "@connectrpc/connect/protocol";
 import { requestHeaderWithCompression } from "@connectrpc/connect/protocol-connect";
-import { CALL_ENDED, createInProcessHandler, type InProcessHandler } from "./in-process-handler.js";
+import { callSignal, raceSignal } from "./call-signal.js";
+import { createInProcessHandler, type InProcessHandler } from "./in-process-handler.js";
 
 /**
  * The transport of in-process internal calls (in-process.ts): the caller's client interceptors,
@@ -47,62 +46,6 @@ export interface InProcessTransportOptions {
   client: { interceptors: Interceptor[]; defaultTimeoutMs: number };
   /** The callee's server interceptors, as its internal server runs them. */
   server: { interceptors: Interceptor[] };
-}
-
-/** Settles as `promise`, or rejects with the signal's reason as soon as it aborts (the caller's deadline). */
-function raceSignal<T>(signal: AbortSignal, promise: Promise<T>): Promise<T> {
-  if (signal.aborted) return Promise.reject(getAbortSignalReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(getAbortSignalReason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/**
- * The signal of one call, as Connect's `runUnaryCall` sets it up: aborted with DeadlineExceeded
- * when `timeoutMs` passes, with the caller's reason when the caller's signal aborts, and at the
- * end of the call; `fail` turns a failure into the ConnectError the call rejects with.
- */
-function callSignal(caller: AbortSignal | undefined, timeoutMs: number | undefined) {
-  const controller = new AbortController();
-  const onCallerAbort = () => controller.abort(getAbortSignalReason(caller as AbortSignal));
-  let timer: NodeJS.Timeout | undefined;
-  if (caller?.aborted) onCallerAbort();
-  else caller?.addEventListener("abort", onCallerAbort);
-  const timedOut = () => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded));
-  if (timeoutMs !== undefined) {
-    if (timeoutMs <= 0) timedOut();
-    else timer = setTimeout(timedOut, timeoutMs);
-  }
-  const release = () => {
-    clearTimeout(timer);
-    caller?.removeEventListener("abort", onCallerAbort);
-  };
-  return {
-    signal: controller.signal,
-    done() {
-      release();
-      controller.abort(CALL_ENDED);
-    },
-    fail(reason: unknown): Promise<never> {
-      const error = controller.signal.aborted
-        ? ConnectError.from(getAbortSignalReason(controller.signal), Code.Canceled)
-        : ConnectError.from(reason);
-      controller.abort(error);
-      release();
-      return Promise.reject(error);
-    },
-  };
 }
 
 /** A transport calling the handlers `routes` registers in this process, through both sides' interceptors. */

@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import { callerKey, callerPolicyInterceptor } from "./caller-policy.js";
 import { toConnectError } from "./error-mapping.js";
+import { createUnaryProtoHandler } from "./h2c-unary-handler.js";
 import { registerLocalServer } from "./in-process.js";
 import { rpcMetricsInterceptor } from "./rpc-metrics.js";
 import type { ServiceCredentialVerifier } from "./service-credential.js";
@@ -21,6 +22,11 @@ export interface InternalServerOptions {
   verifier: ServiceCredentialVerifier;
   metrics?: Registry;
   logger: FastifyBaseLogger;
+  /**
+   * Tests: answer every call with Connect's own handler, also the h2c clients' unary calls
+   * (h2c-unary-handler.ts) — the parity suite runs its calls both ways.
+   */
+  connectHandlerOnly?: boolean;
 }
 
 export interface InternalServer {
@@ -98,7 +104,22 @@ export async function startInternalServer(options: InternalServerOptions): Promi
     },
   });
   const h1 = http.createServer(handler);
-  const h2 = http2.createServer({}, handler);
+  // The h2c clients' calls (Connect, unary, binary) are answered on the stream itself, without
+  // Connect's universal handler or Node's compatibility request and response; every other stream
+  // goes to Connect's handler through a server that is never listened on (`h2Compat`), which makes them.
+  const unary = options.connectHandlerOnly ? undefined : createUnaryProtoHandler(options.routes, interceptors);
+  const h2Compat = http2.createServer({}, handler);
+  let h2: net.Server = h2Compat;
+  if (unary) {
+    const streams = http2.createServer({});
+    streams.on(
+      "stream",
+      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+        if (!unary(stream, headers)) h2Compat.emit("stream", stream, headers, flags, rawHeaders);
+      },
+    );
+    h2 = streams;
+  }
   const sockets = new Set<net.Socket>();
   const listener = net.createServer((socket) => {
     sockets.add(socket);
