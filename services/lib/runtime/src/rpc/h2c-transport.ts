@@ -1,25 +1,23 @@
 import http2 from "node:http2";
-import { create, type DescMethodUnary, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type DescMethodUnary, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   appendHeaders,
   Code,
   ConnectError,
-  createContextValues,
   type Interceptor,
   type Transport,
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { createMethodUrl, getAbortSignalReason } from "@connectrpc/connect/protocol";
+import { getAbortSignalReason } from "@connectrpc/connect/protocol";
 import {
   errorFromJsonBytes,
-  requestHeaderWithCompression,
   trailerDemux,
   validateResponseWithCompression,
 } from "@connectrpc/connect/protocol-connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { callSignal } from "./call-signal.js";
 import { H2cSession } from "./h2c-session.js";
+import { deadlineOf, runUnaryCall } from "./unary-call.js";
 
 /**
  * The network transport of internal unary calls: the Connect protocol (binary, unary POST) over
@@ -196,25 +194,16 @@ export function createH2cTransport(options: H2cTransportOptions): Transport {
   for (const interceptor of outermostFirst) next = interceptor(next);
 
   return {
-    unary: (async (method, signal, timeoutMs, header, message, contextValues) => {
-      const deadline = timeoutMs === undefined ? options.defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
-      const call = callSignal(signal, deadline);
-      return await next({
-        stream: false,
-        service: method.parent,
-        method: method as DescMethodUnary,
-        requestMethod: "POST",
-        url: createMethodUrl(options.baseUrl, method),
-        header: requestHeaderWithCompression(method.methodKind, true, deadline, header, [], null, true),
-        contextValues: contextValues ?? createContextValues(),
-        // As Connect's transport: a full message of the input type (create() leaves one as it is).
-        message: create(method.input, message),
-        signal: call.signal,
-      } as UnaryRequest).then((res) => {
-        call.done();
-        return res;
-      }, call.fail);
-    }) as Transport["unary"],
+    unary: (async (method, signal, timeoutMs, header, message, contextValues) =>
+      runUnaryCall(next, {
+        baseUrl: options.baseUrl,
+        method,
+        signal,
+        deadline: deadlineOf(timeoutMs, options.defaultTimeoutMs),
+        header,
+        message,
+        contextValues,
+      })) as Transport["unary"],
     stream: (...args) => {
       streaming ??= createConnectTransport({
         baseUrl: options.baseUrl,

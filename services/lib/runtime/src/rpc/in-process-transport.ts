@@ -1,16 +1,13 @@
-import { create, type DescMethodUnary } from "@bufbuild/protobuf";
 import {
   type ConnectRouter,
-  createContextValues,
   createRouterTransport,
   type Interceptor,
   type Transport,
   type UnaryRequest,
 } from "@connectrpc/connect";
-import { createMethodUrl } from "@connectrpc/connect/protocol";
-import { requestHeaderWithCompression } from "@connectrpc/connect/protocol-connect";
-import { callSignal, raceSignal } from "./call-signal.js";
+import { raceSignal } from "./call-signal.js";
 import { createInProcessHandler, type InProcessHandler } from "./in-process-handler.js";
+import { deadlineOf, runUnaryCall } from "./unary-call.js";
 
 /**
  * The transport of in-process internal calls (in-process.ts): the caller's client interceptors,
@@ -63,28 +60,13 @@ export function createInProcessTransport(
 
   return {
     unary: (async (method, signal, timeoutMs, header, message, contextValues) => {
-      const deadline =
-        timeoutMs === undefined ? options.client.defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
+      const deadline = deadlineOf(timeoutMs, options.client.defaultTimeoutMs);
       const deadlineAt = deadline === undefined ? undefined : Date.now() + deadline;
       // The innermost client step: the callee's handler, waited for until the call's signal aborts.
       let next = ((req: UnaryRequest) =>
         raceSignal(req.signal, handler({ req, deadlineAt }))) as Parameters<Interceptor>[0];
       for (const interceptor of outermostFirst) next = interceptor(next);
-      const call = callSignal(signal, deadline);
-      return await next({
-        stream: false,
-        service: method.parent,
-        method: method as DescMethodUnary,
-        requestMethod: "POST",
-        url: createMethodUrl(BASE_URL, method),
-        header: requestHeaderWithCompression(method.methodKind, true, deadline, header, [], null, true),
-        contextValues: contextValues ?? createContextValues(),
-        message: create(method.input, message),
-        signal: call.signal,
-      } as UnaryRequest).then((res) => {
-        call.done();
-        return res;
-      }, call.fail);
+      return await runUnaryCall(next, { baseUrl: BASE_URL, method, signal, deadline, header, message, contextValues });
     }) as Transport["unary"],
     stream: (...args) => router.stream(...args),
   };
