@@ -7,8 +7,10 @@ import {
   type AccessTokenGrant,
   createAccessTokenSigner,
   createAccessTokenVerifier,
+  MintedTokens,
 } from "../src/access-token/index.js";
 import { generateEd25519Jwk } from "../src/keys/ed25519.js";
+import { importPublicJwk } from "../src/keys/jws.js";
 import { KeyFormatError } from "../src/keys/key-format-error.js";
 import { generateP256Jwk, type P256PrivateJwk, p256PublicJwk } from "../src/keys/p256.js";
 
@@ -248,5 +250,79 @@ describe("createAccessTokenVerifier", () => {
       expect(error).toBeInstanceOf(AccessTokenError);
       expect(error).toMatchObject({ reason: "key_set_unavailable" });
     });
+  });
+});
+
+describe("tokens minted in this process (MintedTokens)", () => {
+  /** A signer and verifier sharing one memory, as the all-in-one's auth server and issuer share the process's. */
+  function sharing(minted = new MintedTokens()) {
+    const signing = createAccessTokenSigner({ privateJwk: key, issuer: AS_URL, now: () => NOW, minted });
+    const at = (now: Date) => createAccessTokenVerifier({ jwks: signing.jwks, issuer: AS_URL, now: () => now, minted });
+    return { minted, signing, verifying: at(NOW), at };
+  }
+  /** A token whose signature is wrong: the last signature byte flipped. */
+  const badSignature = (token: string) => {
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const bytes = Buffer.from(signature, "base64url");
+    bytes[bytes.length - 1] = (bytes.at(-1) ?? 0) ^ 1;
+    return `${header}.${payload}.${bytes.toString("base64url")}`;
+  };
+
+  it("remembers what the signer signed, with its public key; nothing else", async () => {
+    const { minted, signing } = sharing();
+    const token = await signing.sign(grant);
+    expect(minted.vouches(token, importPublicJwk(key))).toBe(true);
+    expect(minted.vouches(badSignature(token), importPublicJwk(key))).toBe(false);
+    expect(minted.vouches(token, importPublicJwk(generateP256Jwk()))).toBe(false);
+  });
+
+  it("is consulted instead of the signature check: a remembered token passes even with a broken signature", async () => {
+    // Proves the verifier asks the memory (the only way it can be seen from outside): only the
+    // signer records tokens, and it records exactly what it signed.
+    const { minted, verifying } = sharing();
+    const token = badSignature(await signer.sign(grant));
+    expect(await refusal(token)).toMatchObject({ reason: "invalid_signature" });
+    minted.remember(token, importPublicJwk(key));
+    await expect(verifying.verify(token, { audience: AUDIENCE })).resolves.toMatchObject({ tenant: "acme" });
+  });
+
+  it("checks everything but the signature as always: expiry, audience, typ", async () => {
+    const { signing, verifying, at } = sharing();
+    const token = await signing.sign(grant);
+    await expect(verifying.verify(token, { audience: AUDIENCE })).resolves.toBeDefined();
+    await expect(at(new Date(NOW.getTime() + 3_600_000)).verify(token)).rejects.toMatchObject({ reason: "expired" });
+    await expect(verifying.verify(token, { audience: "http://localhost:8082/other" })).rejects.toMatchObject({
+      reason: "wrong_audience",
+    });
+  });
+
+  it("verifies in full what it does not hold: a changed byte, another process's token, another key under our kid", async () => {
+    const { minted, verifying } = sharing();
+    const signed = await createAccessTokenSigner({ privateJwk: key, issuer: AS_URL, now: () => NOW, minted }).sign(
+      grant,
+    );
+    await expect(verifying.verify(badSignature(signed))).rejects.toMatchObject({ reason: "invalid_signature" });
+    // Signed elsewhere (another memory: another process) with the right key: verified, and valid.
+    const elsewhere = await createAccessTokenSigner({
+      privateJwk: key,
+      issuer: AS_URL,
+      now: () => NOW,
+      minted: new MintedTokens(),
+    }).sign(grant);
+    expect(minted.vouches(elsewhere, importPublicJwk(key))).toBe(false);
+    await expect(verifying.verify(elsewhere)).resolves.toBeDefined();
+    // Remembered under another key than the one the key set holds for the kid: the full check refuses it.
+    const other = generateP256Jwk();
+    const forged = await forge({ privateJwk: other });
+    minted.remember(forged, importPublicJwk(other));
+    await expect(verifying.verify(forged)).rejects.toMatchObject({ reason: "invalid_signature" });
+  });
+
+  it("holds the newest tokens only, oldest out first", async () => {
+    const minted = new MintedTokens(2);
+    const publicKey = importPublicJwk(key);
+    const signing = createAccessTokenSigner({ privateJwk: key, issuer: AS_URL, now: () => NOW, minted });
+    const [first, second, third] = [await signing.sign(grant), await signing.sign(grant), await signing.sign(grant)];
+    expect([first, second, third].map((token) => minted.vouches(token, publicKey))).toEqual([false, true, true]);
   });
 });

@@ -1,7 +1,8 @@
-import { createHash, createPrivateKey, type KeyObject, randomUUID } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, randomUUID } from "node:crypto";
 import { signCompactJws } from "../keys/jws.js";
 import { KeyFormatError } from "../keys/key-format-error.js";
 import type { P256PrivateJwk } from "../keys/p256.js";
+import { type MintedTokens, mintedHere } from "./minted-here.js";
 import {
   ACCESS_TOKEN_ALG,
   ACCESS_TOKEN_TYP,
@@ -17,6 +18,8 @@ export interface CreateAccessTokenSignerOptions {
   issuer: string;
   ttlSeconds?: number;
   now?: () => Date;
+  /** Where each signed token is remembered, so a verifier in this process need not check its signature again (default: the process's one). */
+  minted?: MintedTokens;
 }
 
 /** A public signing key as published at the authorization server's `jwks_uri`. */
@@ -66,6 +69,8 @@ function importSigningKey(jwk: P256PrivateJwk): KeyObject {
  */
 export function createAccessTokenSigner(options: CreateAccessTokenSignerOptions): AccessTokenSigner {
   const key = importSigningKey(options.privateJwk);
+  const publicKey = createPublicKey(key);
+  const minted = options.minted ?? mintedHere;
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new Error("ttlSeconds must be a positive integer");
   const now = options.now ?? (() => new Date());
@@ -102,7 +107,9 @@ export function createAccessTokenSigner(options: CreateAccessTokenSignerOptions)
         ...(grant.jkt === undefined ? {} : { cnf: { jkt: grant.jkt } }),
         ...(grant.revocable ? { revocable: true } : {}),
       };
-      return signCompactJws(ACCESS_TOKEN_ALG, { typ: ACCESS_TOKEN_TYP, kid }, { ...payload }, key);
+      const token = signCompactJws(ACCESS_TOKEN_ALG, { typ: ACCESS_TOKEN_TYP, kid }, { ...payload }, key);
+      minted.remember(token, publicKey);
+      return token;
     },
   };
 }

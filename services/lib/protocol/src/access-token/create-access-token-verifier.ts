@@ -1,7 +1,8 @@
 import { KeyObject, type webcrypto } from "node:crypto";
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
-import { JwsError, verifyCompactJws } from "../keys/jws.js";
+import { decodeCompactJws, JwsError, verifyJwsInput } from "../keys/jws.js";
 import { AccessTokenError } from "./access-token-error.js";
+import { type MintedTokens, mintedHere } from "./minted-here.js";
 import {
   ACCESS_TOKEN_ALG,
   ACCESS_TOKEN_TYP,
@@ -21,6 +22,11 @@ export interface CreateAccessTokenVerifierOptions {
   /** Accepted clock difference for `exp`, in seconds (default 0). */
   clockToleranceSeconds?: number;
   now?: () => Date;
+  /**
+   * Tokens this process signed (default: the process's one memory): one found there, with the key
+   * the key set picked, needs no second signature check (minted-here.ts).
+   */
+  minted?: MintedTokens;
 }
 
 export interface VerifyAccessTokenOptions {
@@ -120,7 +126,8 @@ function checkClaims(
 /**
  * The key set (local, or the remote `jwks_uri` jose fetches, caches and refetches for an unknown
  * `kid`) picks the key; the signature is checked with node:crypto on a KeyObject made once per
- * key (keys/jws.ts), not as a WebCrypto job per token.
+ * key (keys/jws.ts), not as a WebCrypto job per token, unless this process signed exactly this
+ * token with that key (`minted`, the all-in-one: then the check could only succeed).
  */
 export function createAccessTokenVerifier(options: CreateAccessTokenVerifierOptions): AccessTokenVerifier {
   const keys: JWTVerifyGetKey =
@@ -136,6 +143,7 @@ export function createAccessTokenVerifier(options: CreateAccessTokenVerifierOpti
     return found;
   };
   const now = options.now ?? (() => new Date());
+  const minted = options.minted ?? mintedHere;
 
   return {
     async verify(token, verifyOptions = {}) {
@@ -150,8 +158,12 @@ export function createAccessTokenVerifier(options: CreateAccessTokenVerifierOpti
       try {
         const [encodedHeader, encodedPayload, signature] = token.split(".") as [string, string, string];
         const key = await keys(header as never, { protected: encodedHeader, payload: encodedPayload, signature });
-        const verified = verifyCompactJws(token, keyObjectOf(key), [ACCESS_TOKEN_ALG]);
-        payload = JSON.parse(new TextDecoder().decode(verified.payload));
+        const keyObject = keyObjectOf(key);
+        const jws = decodeCompactJws(token, [ACCESS_TOKEN_ALG]);
+        if (!minted.vouches(token, keyObject) && !verifyJwsInput(jws.alg, jws.input, jws.signature, keyObject)) {
+          throw new JwsError("signature", "JWS signature is invalid");
+        }
+        payload = JSON.parse(new TextDecoder().decode(jws.payload));
       } catch (error) {
         if (error instanceof JwsError && error.reason === "signature") {
           throw new AccessTokenError("invalid_signature", "access token signature is invalid", { cause: error });

@@ -11,6 +11,7 @@ export {
   createAccessTokenVerifier,
   type VerifyAccessTokenOptions,
 } from "./create-access-token-verifier.js";
+export { MintedTokens, mintedHere } from "./minted-here.js";
 export {
   ACCESS_TOKEN_ALG,
   ACCESS_TOKEN_TYP,
