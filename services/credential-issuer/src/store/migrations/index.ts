@@ -10,6 +10,7 @@ import { addIssuerStatusListSize } from "./0008-issuer-status-list-size.js";
 import { createStatusListEntries } from "./0009-status-list-entries.js";
 import { createIssuerPrivateKeys } from "./0010-issuer-private-keys.js";
 import { addCacheTopics } from "./0011-cache-topics.js";
+import { replaceStatusChecksWithEnums } from "./0012-status-enums.js";
 
 /** Migrations of the credential_issuer schema, applied in name order at start-up. */
 export const migrations: Migrations = {
@@ -24,4 +25,5 @@ export const migrations: Migrations = {
   "0009_status_list_entries": createStatusListEntries,
   "0010_issuer_private_keys": createIssuerPrivateKeys,
   "0011_cache_topics": addCacheTopics,
+  "0012_status_enums": replaceStatusChecksWithEnums,
 };
