@@ -68,8 +68,7 @@ export async function handleTokenRequest(request: TokenRequest, deps: TokenEndpo
       (code) => issueAccessToken(code.grant, proof, signing, code.clientId),
     );
   } else {
-    const grant = await redeemGrant(grantRequest, deps);
-    accessToken = await issueAccessToken(grant, proof, signing);
+    accessToken = await redeemGrant(grantRequest, deps, (grant) => issueAccessToken(grant, proof, signing));
   }
   return createTokenResponse(accessToken, proof, deps);
 }
