@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
+import { type PgResult, type RowShape, reuseRowShape } from "./row-shapes.js";
 
 /**
  * Server-side prepared statements for every parameterised query of the process.
@@ -69,6 +70,8 @@ type Callback = (error: Error | null, result?: unknown) => void;
  */
 export class NamingClient extends pg.Client {
   private readonly retired = new Set<string>();
+  /** The row shape of each named statement's latest run on this connection (`reuseRowShape`). */
+  private readonly shapes = new Map<string, RowShape>();
 
   // biome-ignore lint/suspicious/noExplicitAny: overrides pg's overloaded query(), whose result type depends on the arguments
   override query(config: any, values?: any, callback?: any): any {
@@ -98,6 +101,7 @@ export class NamingClient extends pg.Client {
         error ? reject(error) : resolve(result as unknown as pg.QueryResult),
       );
       (query as unknown as { name: string }).name = name;
+      reuseRowShape((query as unknown as { _result: PgResult })._result, this.shapes, name);
       super.query(query);
     });
   }

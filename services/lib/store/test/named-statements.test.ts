@@ -75,6 +75,23 @@ describe.each(backends)("named statements on $name", (backend) => {
     expect((await prepared()).some((row) => row.statement.includes("count(*)"))).toBe(false);
   });
 
+  it("parses a named statement's rows with the parsers its previous run on the connection built", async () => {
+    const { database } = context;
+    const client = await database.pool.connect();
+    try {
+      const text = `SELECT id, label FROM ${schema}.items WHERE id = $1`;
+      const first = await client.query(text, [1]);
+      const second = await client.query(text, [2]);
+      expect(first.rows).toEqual([{ id: 1, label: "one" }]);
+      expect(second.rows).toEqual([{ id: 2, label: "two" }]);
+      expect((second as unknown as { _parsers: unknown })._parsers).toBe(
+        (first as unknown as { _parsers: unknown })._parsers,
+      );
+    } finally {
+      client.release();
+    }
+  });
+
   it("survives a table change under a prepared SELECT *, outside and inside transactions", async () => {
     const { db } = context;
     const byId = (trx: Kysely<Tables> = db) => trx.selectFrom("items").selectAll().where("id", "=", 1).execute();
