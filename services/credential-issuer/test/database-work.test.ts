@@ -112,6 +112,21 @@ describe("database statements per issuance step", () => {
     ).toBe(false);
   });
 
+  it("a did:ledger issuer's offer takes one cache barrier: the DID's resolution trusts the API key check's", async () => {
+    const key = ed25519Key();
+    const did = "did:ledger:OneBarrierPerOffer";
+    issuer.doubles.ledger.addDid(did, key.publicJwk);
+    const offer = async () =>
+      expect((await createOffer(issuer, { issuer_did: did, issuer_private_key: key.privateJwk.d })).statusCode).toBe(
+        201,
+      );
+    await offer();
+    const before = invalidations.roundTrips;
+    await offer();
+    // Without the request's scope the resolution sent a barrier of its own, after the API key's.
+    expect(invalidations.roundTrips - before).toBe(invalidations.state === "coherent" ? 1 : 0);
+  });
+
   it("a configuration written by another connection (another replica) is what the very next offer sees", async () => {
     await issuance();
     const otherReplica = createIssuerConfigurationStore(issuer.database.db);

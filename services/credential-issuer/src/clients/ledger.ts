@@ -33,6 +33,6 @@ export function createLedger(
     }
   };
   return {
-    resolveDid: (did) => resolutions.get(did, () => resolve(did)),
+    resolveDid: (did, scope) => resolutions.get(did, () => resolve(did), scope),
   };
 }

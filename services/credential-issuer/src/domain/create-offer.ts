@@ -32,8 +32,8 @@ export interface CreateOfferInput {
   expiresInSeconds?: number;
   requireTransactionCode: boolean;
   /**
-   * The request's cache scope (`cacheScopeOf`): the configuration and tenant reads trust the barrier
-   * its API key check took (nothing here writes a cached table before reading one).
+   * The request's cache scope (`cacheScopeOf`): the configuration, tenant and issuer DID reads trust
+   * the barrier its API key check took (nothing here writes a cached table before reading one).
    */
   cacheScope?: CacheScope;
 }
@@ -179,9 +179,10 @@ interface PreparedSigning {
 async function prepareSigning(
   deps: Pick<IssuerDependencies, "ledger">,
   request: SigningRequest,
+  scope: CacheScope | undefined,
 ): Promise<PreparedSigning> {
   if (request.mode === "x509") return { signing: { mode: "x509" } };
-  const key = await verifyIssuerKey(deps.ledger, request.issuerDid, request.issuerPrivateKey);
+  const key = await verifyIssuerKey(deps.ledger, request.issuerDid, request.issuerPrivateKey, scope);
   const thumbprint = jwkThumbprint(key.publicJwk);
   return {
     signing: { mode: "did", issuerDid: request.issuerDid, issuerKid: key.kid, alg: key.alg, key: { thumbprint } },
@@ -265,7 +266,7 @@ export async function createOffer(deps: CreateOfferDependencies, input: CreateOf
   const signingRequest = signingMode.request;
   if (errors.length > 0 || !configuration || !signingRequest) throw invalidFields(errors);
   const id = randomUUID();
-  const prepared = await prepareSigning(deps, signingRequest);
+  const prepared = await prepareSigning(deps, signingRequest, input.cacheScope);
   const now = deps.now();
   const offer: Offer = {
     id,

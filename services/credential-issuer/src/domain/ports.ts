@@ -71,8 +71,12 @@ export interface CredentialTypeCatalog {
 
 /** The ledger: DID documents of did:ledger DIDs. Outages throw 503. */
 export interface Ledger {
-  /** Undefined when the DID does not exist (or is not a valid did:ledger DID). */
-  resolveDid(did: string): Promise<{ document: unknown; deactivated: boolean } | undefined>;
+  /**
+   * Undefined when the DID does not exist (or is not a valid did:ledger DID). Never behind the
+   * ledger's DIDs; with `scope` (the request's, `cacheScopeOf`), as of the request's start: its
+   * cache barrier is the one the request's first cached read took, not a round trip of its own.
+   */
+  resolveDid(did: string, scope?: CacheScope): Promise<{ document: unknown; deactivated: boolean } | undefined>;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   samePublicKey,
   verificationMethodsOf,
 } from "@attesto/protocol";
+import type { CacheScope } from "@attesto/protocol/cache";
 import { badRequest } from "@attesto/runtime/errors";
 import type { Ledger } from "./ports.js";
 
@@ -49,8 +50,8 @@ function didKeyMethod(did: string): { id: string; publicJwk: PublicJwk } {
 }
 
 /** did:ledger: the assertion keys of its DID document on the ledger (503 when the ledger is down). */
-async function ledgerMethods(ledger: Ledger, did: string) {
-  const resolved = await ledger.resolveDid(did);
+async function ledgerMethods(ledger: Ledger, did: string, scope: CacheScope | undefined) {
+  const resolved = await ledger.resolveDid(did, scope);
   if (!resolved) throw badRequest("issuer_did does not resolve on the ledger");
   if (resolved.deactivated) throw badRequest("issuer_did is deactivated");
   return verificationMethodsOf(resolved.document, did, "assertionMethod");
@@ -59,12 +60,21 @@ async function ledgerMethods(ledger: Ledger, did: string) {
 /**
  * The DID path's key check (this service's README): `issuer_did` must resolve to the public key of
  * `issuer_private_key`. Returns the key to seal and the DID URL that becomes the credential's `kid`.
+ * `scope`: the request's cache scope, so a did:ledger resolution trusts the barrier its first cached
+ * read took (a DID deactivated before the request began is refused) instead of a round trip of its own.
  */
-export async function verifyIssuerKey(ledger: Ledger, issuerDid: string, issuerPrivateKey: string): Promise<IssuerKey> {
+export async function verifyIssuerKey(
+  ledger: Ledger,
+  issuerDid: string,
+  issuerPrivateKey: string,
+  scope?: CacheScope,
+): Promise<IssuerKey> {
   if (!ISSUER_DID.test(issuerDid)) throw badRequest("issuer_did must be a did:ledger or did:key DID");
   const privateJwk = parseIssuerPrivateKey(issuerPrivateKey);
   const publicJwk = publicJwkOf(privateJwk)!;
-  const methods = issuerDid.startsWith("did:key:") ? [didKeyMethod(issuerDid)] : await ledgerMethods(ledger, issuerDid);
+  const methods = issuerDid.startsWith("did:key:")
+    ? [didKeyMethod(issuerDid)]
+    : await ledgerMethods(ledger, issuerDid, scope);
   const method = methods.find((candidate) => samePublicKey(candidate.publicJwk, publicJwk));
   if (!method) throw badRequest("issuer_private_key does not match the public key of issuer_did");
   return { privateJwk, publicJwk, alg: algorithmOfKey(publicJwk), kid: method.id };
