@@ -8,7 +8,10 @@ const column = (name: string, dataTypeID: number) => ({ name, dataTypeID, format
 
 /** A pg Result as a named query's run makes it, with the shapes of its connection. */
 function resultOf(shapes: Map<string, RowShape>, name: string): PgResult & { parseRow(row: unknown[]): unknown } {
-  const result = new pg.Result() as unknown as PgResult & { parseRow(row: unknown[]): unknown };
+  // As pg.Query makes it: no row mode, the pg-types parsers.
+  const result = new pg.Result(undefined as unknown as string, pg.types) as unknown as PgResult & {
+    parseRow(row: unknown[]): unknown;
+  };
   reuseRowShape(result, shapes, name);
   return result;
 }
