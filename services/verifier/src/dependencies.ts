@@ -13,6 +13,7 @@ import { createVerificationEvents } from "./clients/verification-events.js";
 import { createVerifierKeys } from "./clients/verifier-keys.js";
 import type { VerifierConfig } from "./config.js";
 import type { VerifierDependencies } from "./domain/ports.js";
+import { createRecordedOutcomes } from "./domain/recorded-outcomes.js";
 import { createDcApiSessionStore } from "./store/dc-api-session.store.js";
 import { createVerificationSessionStore } from "./store/verification-session.store.js";
 import { createVerifierPolicyStore } from "./store/verifier-policy.store.js";
@@ -49,6 +50,7 @@ export function createDependencies(
   const configuredRoots = config.TRUSTED_X509_ROOTS_PEM ? parsePemCertificates(config.TRUSTED_X509_ROOTS_PEM) : [];
   return {
     sessions: overrides.sessions ?? createVerificationSessionStore(context.db),
+    outcomes: overrides.outcomes ?? createRecordedOutcomes(),
     dcApiSessions: overrides.dcApiSessions ?? createDcApiSessionStore(context.db),
     policies: overrides.policies ?? createVerifierPolicyStore(context.db),
     sealer: overrides.sealer ?? createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),

@@ -85,7 +85,7 @@ describe("database statements per verification step", () => {
     return { steps, asked };
   };
 
-  it("authorization request 1, request object 1, presentation 2 (session read, then one conditional write of the outcome), result 1; no explicit transaction; no trust registry call once warm (coherent caches; PGlite reads through)", async () => {
+  it("authorization request 1, request object 1, presentation 2 (session read, then one conditional write of the outcome), result 0 (the outcome this process recorded, recorded-outcomes.ts); no explicit transaction; no trust registry call once warm (coherent caches; PGlite reads through)", async () => {
     // One issuer presented twice: the second time its standing is known.
     const issuer = didKeyIssuer(verifier.edges);
     await verification(issuer);
@@ -100,7 +100,7 @@ describe("database statements per verification step", () => {
       authorizationRequest: 1,
       requestObject: 1,
       presentation: 2,
-      result: 1,
+      result: 0,
     });
     expect(
       Object.values(steps).some((texts) => texts.some((text) => /^begin/i.test(text))),

@@ -34,12 +34,15 @@ export interface VerificationResult {
  * and unused; it is consumed by this read. Any mismatch is one 400 that says nothing about why.
  */
 export async function getVerificationResult(
-  deps: Pick<VerifierDependencies, "sessions" | "now">,
+  deps: Pick<VerifierDependencies, "sessions" | "outcomes" | "now">,
   tenant: string,
   sessionId: string,
   responseCode?: string,
 ): Promise<VerificationResult> {
-  const session = await deps.sessions.findById(sessionId);
+  // The outcome this process recorded, as its row now is (recorded-outcomes.ts); a response_code
+  // is consumed in the database, so that read always goes there.
+  const remembered = responseCode === undefined ? deps.outcomes.take(sessionId, tenant) : undefined;
+  const session = remembered ?? (await deps.sessions.findById(sessionId));
   if (!session || session.tenant !== tenant) throw notFound("Verification session not found");
   if (responseCode !== undefined) {
     const accepted =

@@ -1,6 +1,7 @@
 import type { Certificate, StatusListTokenSource } from "@attesto/protocol";
 import type { DcApiSession } from "./dc-api/dc-api-session.js";
 import type { VerifierCertificateSource, VerifierPolicy } from "./policy/verifier-policy.js";
+import type { RecordedOutcomes } from "./recorded-outcomes.js";
 import type { DidResolution, IssuerStanding, RegisteredIssuerSnapshot } from "./upstream.js";
 import type {
   CheckResult,
@@ -217,6 +218,8 @@ export interface SessionSigner {
  */
 export interface VerifierDependencies {
   sessions: VerificationSessionRepository;
+  /** The sessions whose verification this process recorded, until their first result read here. */
+  outcomes: RecordedOutcomes;
   /** The Digital Credentials API side of `dc_api*` sessions (expected origins, signed, bound origin). */
   dcApiSessions: DcApiSessionRepository;
   /** The tenants' verifier policies (VerifierPolicyService). */

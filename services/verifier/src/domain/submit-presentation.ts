@@ -80,7 +80,10 @@ export function redirectWithSessionId(redirectUri: string, sessionId: string, re
 }
 
 /** What verifying a matched response uses: the session store, the checks' edges, the recorder and events. */
-export type VerificationDependencies = Pick<VerifierDependencies, "sessions" | "recorder" | "events" | "now"> &
+export type VerificationDependencies = Pick<
+  VerifierDependencies,
+  "sessions" | "outcomes" | "recorder" | "events" | "now"
+> &
   Pick<VerifierDependencies, "limits" | "ledger" | "trustAnchors" | "statusLists"> &
   Pick<VerifierDependencies, "issuerDocuments" | "registeredIssuers">;
 
@@ -237,16 +240,32 @@ export async function verifyResolvedResponse(
   // row, no second commit). Concurrent submissions may all be verified; the write admits one, and
   // only its outcome is stored, counted and announced.
   const verifiedAt = deps.now();
+  const responseCodeHash = responseCode === undefined ? undefined : hashResponseCode(responseCode);
+  const presentationMetadata = status === "completed" ? summarizePresentations(presentations) : undefined;
   const recorded = await deps.sessions.recordVerification(session.id, {
     mode,
     submittedAt,
-    responseCodeHash: responseCode === undefined ? undefined : hashResponseCode(responseCode),
+    responseCodeHash,
     status,
     checkResults,
-    presentationMetadata: status === "completed" ? summarizePresentations(presentations) : undefined,
+    presentationMetadata,
     verifiedAt,
   });
   if (!recorded) throw new InvalidRequest("a presentation was already submitted for this session");
+  // The row as the write left it (its set columns, the keys cleared): the tenant's first result read
+  // here answers from it.
+  deps.outcomes.remember({
+    ...session,
+    status,
+    verificationMode: mode,
+    submittedAt,
+    responseCodeHash,
+    checkResults,
+    presentationMetadata,
+    verifiedAt,
+    signingKeyEnvelope: undefined,
+    encryptionKeyEnvelope: undefined,
+  });
   deps.recorder.record(status, failedCheck?.check);
   // The result summary (no claim values), as the result endpoint reports it; not awaited by the wallet.
   void deps.events.finished({
