@@ -72,10 +72,13 @@ const ISSUANCE_TOTAL = "8/4";
  * and the credential issuer's standing):
  * - request: verifier: the session insert, then its read by request_uri (the request object the
  *   wallet fetches).
- * - presentation: verifier: the session with its policy (one read), then, once the checks ran, one
- *   conditional UPDATE pending -> completed | failed with their results (single use: of concurrent
- *   presentations exactly one is recorded; it was 3/2 with a separate claim, pending -> in_progress,
- *   before the checks and the results written after them). The scheduler stores
+ * - presentation: verifier: no read: the session as this process created it (`pending-sessions.ts`:
+ *   what a presentation uses of it never changes; one created on another replica is read, with its
+ *   tenant's policies) and the tenant's policies from their coherent cache (the barrier, shared with
+ *   the issuer's standing); once the checks ran, one conditional UPDATE pending -> completed |
+ *   failed with their results (single use: of concurrent presentations exactly one is recorded,
+ *   whatever this process remembers; it was 3/2 with a separate claim, pending -> in_progress,
+ *   before the checks and the results written after them, then 2/1 with the session read). The scheduler stores
  *   no verification event: the tenant has no endpoint that lists `verification.*` (opt-in types;
  *   with one, the event is one statement, the webhook outbox with its dispatch job).
  * - result: barrier (the API key); no session read: the outcome as this process's recording write
@@ -84,10 +87,10 @@ const ISSUANCE_TOTAL = "8/4";
  */
 const VERIFICATION: Record<string, Counts> = {
   request: { "attesto-cache-invalidations": "1/0", verifier: "2/1" },
-  presentation: { "attesto-cache-invalidations": "1/0", verifier: "2/1" },
+  presentation: { "attesto-cache-invalidations": "1/0", verifier: "1/1" },
   result: { "attesto-cache-invalidations": "1/0" },
 };
-const VERIFICATION_TOTAL = "7/2";
+const VERIFICATION_TOTAL = "6/2";
 
 /** `statements/commits` per service that did any database work in the step. */
 const countsOf = (work: Record<string, ProcessWork>): Counts =>

@@ -12,6 +12,7 @@ import { createTrustAnchorSource } from "./clients/trust-anchor-source.js";
 import { createVerificationEvents } from "./clients/verification-events.js";
 import { createVerifierKeys } from "./clients/verifier-keys.js";
 import type { VerifierConfig } from "./config.js";
+import { createPendingSessions } from "./domain/pending-sessions.js";
 import type { VerifierDependencies } from "./domain/ports.js";
 import { createRecordedOutcomes } from "./domain/recorded-outcomes.js";
 import { createDcApiSessionStore } from "./store/dc-api-session.store.js";
@@ -51,8 +52,9 @@ export function createDependencies(
   return {
     sessions: overrides.sessions ?? createVerificationSessionStore(context.db),
     outcomes: overrides.outcomes ?? createRecordedOutcomes(),
+    pendingSessions: overrides.pendingSessions ?? createPendingSessions(),
     dcApiSessions: overrides.dcApiSessions ?? createDcApiSessionStore(context.db),
-    policies: overrides.policies ?? createVerifierPolicyStore(context.db),
+    policies: overrides.policies ?? createVerifierPolicyStore(context.db, context.cacheInvalidations),
     sealer: overrides.sealer ?? createEnvelopeSealer(config.KEY_ENCRYPTION_KEYS),
     apiKeys: overrides.apiKeys ?? createApiKeyAuthenticator(tenants, context.cacheInvalidations),
     ledger:

@@ -73,15 +73,19 @@ export function createRegisteredIssuers(
       if (cached && now() < cached.until && (!isKnown || isKnown(cached.snapshot))) return cached.snapshot;
       return refresh();
     },
-    standingOf: ({ iss, did }) =>
-      standings.get(`${iss}\n${did ?? ""}`, async () => {
-        let response: tenantV1.GetIssuerStandingResponse;
-        try {
-          response = await tenants.getIssuerStanding({ iss, did: did ?? "" });
-        } catch (error) {
-          throw new UpstreamUnavailableError("trust registry GetIssuerStanding failed", { cause: error });
-        }
-        return STANDING_OF_WIRE[response.standing] ?? "unknown";
-      }),
+    standingOf: ({ iss, did }, scope) =>
+      standings.get(
+        `${iss}\n${did ?? ""}`,
+        async () => {
+          let response: tenantV1.GetIssuerStandingResponse;
+          try {
+            response = await tenants.getIssuerStanding({ iss, did: did ?? "" });
+          } catch (error) {
+            throw new UpstreamUnavailableError("trust registry GetIssuerStanding failed", { cause: error });
+          }
+          return STANDING_OF_WIRE[response.standing] ?? "unknown";
+        },
+        scope,
+      ),
   };
 }

@@ -135,7 +135,7 @@ async function tenantVerifierSigner(
  * for direct_post.jwt, a fresh ephemeral P-256 decryption key are kept sealed until the session ends.
  */
 export async function createAuthorizationRequest(
-  deps: Pick<VerifierDependencies, "sessions" | "dcApiSessions" | "sealer" | "now"> &
+  deps: Pick<VerifierDependencies, "sessions" | "pendingSessions" | "dcApiSessions" | "sealer" | "now"> &
     Pick<VerifierDependencies, "policies" | "verifierKeys" | "verifierUrl">,
   tenant: string,
   input: AuthorizationRequestInput,
@@ -204,6 +204,8 @@ export async function createAuthorizationRequest(
     requestedSeconds: input.expiresInSeconds,
     defaultSeconds: DEFAULT_SESSION_TTL_SECONDS,
   });
+  // Its presentation (direct_post) uses the session as stored here (pending-sessions.ts).
+  deps.pendingSessions.remember({ ...session, expiresAt });
   if (dcApi) {
     const dcApiRequest = await openDcApiSession(deps, { ...session, expiresAt }, signer, expectedOrigins);
     signer?.seed?.fill(0);

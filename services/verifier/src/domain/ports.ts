@@ -1,5 +1,7 @@
 import type { Certificate, StatusListTokenSource } from "@attesto/protocol";
+import type { CacheScope } from "@attesto/protocol/cache";
 import type { DcApiSession } from "./dc-api/dc-api-session.js";
+import type { PendingSessions } from "./pending-sessions.js";
 import type { VerifierCertificateSource, VerifierPolicy } from "./policy/verifier-policy.js";
 import type { RecordedOutcomes } from "./recorded-outcomes.js";
 import type { DidResolution, IssuerStanding, RegisteredIssuerSnapshot } from "./upstream.js";
@@ -96,6 +98,11 @@ export interface VerifierPolicyRepository {
   find(tenant: string, name: string): Promise<VerifierPolicy | undefined>;
   /** The tenant's policies, by name. */
   listByTenant(tenant: string): Promise<VerifierPolicy[]>;
+  /**
+   * The same, never behind the database (a coherent cache, store/verifier-policy.store.ts): what
+   * the database holds when `scope`'s request began. Shared between requests: never changed.
+   */
+  current(tenant: string, scope: CacheScope): Promise<readonly VerifierPolicy[]>;
 }
 
 /** Resolves did:ledger DIDs (LedgerService.ResolveDid). Throws UpstreamUnavailableError when the ledger is down. */
@@ -141,7 +148,7 @@ export interface RegisteredIssuers {
    * ago is `deactivated` at once on every replica. Throws UpstreamUnavailableError when the trust
    * registry cannot answer.
    */
-  standingOf(issuer: { iss: string; did?: string | undefined }): Promise<IssuerStanding>;
+  standingOf(issuer: { iss: string; did?: string | undefined }, scope?: CacheScope): Promise<IssuerStanding>;
 }
 
 /**
@@ -220,6 +227,8 @@ export interface VerifierDependencies {
   sessions: VerificationSessionRepository;
   /** The sessions whose verification this process recorded, until their first result read here. */
   outcomes: RecordedOutcomes;
+  /** The direct_post sessions this process created, until a presentation for one is decided here. */
+  pendingSessions: PendingSessions;
   /** The Digital Credentials API side of `dc_api*` sessions (expected origins, signed, bound origin). */
   dcApiSessions: DcApiSessionRepository;
   /** The tenants' verifier policies (VerifierPolicyService). */

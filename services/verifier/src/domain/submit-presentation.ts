@@ -4,6 +4,7 @@ import {
   encryptionKidOf,
   parseDcqlQuery,
 } from "@attesto/protocol";
+import { type CacheScope, createCacheScope } from "@attesto/protocol/cache";
 import { InvalidRequest } from "@attesto/runtime/errors";
 import { formatOf } from "./checks/check.js";
 import { verificationChecksFor } from "./checks/index.js";
@@ -11,7 +12,7 @@ import { responseUriOf } from "./get-request-object.js";
 import { parseVpToken, type VpToken } from "./parse-vp-token.js";
 import { activePolicies, policyVerificationMode, withPolicyAnchors } from "./policy/active-policy.js";
 import type { VerifierPolicy } from "./policy/verifier-policy.js";
-import type { VerifierDependencies } from "./ports.js";
+import type { RegisteredIssuers, VerifierDependencies } from "./ports.js";
 import { createResponseCode, hashResponseCode } from "./response-code.js";
 import {
   keyBindingAudienceOf,
@@ -82,17 +83,19 @@ export function redirectWithSessionId(redirectUri: string, sessionId: string, re
 /** What verifying a matched response uses: the session store, the checks' edges, the recorder and events. */
 export type VerificationDependencies = Pick<
   VerifierDependencies,
-  "sessions" | "outcomes" | "recorder" | "events" | "now"
+  "sessions" | "outcomes" | "pendingSessions" | "recorder" | "events" | "now"
 > &
   Pick<VerifierDependencies, "limits" | "ledger" | "trustAnchors" | "statusLists"> &
   Pick<VerifierDependencies, "issuerDocuments" | "registeredIssuers">;
 
 export interface ResolvedResponse {
   session: VerificationSession;
-  /** The session tenant's verifier policies, read with the session. */
-  policies: VerifierPolicy[];
+  /** The session tenant's verifier policies, read with the session (or current when the request began). */
+  policies: readonly VerifierPolicy[];
   vpToken: unknown;
   mode: VerificationMode | undefined;
+  /** The request's cache scope: the coherent caches its checks read trust one barrier, for when it began. */
+  cacheScope?: CacheScope;
 }
 
 /** direct_post.jwt: find the session by the JWE's `kid` (or the posted state), decrypt with its key, match state. */
@@ -137,21 +140,28 @@ async function resolveEncryptedResponse(
   };
 }
 
-/** direct_post: the session is the one of `state`. */
+/**
+ * direct_post: the session is the one of `state`: as this process created it (pending-sessions.ts,
+ * with the tenant's current policies), else read with its policies.
+ */
 async function resolvePlainResponse(
-  deps: Pick<VerifierDependencies, "sessions">,
+  deps: Pick<VerifierDependencies, "sessions" | "pendingSessions" | "policies">,
   form: PresentationSubmission,
   now: Date,
+  cacheScope: CacheScope,
 ): Promise<ResolvedResponse> {
   if (!nonEmptyString(form.state)) throw new InvalidRequest("state is required");
   if (form.vp_token === undefined || form.vp_token === "") throw new InvalidRequest("vp_token or response is required");
-  const found = await deps.sessions.findForPresentation({ state: form.state });
+  const remembered = deps.pendingSessions.find(form.state);
+  const found = remembered
+    ? { session: remembered, policies: await deps.policies.current(remembered.tenant, cacheScope) }
+    : await deps.sessions.findForPresentation({ state: form.state });
   const session = found?.session;
   assertAcceptsPresentation(session, now);
   if (session.responseMode === "direct_post.jwt") {
     throw new InvalidRequest("this session requires an encrypted response (direct_post.jwt)");
   }
-  return { session, policies: found!.policies, vpToken: form.vp_token, mode: undefined };
+  return { session, policies: found!.policies, vpToken: form.vp_token, mode: undefined, cacheScope };
 }
 
 /**
@@ -162,16 +172,18 @@ async function resolvePlainResponse(
  * failed; the wallet gets 200 either way.
  */
 export async function submitPresentation(
-  deps: VerificationDependencies & Pick<VerifierDependencies, "sealer" | "verifierUrl">,
+  deps: VerificationDependencies & Pick<VerifierDependencies, "sealer" | "verifierUrl" | "policies">,
   form: PresentationSubmission,
   report: CheckFailureReporter,
 ): Promise<PresentationAccepted> {
+  // Made as the request begins: a change committed before it (a policy, an issuer's standing) is seen.
+  const cacheScope = createCacheScope();
   const formMode = parseVerificationMode(form.verification_mode);
   const now = deps.now();
   const hasResponse = form.response !== undefined && form.response !== "";
   const resolved = hasResponse
     ? await resolveEncryptedResponse(deps, form, now)
-    : await resolvePlainResponse(deps, form, now);
+    : await resolvePlainResponse(deps, form, now, cacheScope);
   return verifyResolvedResponse(
     deps,
     resolved,
@@ -207,6 +219,14 @@ export async function verifyResolvedResponse(
     }),
   );
   const policies = activePolicies(tenantPolicies);
+  const { cacheScope } = resolved;
+  // With the request's scope, the issuer's standing trusts the barrier the policies took (one round trip).
+  const registeredIssuers: RegisteredIssuers = cacheScope
+    ? {
+        snapshot: (isKnown) => deps.registeredIssuers.snapshot(isKnown),
+        standingOf: (issuer) => deps.registeredIssuers.standingOf(issuer, cacheScope),
+      }
+    : deps.registeredIssuers;
   const checkResults = await runVerificationChecks(
     verificationChecksFor(policies.length > 0),
     {
@@ -224,7 +244,7 @@ export async function verifyResolvedResponse(
         trustAnchors: withPolicyAnchors(deps.trustAnchors, policies),
         statusLists: deps.statusLists,
         issuerDocuments: deps.issuerDocuments,
-        registeredIssuers: deps.registeredIssuers,
+        registeredIssuers,
       },
       policies,
     },
@@ -251,6 +271,8 @@ export async function verifyResolvedResponse(
     presentationMetadata,
     verifiedAt,
   });
+  // Decided, here or elsewhere: a later presentation for it reads the session.
+  deps.pendingSessions.forget(session.state);
   if (!recorded) throw new InvalidRequest("a presentation was already submitted for this session");
   // The row as the write left it (its set columns, the keys cleared): the tenant's first result read
   // here answers from it.

@@ -1,3 +1,4 @@
+import { type CacheInvalidations, createCoherentCache, NO_INVALIDATIONS } from "@attesto/runtime/cache";
 import { compileOnce } from "@attesto/store";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { VerifierPolicy } from "../domain/policy/verifier-policy.js";
@@ -25,9 +26,36 @@ export function toPolicy(row: Selectable<VerifierPoliciesTable>): VerifierPolicy
   };
 }
 
-/** Verifier policies on PostgreSQL (`database` is already bound to the verifier's schema). */
-export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPolicyRepository {
+/** The cache topic every change of `verifier_policies` notifies (migration 0007's trigger). */
+export const VERIFIER_POLICIES_TOPIC = "verifier.verifier-policies";
+/** Tenants whose policies are remembered at once (the least recently used goes first). */
+const CACHED_TENANTS = 1_000;
+
+/**
+ * Verifier policies on PostgreSQL (`database` is already bound to the verifier's schema).
+ * `current` (on a presentation) answers from a coherent cache that every committed change of the
+ * table empties before the next read, on every replica. Guarantee kept: a policy applied or
+ * deleted through any replica before a presentation began is what that presentation is verified by.
+ */
+export function createVerifierPolicyStore(
+  database: Kysely<unknown>,
+  invalidations: CacheInvalidations = NO_INVALIDATIONS,
+): VerifierPolicyRepository {
   const db = database as Kysely<VerifierTables>;
+  const cache = createCoherentCache<VerifierPolicy[]>({
+    invalidations,
+    topics: [VERIFIER_POLICIES_TOPIC],
+    max: CACHED_TENANTS,
+  });
+  const listByTenant = async (tenant: string) => {
+    const rows = await db
+      .selectFrom("verifier_policies")
+      .selectAll()
+      .where("tenant", "=", tenant)
+      .orderBy("name")
+      .execute();
+    return rows.map(toPolicy);
+  };
   // Read by every session created: compiled once.
   const findOne = compileOnce(db, { tenant: "string", name: "string" }, (db, args) =>
     db.selectFrom("verifier_policies").selectAll().where("tenant", "=", args.tenant).where("name", "=", args.name),
@@ -91,14 +119,7 @@ export function createVerifierPolicyStore(database: Kysely<unknown>): VerifierPo
       return result.numDeletedRows > 0n;
     },
     find,
-    async listByTenant(tenant) {
-      const rows = await db
-        .selectFrom("verifier_policies")
-        .selectAll()
-        .where("tenant", "=", tenant)
-        .orderBy("name")
-        .execute();
-      return rows.map(toPolicy);
-    },
+    listByTenant,
+    current: (tenant, scope) => cache.get(tenant, () => listByTenant(tenant), scope),
   };
 }
