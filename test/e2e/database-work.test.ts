@@ -117,10 +117,12 @@ describe("database work per whole flow (statements/commits per service)", () => 
   let platform: TestPlatform;
   let tenant: Tenant;
   // Not a flow's own work: the scheduler's notarization batch cutter (it ticks every second whatever
-  // its interval), and the job queue (its own clients: polling, maintenance) with its dispatch of
-  // the verification event (asynchronous, when the queue polls).
+  // its interval), the job queue (its own clients: polling, maintenance) with its dispatch of the
+  // verification event (asynchronous, when the queue polls), and the purge of expired single-use
+  // records that follows 1 % of their inserts at random (store/replay-guard.ts).
   const recorder = recordAllStatements({
-    background: /"salted_digest", created_at <=|webhook_events" where "event_id"|set "dispatched_at"/i,
+    background:
+      /"salted_digest", created_at <=|webhook_events" where "event_id"|set "dispatched_at"|used_values" where "expires_at" <=/i,
     backgroundApplications: ["scheduler-jobs"],
   });
 
