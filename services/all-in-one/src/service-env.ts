@@ -81,16 +81,7 @@ export function discoveryEnv(addresses: readonly ServiceAddress[]): Record<strin
 }
 
 /**
- * Each service's PostgreSQL pool in the all-in-one, unless DATABASE_POOL_MAX (or
- * `<PREFIX>_DATABASE_POOL_MAX`) says otherwise. Every service runs on this process's one event
- * loop, so a statement rarely waits for a connection; fewer, busier backends cost the database
- * less per flow (issuance at c=16 on the native embedded server: 34 server processes with the default
- * 10, 20 with 3, and 8-9 % less backend CPU per flow in two alternating pairs).
- */
-export const ALL_IN_ONE_POOL_MAX = 3;
-
-/**
- * One service's environment, later layers winning: the all-in-one's pool size, the launcher's environment (without the
+ * One service's environment, later layers winning: the launcher's environment (without the
  * per-service variables), HOST and LOG_LEVEL, every service's URLs, OUTBOUND_ALLOW_HOSTS with the
  * platform's own loopback public origins added, the auth server's trust in the demo wallet provider
  * while every listener is on loopback and in the holder's own wallet provider key, the service's own `<PREFIX>_<VAR>` overrides (its
@@ -108,7 +99,6 @@ export function buildServiceEnv(options: {
   const { address, env } = options;
   const inherited = Object.fromEntries(Object.entries(env).filter(([key]) => !PER_SERVICE_VARIABLES.includes(key)));
   return {
-    DATABASE_POOL_MAX: String(ALL_IN_ONE_POOL_MAX),
     ...inherited,
     HOST: address.host,
     LOG_LEVEL: options.logLevel,

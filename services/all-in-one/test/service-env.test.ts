@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  ALL_IN_ONE_POOL_MAX,
-  buildServiceEnv,
-  discoveryEnv,
-  localHostOf,
-  overridesOf,
-  planAddresses,
-} from "../src/service-env.js";
+import { buildServiceEnv, discoveryEnv, localHostOf, overridesOf, planAddresses } from "../src/service-env.js";
 
 const services = [
   { definition: { name: "auth-server" }, ports: { public: 8081, internal: 9081 } },
@@ -65,12 +58,6 @@ describe("buildServiceEnv", () => {
       databaseUrl: "postgres://db/attesto",
       serviceIdentityPublicKeys: '{"keys":[]}',
     });
-
-  it("gives each service a pool of ALL_IN_ONE_POOL_MAX connections unless DATABASE_POOL_MAX says otherwise", () => {
-    expect(build({}).DATABASE_POOL_MAX).toBe(String(ALL_IN_ONE_POOL_MAX));
-    expect(build({ DATABASE_POOL_MAX: "12" }).DATABASE_POOL_MAX).toBe("12");
-    expect(build({ DATABASE_POOL_MAX: "12", SCHEMA_REGISTRY_DATABASE_POOL_MAX: "5" }).DATABASE_POOL_MAX).toBe("5");
-  });
 
   it("layers process env, the service's overrides, then the launcher's own values", () => {
     const env = build({
