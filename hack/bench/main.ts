@@ -60,7 +60,7 @@ const base: Omit<TopologySettings, "allInOne" | "embedded" | "plan"> = {
   holderWalletSize: numberOf("BENCH_HOLDER_WALLET_SIZE", 8),
 };
 
-async function withPeer<T>(use: (peer: RunningPeer | undefined) => Promise<T>, wanted = env.BENCH_PEER !== "0") {
+async function withPeer<T>(use: (peer: RunningPeer | undefined) => Promise<T>, wanted = true) {
   const peer = wanted ? await startLibraryPeer(PEER_PORT) : undefined;
   try {
     return await use(peer);
@@ -83,7 +83,9 @@ async function single() {
     embedded: allInOne && flag("--embedded"),
     plan: scenarios.map((scenario) => ({ scenario, concurrency })),
   };
-  const report = await withPeer((peer) => measureTopology(settings, peer), !base.soak && !base.countQueries);
+  // The peer is left out by BENCH_PEER=0, and where nothing is compared (soak, statement counts).
+  const wanted = env.BENCH_PEER !== "0" && !base.soak && !base.countQueries;
+  const report = await withPeer((peer) => measureTopology(settings, peer), wanted);
   if (!report) return;
   writeFileSync(
     "bench-results.json",
