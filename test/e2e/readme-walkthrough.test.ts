@@ -6,7 +6,7 @@ import { type LauncherProcess, repoRoot } from "./support/launcher.js";
 import { runBash as runScript, startWalkthroughPlatform, walkthroughBlocks } from "./support/walkthrough.js";
 
 /**
- * The root README's walkthrough, run verbatim: the fenced `sh` blocks between
+ * The walkthrough (docs/walkthrough.md), run verbatim: the fenced `sh` blocks between
  * `<!-- walkthrough:start -->` and `<!-- walkthrough:end -->`, in order, in one bash with
  * `set -euo pipefail`, with the example YAML as checked in, against a real `npm start` (embedded
  * database, its own data folder) on a non-zero PORT_OFFSET: the blocks derive every address from
@@ -24,7 +24,7 @@ describe("README walkthrough against npm start", () => {
   const root = mkdtempSync(join(tmpdir(), "attesto-walkthrough-"));
   const dataDir = join(root, "data");
   const out = join(root, "out");
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const walkthroughPage = readFileSync(join(repoRoot, "docs", "walkthrough.md"), "utf8");
   let launcher: LauncherProcess;
 
   beforeAll(async () => {
@@ -42,14 +42,14 @@ describe("README walkthrough against npm start", () => {
   });
 
   it("starts the platform as the README says", () => {
-    const outsideWalkthrough = readme.slice(0, readme.indexOf("<!-- walkthrough:start -->"));
+    const outsideWalkthrough = walkthroughPage.slice(0, walkthroughPage.indexOf("<!-- walkthrough:start -->"));
     expect(outsideWalkthrough).toContain(`\`\`\`sh\n${START_COMMAND}\n\`\`\``);
   });
 
   it("runs every block in order: the presentation is verified and the webhook arrives", {
     timeout: SCRIPT_DEADLINE_MS + 30_000,
   }, async () => {
-    const blocks = walkthroughBlocks(readme);
+    const blocks = walkthroughBlocks(walkthroughPage);
     expect(blocks.length).toBeGreaterThanOrEqual(8);
     const walkthrough = blocks.join("\n");
     // Nothing in the commands names a fixed platform port: they follow PORT_OFFSET.
@@ -104,7 +104,7 @@ rm -rf "$WALK"
   });
 
   it("the json helper prints one line on stderr and exits 1 on a missing field or input that is not JSON", async () => {
-    const helper = walkthroughBlocks(readme)[0]!;
+    const helper = walkthroughBlocks(walkthroughPage)[0]!;
     const run = (input: string, path: string) =>
       runBash(`${helper}\nprintf '%s' '${input}' | json ${path}`, { ...process.env, PORT_OFFSET: "0" });
     expect(await run('{"a":{"b":[1,{"c":"x"}]}}', "a.b.1.c")).toEqual({ code: 0, output: "x\n" });
