@@ -43,15 +43,20 @@ describe("a presentation for a session created here", () => {
       .where("id", "=", id)
       .executeTakeFirstOrThrow();
 
-  it("is verified by a policy applied after the session was made (the policy cache is emptied by the change)", async () => {
-    // The tenant's (empty) policies cached by a first presentation.
+  /** A session and its presentation, made after a first presentation cached the tenant's policies. */
+  const sessionAfterWarmPolicies = async () => {
     const warm = await openSession(verifier.app);
     await postPresentation(verifier.app, {
       state: warm.request.state,
       vp_token: vpTokenOf(await presentationFor(warm, { issuer: issuer() })),
     });
     const session = await openSession(verifier.app);
-    const vp = await presentationFor(session, { issuer: issuer() });
+    return { session, vp: await presentationFor(session, { issuer: issuer() }) };
+  };
+
+  it("is verified by a policy applied after the session was made (the policy cache is emptied by the change)", async () => {
+    // The tenant's (empty) policies cached by a first presentation.
+    const { session, vp } = await sessionAfterWarmPolicies();
     await verifier.deps.policies.apply({
       tenant: "acme",
       name: "only-other-vcts",
@@ -85,13 +90,7 @@ describe("a presentation for a session created here", () => {
 
   it("sends one statement: the conditional write of the outcome", async () => {
     // The tenant's policies cached by a first presentation (the test before changed them).
-    const warm = await openSession(verifier.app);
-    await postPresentation(verifier.app, {
-      state: warm.request.state,
-      vp_token: vpTokenOf(await presentationFor(warm, { issuer: issuer() })),
-    });
-    const session = await openSession(verifier.app);
-    const vp = await presentationFor(session, { issuer: issuer() });
+    const { session, vp } = await sessionAfterWarmPolicies();
     const sent = await statements.during(async () => {
       const response = await postPresentation(verifier.app, { state: session.request.state, vp_token: vpTokenOf(vp) });
       expect(response.statusCode).toBe(200);
