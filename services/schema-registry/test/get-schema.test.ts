@@ -368,4 +368,12 @@ describe("GET /v1/schemas/:type/:version (deprecated alias)", () => {
       location: "/schemas/a%20b/v%3F1",
     });
   });
+
+  it("refuses an empty segment with a 400 instead of redirecting to a path without a version", async () => {
+    for (const url of ["/v1/schemas/x/", "/v1/schemas//v1"]) {
+      const result = await redirectOf(url);
+      expect(result.status, url).toBe(400);
+      expect(result.location, url).toBeUndefined();
+    }
+  });
 });
