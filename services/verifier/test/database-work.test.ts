@@ -1,14 +1,14 @@
-import { type DatabaseInvalidations, recordStatements, startTestCacheInvalidations } from "@attesto/store";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { didKeyIssuer } from "./support/credentials.js";
 import { API_KEYS } from "./support/edges.js";
 import {
+  type ListeningTestVerifier,
   type OpenedSession,
   pidQuery,
   postPresentation,
   readResult,
-  startTestVerifier,
+  startListeningTestVerifier,
   type TestVerifier,
   verifierIdentity,
 } from "./support/test-verifier.js";
@@ -23,18 +23,15 @@ import { presentationFor, vpTokenOf } from "./support/wallet.js";
  * round trip on the listening connection, not a pool statement); on PGlite they read through.
  */
 describe("database statements per verification step", () => {
+  let listening: ListeningTestVerifier;
   let verifier: TestVerifier;
-  let invalidations: DatabaseInvalidations;
-  let statements: ReturnType<typeof recordStatements>;
+  let invalidations: ListeningTestVerifier["invalidations"];
+  let statements: ListeningTestVerifier["statements"];
   beforeAll(async () => {
-    invalidations = await startTestCacheInvalidations();
-    verifier = await startTestVerifier({ cacheInvalidations: invalidations });
-    statements = recordStatements(verifier.database.pool);
+    listening = await startListeningTestVerifier();
+    ({ verifier, invalidations, statements } = listening);
   });
-  afterAll(async () => {
-    await verifier?.close();
-    await invalidations?.close();
-  });
+  afterAll(() => listening?.close());
 
   const countOf = async (step: () => Promise<unknown>) =>
     (await statements.during(step)).map((text) => text.replace(/"[a-z0-9_]+"\./g, "").slice(0, 60));

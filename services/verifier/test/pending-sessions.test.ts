@@ -1,13 +1,13 @@
-import { type DatabaseInvalidations, recordStatements, startTestCacheInvalidations } from "@attesto/store";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VerifierTables } from "../src/store/tables.js";
 import { didKeyIssuer, PID_VCT } from "./support/credentials.js";
 import {
+  type ListeningTestVerifier,
   openSession,
   postPresentation,
   readResult,
-  startTestVerifier,
+  startListeningTestVerifier,
   type TestVerifier,
 } from "./support/test-verifier.js";
 import { presentationFor, vpTokenOf } from "./support/wallet.js";
@@ -18,18 +18,15 @@ import { presentationFor, vpTokenOf } from "./support/wallet.js";
  * conditional write. What it answers is what reading the session would have answered.
  */
 describe("a presentation for a session created here", () => {
+  let listening: ListeningTestVerifier;
   let verifier: TestVerifier;
-  let invalidations: DatabaseInvalidations;
-  let statements: ReturnType<typeof recordStatements>;
+  let invalidations: ListeningTestVerifier["invalidations"];
+  let statements: ListeningTestVerifier["statements"];
   beforeAll(async () => {
-    invalidations = await startTestCacheInvalidations();
-    verifier = await startTestVerifier({ cacheInvalidations: invalidations });
-    statements = recordStatements(verifier.database.pool);
+    listening = await startListeningTestVerifier();
+    ({ verifier, invalidations, statements } = listening);
   });
-  afterAll(async () => {
-    await verifier?.close();
-    await invalidations?.close();
-  });
+  afterAll(() => listening?.close());
 
   const refused = (description: RegExp) => ({
     error: "invalid_request",

@@ -5,7 +5,13 @@ import type { CacheInvalidations } from "@attesto/runtime/cache";
 import type { App } from "@attesto/runtime/http";
 import { createServiceContext, type ServiceContext } from "@attesto/runtime/service";
 import { testIdentityEnv } from "@attesto/runtime/testing";
-import { createTestDatabase, type TestDatabase } from "@attesto/store";
+import {
+  createTestDatabase,
+  type DatabaseInvalidations,
+  recordStatements,
+  startTestCacheInvalidations,
+  type TestDatabase,
+} from "@attesto/store";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { decodeJwt } from "jose";
@@ -100,6 +106,29 @@ export async function startTestVerifier(
     async close() {
       await app.close();
       await database.drop();
+    },
+  };
+}
+
+/** A test verifier whose coherent caches listen on PostgreSQL (as a launched service's do), with its pool's statements recorded. */
+export interface ListeningTestVerifier {
+  verifier: TestVerifier;
+  invalidations: DatabaseInvalidations;
+  statements: ReturnType<typeof recordStatements>;
+  close(): Promise<void>;
+}
+
+/** `startTestVerifier` with a cache invalidation listener of its own and a statement recorder on its pool. */
+export async function startListeningTestVerifier(): Promise<ListeningTestVerifier> {
+  const invalidations = await startTestCacheInvalidations();
+  const verifier = await startTestVerifier({ cacheInvalidations: invalidations });
+  return {
+    verifier,
+    invalidations,
+    statements: recordStatements(verifier.database.pool),
+    async close() {
+      await verifier.close();
+      await invalidations.close();
     },
   };
 }
