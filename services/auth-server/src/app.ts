@@ -91,7 +91,7 @@ export async function buildApp(
   );
   registerTokenRoute(app, {
     grants,
-    replay: context.replayGuard,
+    unanswered: deps.unansweredRedemptions,
     now: deps.now,
     signer: deps.accessTokenSigner,
     credentialIssuerUrl: config.CREDENTIAL_ISSUER_URL,

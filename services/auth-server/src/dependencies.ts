@@ -16,6 +16,7 @@ import type { AuthServerDependencies } from "./domain/ports.js";
 import { createAuthorizationCodeStore } from "./store/authorization-code.store.js";
 import { createAuthorizationRequestStore } from "./store/authorization-request.store.js";
 import { createBrowserSessionStore } from "./store/browser-session.store.js";
+import { createUnansweredRedemptionStore } from "./store/unanswered-redemption.store.js";
 
 /** The trusted wallet providers: configured keys and roots, plus the demo provider unless disabled. */
 export function clientAttestationTrustOf(config: AuthServerConfig): ClientAttestationTrust {
@@ -70,6 +71,7 @@ export function createDependencies(
     authorizationRequests: overrides.authorizationRequests ?? createAuthorizationRequestStore(context.db),
     authorizationCodes: overrides.authorizationCodes ?? createAuthorizationCodeStore(context.db),
     browserSessions: overrides.browserSessions ?? createBrowserSessionStore(context.db),
+    unansweredRedemptions: overrides.unansweredRedemptions ?? createUnansweredRedemptionStore(context.db),
     now,
   };
 }

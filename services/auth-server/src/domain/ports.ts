@@ -12,7 +12,8 @@ import type { Grant } from "./grant.js";
 export interface GrantRedeemer {
   /**
    * Consumes a pre-authorized code: of concurrent redemptions exactly one redemption id wins; the
-   * winning id, repeated within the issuer's window, gets the grant again (a lost answer retried).
+   * winning id, repeated within the issuer's window (5 minutes) with the same tx_code, gets the
+   * grant again (a lost answer retried); any other id gets `InvalidGrant`.
    */
   redeemPreAuthorizedCode(request: {
     preAuthorizedCode: string;
@@ -29,6 +30,20 @@ export interface GrantRedeemer {
    * its grant was redeemed at consent, possibly before the tenant was deactivated.
    */
   checkIssuerActive(tenant: string): Promise<void>;
+}
+
+/**
+ * Pre-authorized code redemptions whose call failed without an answer, so the issuer may have
+ * committed them (it died before answering, the answer was lost): the only redemptions a later
+ * token request may take up, each once (`domain/token/redeem-grant.ts`). By the code's SHA-256.
+ */
+export interface UnansweredRedemptions {
+  /** Records that redemption `redemptionId` of the code went unanswered, until `expiresAt`. */
+  record(codeHash: string, redemptionId: string, expiresAt: Date, now: Date): Promise<void>;
+  /** The code's unanswered redemption ids not yet expired (at most a few). */
+  find(codeHash: string, now: Date): Promise<string[]>;
+  /** Removes one: true for exactly one of any number of concurrent callers. */
+  take(codeHash: string, redemptionId: string, now: Date): Promise<boolean>;
 }
 
 /** The credential issuer metadata of tenants, as far as the consent page needs it. */
@@ -94,5 +109,6 @@ export interface AuthServerDependencies {
   authorizationRequests: AuthorizationRequestRepository;
   authorizationCodes: AuthorizationCodeRepository;
   browserSessions: BrowserSessionRepository;
+  unansweredRedemptions: UnansweredRedemptions;
   now: () => Date;
 }

@@ -61,11 +61,20 @@ export interface BrowserSessionsTable {
   expires_at: Date;
 }
 
+/** A pre-authorized code redemption whose answer was lost (`domain/token/redeem-grant.ts`). */
+export interface UnansweredRedemptionsTable {
+  /** SHA-256 (hex) of the pre-authorized code; the code itself is never stored. */
+  code_hash: string;
+  redemption_id: string;
+  expires_at: Date;
+}
+
 export interface AuthServerTables {
   authorization_requests: AuthorizationRequestsTable;
   authorization_codes: AuthorizationCodesTable;
   revoked_access_tokens: RevokedAccessTokensTable;
   browser_sessions: BrowserSessionsTable;
+  unanswered_redemptions: UnansweredRedemptionsTable;
 }
 
 /** A nullable column as an optional domain field. */

@@ -31,8 +31,8 @@ export interface TokenResponse {
 
 export interface TokenEndpointDeps {
   grants: Pick<GrantRedeemer, "redeemPreAuthorizedCode">;
-  /** Single use of a pre-authorized code's token (see redeemGrant). */
-  replay: RedeemGrantDeps["replay"];
+  /** Redemptions whose answer was lost, for the wallet's retry (see redeemGrant). */
+  unanswered: RedeemGrantDeps["unanswered"];
   now: () => Date;
   signer: Pick<AccessTokenSigner, "sign" | "ttlSeconds">;
   /** Public URL of the credential issuer; the token audience is `<it>/<tenant>`. */
@@ -68,7 +68,7 @@ export async function handleTokenRequest(request: TokenRequest, deps: TokenEndpo
       (code) => issueAccessToken(code.grant, proof, signing, code.clientId),
     );
   } else {
-    accessToken = await redeemGrant(grantRequest, deps, (grant) => issueAccessToken(grant, proof, signing));
+    accessToken = await issueAccessToken(await redeemGrant(grantRequest, deps), proof, signing);
   }
   return createTokenResponse(accessToken, proof, deps);
 }

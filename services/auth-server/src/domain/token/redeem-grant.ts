@@ -1,61 +1,95 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { InvalidGrant } from "@attesto/runtime/errors";
-import type { ReplayGuard } from "@attesto/store";
 import type { Grant } from "../grant.js";
-import type { GrantRedeemer } from "../ports.js";
+import type { GrantRedeemer, UnansweredRedemptions } from "../ports.js";
 import type { PreAuthorizedCodeGrantRequest } from "./grant-request.js";
 
-const MINTED_NAMESPACE = "pre-authorized-code-token";
 /**
- * How long the auth server remembers that a code's redemption minted a token: longer than the
- * issuer answers a repeated redemption (5 minutes), so a repeat can never mint a second token.
+ * How long an unanswered redemption may be taken up: the issuer answers a repeated redemption for
+ * 5 minutes after it committed it; the rest is room for the two services' clocks.
  */
-const MINTED_RECORD_TTL_MS = 15 * 60 * 1000;
+const UNANSWERED_TTL_MS = 10 * 60 * 1000;
 
 export interface RedeemGrantDeps {
   grants: Pick<GrantRedeemer, "redeemPreAuthorizedCode">;
-  replay: Pick<ReplayGuard, "consume">;
+  unanswered: UnansweredRedemptions;
   now: () => Date;
 }
 
-/** The GrantService idempotency key of a code: derived from the code alone, so a wallet's retry repeats it. */
-function redemptionIdOf(preAuthorizedCode: string): string {
-  return createHash("sha256").update(`attesto/pre-authorized-code-redemption/${preAuthorizedCode}`).digest("base64url");
-}
+const codeHashOf = (preAuthorizedCode: string) => createHash("sha256").update(preAuthorizedCode).digest("hex");
 
-/** Settles once the work already queued (microtasks, `nextTick`s: a statement on its way out) has run. */
-const afterQueuedWork = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A new GrantService idempotency key: one per token request (the RPC client's own retries repeat it). */
+const newRedemptionId = () => randomBytes(24).toString("base64url");
 
 /**
  * Step 3 (pre-authorized code): consume the grant at its owner (the credential issuer holds offers
- * and their codes), then claim the right to mint its one token here; step 4, `mint`, makes the token.
+ * and their codes). Single use is the issuer's one conditional UPDATE: every token request sends a
+ * redemption id of its own, of any number of them exactly one wins the code, and only the winning
+ * id is answered again (the issuer's idempotent repeat, for the RPC client's retries). So a request
+ * that gets the grant is the one that mints the code's token, with no write of its own here.
  *
- * The issuer may commit the redemption and die before answering; the wallet then sees a 503 and
- * retries with the same code. The redemption id is derived from the code, so the issuer answers
- * that repeat with the grant instead of "already used", and single use moves to the claim below:
- * of any number of requests that got the grant, exactly one mints a token.
- *
- * The token is made while the claim's statement is in flight (its round trip and commit are idle
- * time for this process; at low load they are most of the step), never before the redemption, and
- * it is returned only when the claim held: a request that loses the claim gets `invalid_grant` and
- * its token, made for nothing, never leaves. A claim that fails (the database) fails the step first.
+ * The issuer may commit a redemption and die before answering (or the answer is lost): the call
+ * then fails without saying whether the code was consumed, the wallet sees a 503 and retries with
+ * the same code. Before the 503 leaves, that redemption id is recorded as unanswered. The retry's
+ * own redemption is refused ("already used") when the lost one had won; it then repeats the
+ * recorded ids with the issuer, and takes the one the issuer answers out of the record (a
+ * conditional DELETE): of all requests that got that grant again, exactly one mints a token. A
+ * redemption that was answered never has a record, so a code whose token was handed out cannot
+ * give a second one; a record of a redemption that lost is never answered by the issuer.
  */
-export async function redeemGrant<T>(
+export async function redeemGrant(request: PreAuthorizedCodeGrantRequest, deps: RedeemGrantDeps): Promise<Grant> {
+  const redemptionId = newRedemptionId();
+  try {
+    return await deps.grants.redeemPreAuthorizedCode({
+      preAuthorizedCode: request.preAuthorizedCode,
+      txCode: request.txCode,
+      redemptionId,
+    });
+  } catch (error) {
+    if (error instanceof InvalidGrant) return takeUpUnanswered(request, deps, error);
+    await recordUnanswered(request, redemptionId, deps);
+    throw error;
+  }
+}
+
+/**
+ * The call failed without the issuer's verdict (unreachable, a lost answer, a deadline): the
+ * redemption may have committed, so a retry may take it up. A failure to record leaves the
+ * original error to answer with (the wallet's retry then finds the code used, as before this
+ * record existed).
+ */
+async function recordUnanswered(request: PreAuthorizedCodeGrantRequest, redemptionId: string, deps: RedeemGrantDeps) {
+  const now = deps.now();
+  const expiresAt = new Date(now.getTime() + UNANSWERED_TTL_MS);
+  await deps.unanswered.record(codeHashOf(request.preAuthorizedCode), redemptionId, expiresAt, now).catch(() => {});
+}
+
+/**
+ * The issuer refused this request's redemption. If an earlier request's redemption of the same code
+ * went unanswered, the issuer answers that one's repeat (same id, same tx_code, within its window)
+ * when it was the one that won: then exactly one request takes it out of the record and mints.
+ * Otherwise the issuer's refusal stands.
+ */
+async function takeUpUnanswered(
   request: PreAuthorizedCodeGrantRequest,
   deps: RedeemGrantDeps,
-  mint: (grant: Grant) => Promise<T>,
-): Promise<T> {
-  const redemptionId = redemptionIdOf(request.preAuthorizedCode);
-  const grant = await deps.grants.redeemPreAuthorizedCode({
-    preAuthorizedCode: request.preAuthorizedCode,
-    txCode: request.txCode,
-    redemptionId,
-  });
-  const expiresAt = new Date(deps.now().getTime() + MINTED_RECORD_TTL_MS);
-  const claimed = deps.replay.consume(MINTED_NAMESPACE, redemptionId, expiresAt);
-  // Made once the claim's statement is written (setImmediate runs after the microtasks that send it).
-  const minted = afterQueuedWork().then(() => mint(grant));
-  minted.catch(() => undefined);
-  if (!(await claimed)) throw new InvalidGrant("pre-authorized code has already been used");
-  return minted;
+  refusal: InvalidGrant,
+): Promise<Grant> {
+  const codeHash = codeHashOf(request.preAuthorizedCode);
+  for (const redemptionId of await deps.unanswered.find(codeHash, deps.now())) {
+    let grant: Grant;
+    try {
+      grant = await deps.grants.redeemPreAuthorizedCode({
+        preAuthorizedCode: request.preAuthorizedCode,
+        txCode: request.txCode,
+        redemptionId,
+      });
+    } catch (error) {
+      if (error instanceof InvalidGrant) continue; // not the redemption that won, or not its tx_code
+      throw error;
+    }
+    if (await deps.unanswered.take(codeHash, redemptionId, deps.now())) return grant;
+    break; // another request took it up and mints the token
+  }
+  throw refusal;
 }
