@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setImmediate } from "node:timers/promises";
 import { InvalidGrant, Unavailable } from "@attesto/runtime/errors";
 import { createTestDatabase, type TestDatabase } from "@attesto/store";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -26,7 +27,7 @@ class OneCodeIssuer implements Pick<GrantRedeemer, "redeemPreAuthorizedCode"> {
 
   async redeemPreAuthorizedCode(request: { txCode: string | undefined; redemptionId: string }): Promise<Grant> {
     this.calls.push(request.redemptionId);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await setImmediate(); // an answer comes back later: concurrent calls interleave
     if (this.failBeforeCommit > 0) {
       this.failBeforeCommit--;
       throw new Unavailable("credential issuer is unavailable");
