@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { InvalidGrant } from "@attesto/runtime/errors";
 import type { Grant } from "../grant.js";
 import type { GrantRedeemer, UnansweredRedemptions } from "../ports.js";
+import { sha256Hex } from "../secrets.js";
 import type { PreAuthorizedCodeGrantRequest } from "./grant-request.js";
 
 /**
@@ -15,8 +16,6 @@ export interface RedeemGrantDeps {
   unanswered: UnansweredRedemptions;
   now: () => Date;
 }
-
-const codeHashOf = (preAuthorizedCode: string) => createHash("sha256").update(preAuthorizedCode).digest("hex");
 
 /** A new GrantService idempotency key: one per token request (the RPC client's own retries repeat it). */
 const newRedemptionId = () => randomBytes(24).toString("base64url");
@@ -61,7 +60,7 @@ export async function redeemGrant(request: PreAuthorizedCodeGrantRequest, deps: 
 async function recordUnanswered(request: PreAuthorizedCodeGrantRequest, redemptionId: string, deps: RedeemGrantDeps) {
   const now = deps.now();
   const expiresAt = new Date(now.getTime() + UNANSWERED_TTL_MS);
-  await deps.unanswered.record(codeHashOf(request.preAuthorizedCode), redemptionId, expiresAt, now).catch(() => {});
+  await deps.unanswered.record(sha256Hex(request.preAuthorizedCode), redemptionId, expiresAt, now).catch(() => {});
 }
 
 /**
@@ -75,7 +74,7 @@ async function takeUpUnanswered(
   deps: RedeemGrantDeps,
   refusal: InvalidGrant,
 ): Promise<Grant> {
-  const codeHash = codeHashOf(request.preAuthorizedCode);
+  const codeHash = sha256Hex(request.preAuthorizedCode);
   for (const redemptionId of await deps.unanswered.find(codeHash, deps.now())) {
     let grant: Grant;
     try {
